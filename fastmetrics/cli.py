@@ -1,0 +1,163 @@
+"""Command-line interface: ``fastmetrics measures | evaluate | demo``.
+
+Every error caused by the input or the options prints one line to stderr and exits with
+status 2; output files are written atomically, so a failed run leaves none behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+
+import numpy as np
+import pyarrow as pa
+
+from . import __version__
+from ._errors import FastmetricsError, ParameterError
+from .count import count
+from .measures import api as measures_api
+from .measures import registry
+from .report import format_table, pivot_measures, to_markdown, write_table
+
+DEFAULT_MEASURES = "precision,recall,f1,accuracy,mcc,k"
+
+
+def _parse_thresholds(text: str | None):
+    if text is None:
+        return None
+    if text == "exact":
+        return "exact"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise ParameterError(
+            f"--thresholds must be 'exact', an integer k, or comma-separated floats. Got {text!r}.") from None
+
+
+def _specs(text: str):
+    return [registry.make_spec(s) for s in registry.split_specs(text)]
+
+
+def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
+    if out:
+        write_table(table, out)
+        print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
+    else:
+        shown = pivot_measures(table) if wide and "measure" in table.column_names else table
+        sys.stdout.write(format_table(shown, max_rows=200))
+
+
+def cmd_measures(args) -> None:
+    catalog = measures_api.measures()
+    if args.format == "json":
+        print(json.dumps(catalog.to_pylist(), indent=1, default=str))
+    elif args.format == "csv":
+        import pyarrow.csv as pacsv
+        flat = catalog.set_column(1, "aliases", pa.array([", ".join(a) for a in catalog.column("aliases").to_pylist()]))
+        sink = pa.BufferOutputStream()
+        pacsv.write_csv(flat, sink)
+        sys.stdout.write(sink.getvalue().to_pybytes().decode())
+    else:
+        cols = ["name", "aliases", "formula", "range_low", "range_high", "higher_is_better", "family",
+                "params", "undefined_when", "reference"]
+        view = catalog.select(cols)
+        view = view.set_column(1, "aliases", pa.array([", ".join(a) for a in view.column("aliases").to_pylist()]))
+        view = view.set_column(2, "formula", pa.array([f"`{f}`" for f in view.column("formula").to_pylist()]))
+        sys.stdout.write(to_markdown(view, digits=2))
+
+
+def cmd_evaluate(args) -> None:
+    specs = _specs(args.measures)
+    by = tuple(c.strip() for c in args.by.split(",") if c.strip())
+    tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
+                   missing=args.missing, pred=args.pred, score=args.score)
+    scores = tensor.evaluate(specs, undefined=args.undefined)
+    _emit(scores.to_arrow(), args.out)
+
+
+def leaderboard_table(scores, order=("k", "mcc")) -> pa.Table:
+    """Macro mean over topics per system (NaN-aware), sorted by the ``order`` measures."""
+    topic_axis = scores.axes.index("topic") + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = np.nanmean(scores.values, axis=topic_axis)
+    undefined = np.isnan(scores.values).sum(axis=topic_axis)
+    systems = scores.coords["system"]
+    keys = [means[scores.measures.index(m)] for m in reversed(order) if m in scores.measures]
+    rank = np.lexsort([-k for k in keys]) if keys else np.arange(len(systems))
+    cols = {"rank": pa.array(np.arange(1, len(systems) + 1)), "system": pa.array(systems[rank].tolist())}
+    for i, m in enumerate(scores.measures):
+        cols[f"mean_{m}"] = pa.array(means[i][rank])
+    cols["undefined_topics"] = pa.array(undefined.max(axis=0)[rank])
+    return pa.table(cols)
+
+
+def cmd_demo(args) -> None:
+    from . import demo
+
+    path = demo.write(args.data_dir)
+    print(f"demo runs written to {path} ({demo.N_SYSTEMS} systems x {demo.N_TOPICS} topics x "
+          f"{demo.N_ITEMS} items)", file=sys.stderr)
+    tensor = count(str(path))
+    scores = tensor.evaluate(["k", "mcc", "f1", "accuracy"])
+    table = leaderboard_table(scores)
+    if args.out:
+        write_table(table, args.out)
+    print("Leaderboard: macro mean over topics, sorted by mean K then MCC "
+          "(undefined_topics = topics where some measure is undefined, left out of its mean)")
+    sys.stdout.write(format_table(table))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fastmetrics", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"fastmetrics {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("measures", help="print the measure catalog")
+    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.set_defaults(func=cmd_measures)
+
+    p = sub.add_parser("evaluate", help="measures per (system, topic[, threshold])")
+    p.add_argument("inputs", nargs="+", help="run files, folders, globs, Parquet/CSV files or a counts table")
+    p.add_argument("--gold", help="gold labels keyed by (topic, item)")
+    p.add_argument("--measures", default=DEFAULT_MEASURES, help=f"comma-separated specs (default {DEFAULT_MEASURES})")
+    p.add_argument("--by", default="system,topic", help="grouping columns (default system,topic)")
+    p.add_argument("--thresholds", help="'exact', an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument("--missing", choices=("error", "negative", "drop"), default="error",
+                   help="what to do with gold items a run lacks (default error)")
+    p.add_argument("--undefined", type=float, default=None, help="value for undefined cells (default NaN)")
+    p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
+    p.add_argument("--score", default="score", help="score column (default score)")
+    p.add_argument("--out", help="write .parquet, .csv, .json or .md instead of printing")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("demo", help="generate the demo leaderboard into data/ and rank it")
+    p.add_argument("--data-dir", default="data/demo", help="where the demo runs are written (default data/demo)")
+    p.add_argument("--out", help="also write the leaderboard to this file")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            args.func(args)
+    except FastmetricsError as exc:
+        print(f"fastmetrics: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,384 @@
+"""The count stage: encoded columns in, :class:`~fastmetrics.tensor.ConfusionTensor` out."""
+
+from __future__ import annotations
+
+import numbers
+
+import numba
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._errors import InputError, ParameterError, parameter_error
+from ..io import encode as enc
+from ..io.readers import open_source, read_gold
+from ..tensor import ConfusionTensor
+from . import _kernels
+
+# Per-thread partial counts are merged at the end; beyond this size one shared array is cheaper.
+_PARTIAL_BYTES = 256 << 20
+
+
+def threshold_grid(thresholds, lo: float, hi: float) -> np.ndarray:
+    """The sorted threshold values: ``k`` evenly spaced over ``[lo, hi]``, or the given values."""
+    if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
+        if thresholds < 1:
+            raise parameter_error("thresholds", "count", "None, 'exact', an int >= 1 or an array of floats", thresholds)
+        return np.linspace(lo, hi, int(thresholds)) if thresholds > 1 else np.array([lo], np.float64)
+    try:
+        grid = np.asarray(thresholds, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise parameter_error("thresholds", "count", "None, 'exact', an int >= 1 or an array of floats", thresholds) from None
+    if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)):
+        raise parameter_error("thresholds", "count", "a non-empty 1-D array of finite floats", thresholds)
+    return np.unique(grid)
+
+
+def _even_grid(grid: np.ndarray) -> tuple[bool, float, float]:
+    if grid.size < 2:
+        return False, 0.0, 0.0
+    step = (grid[-1] - grid[0]) / (grid.size - 1)
+    if step <= 0:
+        return False, 0.0, 0.0
+    ideal = grid[0] + step * np.arange(grid.size)
+    even = bool(np.max(np.abs(grid - ideal)) <= 1e-6 * step)
+    return even, float(grid[0]), float(1.0 / step)
+
+
+def _n_chunks(n_rows: int, cell_bytes: int) -> int:
+    threads = numba.get_num_threads()
+    if n_rows < 100_000:
+        return 1
+    return max(1, min(threads, _PARTIAL_BYTES // max(cell_bytes, 1)))
+
+
+def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None) -> np.ndarray:
+    """``counts[g, i, j]`` from group codes, gold and predicted class codes (one pass)."""
+    weight = np.empty(0) if weight is None else np.asarray(weight, np.float64)
+    if out is None:
+        out = np.zeros((n_groups, m, m), np.float64 if weight.size else np.int64)
+    chunks = _n_chunks(group.size, out.nbytes)
+    _kernels._hard_counts_parallel(group, gold, pred, weight, n_groups, m, chunks, out)
+    return out
+
+
+def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=None) -> np.ndarray:
+    """``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds of ``grid``."""
+    weight = np.empty(0) if weight is None else np.asarray(weight, np.float64)
+    if out is None:
+        out = np.zeros((n_groups, 2, grid.size + 1), np.float64 if weight.size else np.int64)
+    even, lo, inv_step = _even_grid(grid)
+    chunks = _n_chunks(group.size, out.nbytes)
+    _kernels._sweep_hist_parallel(group, gold, score, weight, grid, even, lo, inv_step, n_groups, chunks, out)
+    return out
+
+
+def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
+    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram."""
+    above = np.cumsum(hist[..., ::-1], axis=-1)[..., ::-1]  # above[..., b] = rows passing >= b thresholds
+    totals = above[..., 0]
+    k = hist.shape[-1] - 1
+    counts = np.empty(hist.shape[:-2] + (k, 2, 2), hist.dtype)
+    counts[..., 1, 1] = above[..., 1, 1:]
+    counts[..., 0, 1] = above[..., 0, 1:]
+    counts[..., 1, 0] = totals[..., 1, None] - above[..., 1, 1:]
+    counts[..., 0, 0] = totals[..., 0, None] - above[..., 0, 1:]
+    return counts
+
+
+def exact_counts(group, gold, score, n_groups: int, weight=None):
+    """Counts at every distinct score of every group: ``(group, threshold, counts[cell, 2, 2])``."""
+    order = np.lexsort((-score, group))
+    g, y, s = group[order], gold[order], np.asarray(score, np.float64)[order]
+    w = np.empty(0) if weight is None else np.asarray(weight, np.float64)[order]
+    totals = np.zeros((n_groups, 2), np.float64 if w.size else np.int64)
+    np.add.at(totals, (g, y), w if w.size else 1)
+    n_out = _kernels._exact_sweep_sizes(g, s)
+    out_group = np.empty(n_out, np.int64)
+    out_threshold = np.empty(n_out, np.float64)
+    out_counts = np.empty((n_out, 2, 2), totals.dtype)
+    _kernels._exact_sweep_fill(g, y, s, w, totals, n_out, out_group, out_threshold, out_counts)
+    return out_group, out_threshold, out_counts
+
+
+def _as_table(obj) -> pa.Table:
+    from ..io.readers import _table_from_object
+    return _table_from_object(obj)
+
+
+def _labels_to_numpy(labels: pa.Array) -> np.ndarray:
+    return np.asarray(labels.to_pylist(), dtype=object if pa.types.is_string(labels.type) else None)
+
+
+def _mode(columns, pred, score, thresholds) -> str:
+    if isinstance(thresholds, str):
+        if thresholds != "exact":
+            raise parameter_error("thresholds", "count", "None, 'exact', an int >= 1 or an array of floats", thresholds)
+        return "exact"
+    if thresholds is not None:
+        return "sweep"
+    if pred in columns:
+        return "hard"
+    if score in columns:
+        return "exact"
+    raise InputError(
+        f"The input has neither a '{pred}' column (hard predictions) nor a '{score}' column (scores); "
+        f"columns present: {', '.join(columns)}."
+    )
+
+
+def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="score", thresholds=None,
+          gold_column="gold", item="item", weight=None, missing="error", format="auto") -> ConfusionTensor:
+    """Count binary confusion matrices per group (and per threshold) in one pass over the rows.
+
+    Parameters
+    ----------
+    source : path, list of paths, glob, pyarrow.Table or DataFrame
+        Runs in the long input schema (``system, topic, item, gold, pred | score[, weight]``),
+        SemEval-style run files, or a table of precomputed counts ``system, topic, tp, fp, fn, tn``.
+        Parquet datasets are streamed by record batch.
+    gold : path or table, optional
+        Separate gold labels keyed by ``(topic, item)``. Without it the input needs a gold column.
+    by : sequence of str, default ("system", "topic")
+        Grouping columns, one batch axis each. ``topic`` may be absent from the input (one topic).
+    pred, score : str
+        Names of the hard-prediction and score columns.
+    thresholds : None, "exact", int or array_like, default None
+        ``None``: hard predictions from ``pred`` (or an exact sweep if there is only a score);
+        ``"exact"``: every distinct score of each group; an int ``k``: ``k`` evenly spaced
+        thresholds over the score range of the whole input; an array: those thresholds. An item
+        is predicted positive iff ``score >= threshold``.
+    gold_column, item, weight : str or None
+        Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts.
+    missing : {"error", "negative", "drop"}, default "error"
+        What happens to gold items a run lacks (with a separate gold only).
+    format : str, default "auto"
+        Input format, see :func:`fastmetrics.read_runs`.
+
+    Returns
+    -------
+    ConfusionTensor
+        ``counts[system, topic, 2, 2]``, ``counts[system, topic, threshold, 2, 2]`` for a grid,
+        or ``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold`` for an exact sweep.
+
+    Raises
+    ------
+    InputError
+        Missing columns, non-binary gold or predictions, non-finite scores, duplicated
+        ``(system, topic, item)``, gold items missing from a run, empty input, unreadable files.
+    """
+    if missing not in enc.MISSING_POLICIES:
+        raise parameter_error("missing", "count", "one of " + ", ".join(enc.MISSING_POLICIES), missing)
+    src = open_source(source, format=format)
+    columns = src.column_names
+    by = tuple(by)
+    group_cols = tuple(c for c in by if c in columns or c != "topic")
+    enc.require_columns(columns, group_cols, src.names[0], " to group by")
+    if all(c in columns for c in enc.COUNT_COLUMNS) and pred not in columns and score not in columns:
+        return _from_count_table(src, group_cols)
+    mode = _mode(columns, pred, score, thresholds)
+    value_col = pred if mode == "hard" else score
+    enc.require_columns(columns, [value_col], src.names[0])
+
+    gold_idx = None
+    if gold is not None:
+        gold_table = _as_table(gold) if not isinstance(gold, (str, list, tuple)) and not hasattr(gold, "__fspath__") \
+            else read_gold(gold)
+        join_on_topic = "topic" in columns and "topic" in gold_table.column_names
+        if not join_on_topic:
+            if "topic" in group_cols:
+                raise InputError("Grouping by topic needs a 'topic' column in both the runs and the gold.")
+            if "topic" in gold_table.column_names:
+                gold_table = gold_table.drop_columns(["topic"])
+            gold_table = gold_table.append_column("topic", pa.array(["-"] * gold_table.num_rows))
+        enc.require_columns(columns, [item], src.names[0], " to join the gold")
+        gold_idx = enc.gold_index(gold_table, topic="topic", item=item if item in gold_table.column_names else "item",
+                                  gold="gold" if "gold" in gold_table.column_names else gold_column)
+    else:
+        enc.require_columns(columns, [gold_column], src.names[0], " (or pass a separate gold)")
+
+    # Pass 1: global labels of the grouping columns and the score range.
+    chunks: dict[str, list] = {c: [] for c in group_cols}
+    lo, hi, n_rows = np.inf, -np.inf, 0
+    need_range = mode == "sweep" and isinstance(thresholds, numbers.Integral)
+    for part, table in src.batches(list(group_cols) + ([score] if need_range else [])):
+        n_rows += table.num_rows
+        for c in group_cols:
+            chunks[c].append(pc.unique(table.column(c)))
+        if need_range and table.num_rows:
+            values = enc.score_values(table.column(score), score, part)
+            lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
+    if n_rows == 0:
+        raise InputError("The input has no rows.")
+    labels = {}
+    for c in group_cols:
+        arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in chunks[c]]
+        if c == "topic" and gold_idx is not None:
+            arrays.append(pc.unique(gold_idx.topic))
+        arrays = [a.cast(arrays[0].type) for a in arrays]
+        labels[c] = enc.sorted_labels(arrays, c)
+        if labels[c].null_count:
+            raise InputError(f"Column '{c}' has missing (null) values.")
+    sizes = tuple(len(labels[c]) for c in group_cols)
+    n_groups = int(np.prod(sizes, dtype=np.int64))
+    grid = threshold_grid(thresholds, lo, hi) if mode == "sweep" else None
+
+    # Pass 2: encode each batch and count it.
+    if gold_idx is not None and "topic" in group_cols:
+        gold_idx.topic_codes = enc.encode_with(gold_idx.topic.cast(labels["topic"].type), labels["topic"], "topic", "gold")
+    weighted = weight is not None
+    dtype = np.float64 if weighted else np.int64
+    system_axis = group_cols.index("system") if "system" in group_cols else None
+    seen = None
+    if gold_idx is not None:
+        n_systems = sizes[system_axis] if system_axis is not None else 1
+        seen = np.zeros((n_systems, len(gold_idx.keys)), np.bool_)
+    if mode == "hard":
+        acc = np.zeros((n_groups, 2, 2), dtype)
+    elif mode == "sweep":
+        acc = np.zeros((n_groups, 2, grid.size + 1), dtype)
+    else:
+        pieces = []
+    read_cols = list(group_cols) + [value_col]
+    read_cols += [gold_column] if gold_idx is None else [item] + (["topic"] if join_on_topic else [])
+    if weighted:
+        enc.require_columns(columns, [weight], src.names[0])
+        read_cols.append(weight)
+    check_cols = [c for c in group_cols] + [item] if item in columns else None
+    for part, table in src.batches(list(dict.fromkeys(read_cols + (check_cols or [])))):
+        if check_cols and gold_idx is None:
+            enc.check_unique_items(table, check_cols, part)
+        codes = [enc.encode_with(table.column(c).cast(labels[c].type), labels[c], c, part) for c in group_cols]
+        group = np.ravel_multi_index(codes, sizes).astype(np.int64) if codes else np.zeros(table.num_rows, np.int64)
+        if gold_idx is not None:
+            topic = table.column("topic") if join_on_topic else pa.array(["-"] * table.num_rows)
+            key = enc.join_key(topic, table.column(item))
+            index = pc.index_in(key, value_set=gold_idx.keys)
+            if index.null_count:
+                row = int(np.argmax(pc.is_null(index).to_numpy(zero_copy_only=False)))
+                t, i = key[row].as_py().split("\x1f", 1)
+                raise InputError(f"The run{enc._where(part)} has (topic {t!r}, item {i!r}) at row {row}, "
+                                 "which the gold does not have.")
+            index = index.to_numpy(zero_copy_only=False).astype(np.int64)
+            sys_codes = codes[system_axis] if system_axis is not None else np.zeros(len(index), np.int64)
+            _mark_seen(seen, sys_codes, index, labels, system_axis, gold_idx, part)
+            gold_codes = gold_idx.gold[index]
+        else:
+            gold_codes = enc.binary_codes(table.column(gold_column), gold_column, part)
+        w = enc.weight_values(table.column(weight), weight, part) if weighted else None
+        if mode == "hard":
+            pred_codes = enc.binary_codes(table.column(pred), pred, part)
+            hard_counts(group, gold_codes, pred_codes, n_groups, 2, weight=w, out=acc)
+        else:
+            values = enc.score_values(table.column(score), score, part)
+            if mode == "sweep":
+                sweep_histogram(group, gold_codes, values, grid, n_groups, weight=w, out=acc)
+            else:
+                pieces.append((group, gold_codes, values, w))
+
+    if seen is not None:
+        extra = _missing_rows(seen, gold_idx, labels, group_cols, sizes, system_axis, missing)
+        if extra is not None:
+            group, gold_codes = extra
+            if mode == "hard":
+                hard_counts(group, gold_codes, np.zeros_like(gold_codes), n_groups, 2,
+                            weight=np.ones(group.size) if weighted else None, out=acc)
+            elif mode == "sweep":
+                # A missing item is negative at every threshold: it passes none of them.
+                np.add.at(acc, (group, gold_codes, 0), 1)
+            else:
+                pieces.append((group, gold_codes, np.full(group.size, -np.inf),
+                               np.ones(group.size) if weighted else None))
+
+    coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
+    if mode == "hard":
+        return ConfusionTensor(acc.reshape(sizes + (2, 2)), group_cols, coords, classes=[0, 1])
+    if mode == "sweep":
+        counts = histogram_to_counts(acc).reshape(sizes + (grid.size, 2, 2))
+        return ConfusionTensor(counts, group_cols + ("threshold",), {**coords, "threshold": grid}, classes=[0, 1])
+    group = np.concatenate([p[0] for p in pieces])
+    gold_codes = np.concatenate([p[1] for p in pieces])
+    values = np.concatenate([np.asarray(p[2], np.float64) for p in pieces])
+    w = np.concatenate([p[3] for p in pieces]) if weighted else None
+    out_group, out_threshold, out_counts = exact_counts(group, gold_codes, values, n_groups, weight=w)
+    keep = np.isfinite(out_threshold)  # -inf marks the padding of missing items, not a real score
+    out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
+    cell_codes = np.unravel_index(out_group, sizes)
+    cell_coords = {c: coords[c][cell_codes[i]] for i, c in enumerate(group_cols)}
+    cell_coords["threshold"] = out_threshold
+    return ConfusionTensor(out_counts, ("cell",), cell_coords,
+                           coord_axes={c: "cell" for c in cell_coords}, classes=[0, 1])
+
+
+def _mark_seen(seen, sys_codes, index, labels, system_axis, gold_idx, part) -> None:
+    before = seen[sys_codes, index]
+    if before.any() or len(np.unique(sys_codes.astype(np.int64) * seen.shape[1] + index)) != len(index):
+        flat = sys_codes.astype(np.int64) * seen.shape[1] + index
+        uniq, first, cnt = np.unique(flat, return_index=True, return_counts=True)
+        row = int(first[np.argmax(cnt > 1)]) if (cnt > 1).any() else int(np.argmax(before))
+        system = labels["system"][int(sys_codes[row])].as_py() if system_axis is not None else "-"
+        g = int(index[row])
+        raise InputError(
+            f"Duplicated (system, topic, item){enc._where(part)}: system={system!r}, "
+            f"topic={gold_idx.topic[g].as_py()!r}, item={gold_idx.item[g].as_py()!r} appears more than once; "
+            "each item may appear once per system and topic."
+        )
+    seen[sys_codes, index] = True
+
+
+def _missing_rows(seen, gold_idx, labels, group_cols, sizes, system_axis, missing):
+    lacking = ~seen
+    if not lacking.any():
+        return None
+    sys_codes, gold_rows = np.nonzero(lacking)
+    if missing == "error":
+        s = int(sys_codes[0])
+        g = int(gold_rows[0])
+        system = labels["system"][s].as_py() if system_axis is not None else "the run"
+        n_lacking = int(lacking[s].sum())
+        raise InputError(
+            f"Run {system!r} lacks {n_lacking} of the {seen.shape[1]} gold item(s), e.g. topic "
+            f"{gold_idx.topic[g].as_py()!r}, item {gold_idx.item[g].as_py()!r}. Use missing='negative' "
+            "(--missing negative) to count them as predicted negative, or 'drop' to ignore them."
+        )
+    if missing == "drop":
+        return None
+    axis_codes = []
+    for c in group_cols:
+        if c == "system":
+            axis_codes.append(sys_codes)
+        elif c == "topic":
+            axis_codes.append(gold_idx.topic_codes[gold_rows])
+        else:
+            raise ParameterError(f"missing='negative' needs the grouping to be system/topic only; got {c!r}.")
+    group = np.ravel_multi_index(axis_codes, sizes).astype(np.int64)
+    return group, gold_idx.gold[gold_rows]
+
+
+def _from_count_table(src, group_cols) -> ConfusionTensor:
+    """A ConfusionTensor from a table of precomputed ``tp, fp, fn, tn`` per group."""
+    table = src.read_all(list(group_cols) + list(enc.COUNT_COLUMNS))
+    if table.num_rows == 0:
+        raise InputError("The input has no rows.")
+    if group_cols:
+        enc.check_unique_items(table, list(group_cols), src.names[0])
+    labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
+    sizes = tuple(len(labels[c]) for c in group_cols)
+    codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
+    counts = {}
+    for name in enc.COUNT_COLUMNS:
+        col = table.column(name).combine_chunks()
+        enc._no_nulls(col, name, src.names[0])
+        values = col.to_numpy(zero_copy_only=False)
+        if not np.issubdtype(values.dtype, np.number) or (values < 0).any() or not np.isfinite(values).all():
+            raise InputError(f"Column '{name}' must hold non-negative finite counts.")
+        counts[name] = values
+    dtype = np.int64 if all(np.issubdtype(v.dtype, np.integer) for v in counts.values()) else np.float64
+    out = np.zeros(sizes + (2, 2), dtype)
+    idx = tuple(codes)
+    out[idx + (1, 1)] = counts["tp"]
+    out[idx + (0, 1)] = counts["fp"]
+    out[idx + (1, 0)] = counts["fn"]
+    out[idx + (0, 0)] = counts["tn"]
+    coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
+    return ConfusionTensor(out, group_cols, coords, classes=[0, 1])

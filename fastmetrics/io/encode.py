@@ -1,0 +1,168 @@
+"""Validation and dictionary encoding: Arrow columns -> int32 codes and numpy views.
+
+Two passes over the source: :func:`plan` reads only the grouping columns (and the score range
+when a grid must be laid over it) to fix global dictionaries, so every record batch of a
+streamed Parquet dataset is encoded against the same codes; :func:`encode_batch` then turns one
+batch into the arrays the count kernels take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._errors import InputError
+
+MISSING_POLICIES = ("error", "negative", "drop")
+COUNT_COLUMNS = ("tp", "fp", "fn", "tn")
+
+
+def _where(part: str) -> str:
+    return "" if part in ("<table>", None) else f" in '{part}'"
+
+
+def require_columns(columns, required, part: str, purpose: str = "") -> None:
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise InputError(
+            f"The input{_where(part)} is missing the required column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(repr(c) for c in missing)}{purpose}; columns present: {', '.join(columns)}."
+        )
+
+
+def _no_nulls(array, column: str, part: str) -> None:
+    if array.null_count:
+        row = pc.index(pc.is_null(array), True).as_py()
+        raise InputError(f"Column '{column}'{_where(part)} has a missing (null) value at row {row}.")
+
+
+def sorted_labels(arrays: list, column: str) -> pa.Array:
+    """The sorted distinct values of a column over several chunks."""
+    uniques = pa.chunked_array([pc.unique(a) for a in arrays])
+    values = pc.unique(uniques.combine_chunks() if uniques.num_chunks else uniques)
+    return values.take(pc.sort_indices(values))
+
+
+def encode_with(array, dictionary: pa.Array, column: str, part: str) -> np.ndarray:
+    """Codes of ``array`` in ``dictionary`` as int32 (dictionary-encode first: fast on repeats)."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    encoded = pc.dictionary_encode(array)
+    local = pc.index_in(encoded.dictionary, value_set=dictionary)
+    if local.null_count:
+        bad = encoded.dictionary.filter(pc.is_null(local))[0].as_py()
+        raise InputError(f"Column '{column}'{_where(part)} has the value {bad!r}, which the gold does not know.")
+    mapping = local.to_numpy(zero_copy_only=False).astype(np.int32)
+    return mapping[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def binary_codes(array, column: str, part: str) -> np.ndarray:
+    """A bool or 0/1 column as int8 codes; anything else is an error naming the column."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    _no_nulls(array, column, part)
+    if pa.types.is_boolean(array.type):
+        return array.to_numpy(zero_copy_only=False).astype(np.int8)
+    if pa.types.is_integer(array.type) or pa.types.is_floating(array.type):
+        values = array.to_numpy(zero_copy_only=False)
+        bad = (values != 0) & (values != 1)
+        if bad.any():
+            raise InputError(
+                f"Column '{column}'{_where(part)} must be binary (bool or 0/1) for binary measures; "
+                f"found the value {values[bad][0]!r} at row {int(np.argmax(bad))}."
+            )
+        return values.astype(np.int8)
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        lowered = pc.utf8_lower(array)
+        is_true = pc.is_in(lowered, value_set=pa.array(["true", "1", "yes"]))
+        is_false = pc.is_in(lowered, value_set=pa.array(["false", "0", "no"]))
+        bad = pc.invert(pc.or_(is_true, is_false)).to_numpy(zero_copy_only=False)
+        if bad.any():
+            raise InputError(
+                f"Column '{column}'{_where(part)} must be binary (true/false or 0/1) for binary measures; "
+                f"found the value {array[int(np.argmax(bad))].as_py()!r} at row {int(np.argmax(bad))}."
+            )
+        return is_true.to_numpy(zero_copy_only=False).astype(np.int8)
+    raise InputError(f"Column '{column}'{_where(part)} has type {array.type}; expected bool or 0/1 integers.")
+
+
+def score_values(array, column: str, part: str) -> np.ndarray:
+    """A float score column as a numpy view; NaN, infinity and nulls are errors."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
+        raise InputError(f"Column '{column}'{_where(part)} has type {array.type}; expected float scores.")
+    _no_nulls(array, column, part)
+    values = array.to_numpy(zero_copy_only=False)
+    if values.dtype.kind == "f":
+        finite = np.isfinite(values)
+        if not finite.all():
+            row = int(np.argmin(finite))
+            raise InputError(
+                f"Column '{column}'{_where(part)} has the non-finite value {values[row]!r} at row {row}; "
+                "scores must be finite numbers."
+            )
+    else:
+        values = values.astype(np.float64)
+    return values
+
+
+def weight_values(array, column: str, part: str) -> np.ndarray:
+    values = score_values(array, column, part).astype(np.float64, copy=False)
+    if values.size and values.min() <= 0:
+        row = int(np.argmin(values))
+        raise InputError(f"Column '{column}'{_where(part)} must hold weights > 0; found {values[row]!r} at row {row}.")
+    return values
+
+
+@dataclass
+class GoldIndex:
+    """A gold table keyed by (topic, item): the rows a run must cover."""
+
+    keys: pa.Array          # "topic\x1fitem" strings
+    gold: np.ndarray        # int8 class code per gold item
+    topic: pa.Array         # topic label per gold item
+    item: pa.Array          # item label per gold item
+    topic_codes: np.ndarray = field(default=None)  # int32, filled once the topic coords are fixed
+
+
+def join_key(topic, item) -> pa.Array:
+    if isinstance(topic, pa.ChunkedArray):
+        topic = topic.combine_chunks()
+    if isinstance(item, pa.ChunkedArray):
+        item = item.combine_chunks()
+    return pc.binary_join_element_wise(topic.cast(pa.string()), item.cast(pa.string()), "\x1f")
+
+
+def gold_index(table: pa.Table, *, topic: str, item: str, gold: str, part: str = "gold") -> GoldIndex:
+    """Validate a gold table and index it by (topic, item); duplicates are an error."""
+    require_columns(table.column_names, [topic, item, gold], part, " of a gold table")
+    if table.num_rows == 0:
+        raise InputError("The gold table has no rows.")
+    for col in (topic, item):
+        _no_nulls(table.column(col).combine_chunks(), col, part)
+    keys = join_key(table.column(topic), table.column(item))
+    counts = pc.value_counts(keys)
+    dup = pc.filter(counts, pc.greater(counts.field("counts"), 1))
+    if len(dup):
+        t, i = dup[0]["values"].as_py().split("\x1f", 1)
+        raise InputError(f"The gold has the (topic, item) = ({t!r}, {i!r}) more than once.")
+    codes = binary_codes(table.column(gold), gold, part)
+    return GoldIndex(keys=keys, gold=codes, topic=table.column(topic).combine_chunks(),
+                     item=table.column(item).combine_chunks())
+
+
+def check_unique_items(table: pa.Table, keys: list[str], part: str) -> None:
+    """Each (system, topic, item) may appear once."""
+    grouped = table.select(keys).group_by(keys).aggregate([([], "count_all")])
+    dup = grouped.filter(pc.greater(grouped.column("count_all"), 1))
+    if dup.num_rows:
+        row = {k: dup.column(k)[0].as_py() for k in keys}
+        where = ", ".join(f"{k}={v!r}" for k, v in row.items())
+        raise InputError(
+            f"Duplicated ({', '.join(keys)}){_where(part)}: {where} appears {dup.column('count_all')[0].as_py()} "
+            "times; each item may appear once per system and topic."
+        )

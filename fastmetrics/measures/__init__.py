@@ -1,0 +1,8 @@
+"""Measures stage: the registry of measures and their numba kernels."""
+
+from . import binary  # noqa: F401  (registers the binary measures)
+from .api import compute, measures
+from .registry import Measure, MeasureSpec, Param, get, make_spec, names, parse_spec, register, split_specs
+
+__all__ = ["compute", "measures", "Measure", "MeasureSpec", "Param", "get", "make_spec", "names",
+           "parse_spec", "register", "split_specs"]

@@ -1,0 +1,171 @@
+"""The public entry points of the measures stage: :func:`compute` and :func:`measures`."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pyarrow as pa
+
+from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
+from . import registry
+
+_COUNT_NAMES = ("tp", "fp", "fn", "tn")
+
+
+def _as_count_array(value, name: str) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise InputError(f"Expected '{name}' to be numeric counts, but got an array of dtype {arr.dtype}.")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise InputError(f"Expected '{name}' to be finite counts, but it contains NaN or infinity.")
+    if arr.size and np.min(arr) < 0:
+        raise InputError(f"Expected '{name}' to be non-negative counts, but its minimum is {np.min(arr)}.")
+    return arr
+
+
+def binary_counts(tp=None, fp=None, fn=None, tn=None, counts=None, owner: str = "compute"):
+    """Validate and return ``(tp, fp, fn, tn)`` from either the four arrays or ``counts[..., 2, 2]``.
+
+    This is the one validation helper every binary entry point uses.
+    """
+    given = [x is not None for x in (tp, fp, fn, tn)]
+    if counts is not None:
+        if any(given):
+            raise ParameterError(f"{owner}: pass either counts= or tp=, fp=, fn=, tn=, not both.")
+        c = _as_count_array(counts, "counts")
+        if c.ndim < 2 or c.shape[-2:] != (2, 2):
+            raise InputError(
+                f"Expected 'counts' to have shape (..., 2, 2) for a binary measure, but got shape {c.shape}."
+            )
+        return c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0]
+    if not all(given):
+        missing = [n for n, g in zip(_COUNT_NAMES, given) if not g]
+        raise ParameterError(f"{owner}: missing count argument(s) {', '.join(missing)}; pass tp, fp, fn, tn or counts=.")
+    arrays = [_as_count_array(x, n) for x, n in zip((tp, fp, fn, tn), _COUNT_NAMES)]
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(f"{n}{a.shape}" for n, a in zip(_COUNT_NAMES, arrays))
+        raise InputError(f"The count arrays do not broadcast together: {shapes}.") from None
+    return tuple(arrays)
+
+
+def apply_undefined(values: np.ndarray, undefined, label: str, warn: bool = True) -> np.ndarray:
+    """Replace NaN (the undefined cells) by ``undefined``, or warn once with their count.
+
+    The kernels return NaN only for undefined cells (counts are validated finite), so NaN here
+    always means "undefined by the measure's documented convention".
+    """
+    if undefined is not None:
+        try:
+            fill = float(undefined)
+        except (TypeError, ValueError):
+            raise parameter_error("undefined", "compute", "a number or None", undefined) from None
+        mask = np.isnan(values)
+        if np.ndim(values) == 0:
+            return np.float64(fill) if mask else values
+        values[mask] = fill
+        return values
+    if warn:
+        n_undefined = int(np.count_nonzero(np.isnan(values)))
+        if n_undefined:
+            warnings.warn(
+                f"{label} is undefined in {n_undefined} of {np.size(values)} cell(s); returned NaN. "
+                "Pass undefined=<number> to replace them.",
+                UndefinedMeasureWarning,
+                stacklevel=3,
+            )
+    return values
+
+
+def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefined=None,
+            smoothing=None, average=None, out=None, warn=True, **params):
+    """Compute one measure over broadcastable count arrays.
+
+    Parameters
+    ----------
+    measure : str
+        Measure name or alias (see :func:`measures`), or a spec string such as ``"fbeta(beta=0.5)"``.
+    tp, fp, fn, tn : array_like of int or float
+        Counts of true positives, false positives, false negatives, true negatives. Any shapes
+        that broadcast together.
+    counts : array_like, shape (..., 2, 2), optional
+        Alternative to the four arrays: ``counts[..., i, j]`` = items of true class ``i``
+        predicted as ``j``, with class 1 positive (``tn = c00, fp = c01, fn = c10, tp = c11``).
+    undefined : float or None, default None
+        Value returned where the measure is undefined. ``None`` returns NaN there and issues one
+        :class:`UndefinedMeasureWarning` with the number of undefined cells.
+    smoothing : None
+        Reserved for the smoothing of seed 004 §5 (see the measure catalog).
+    average : None
+        Reserved for multiclass averaging.
+    out : ndarray of float64, optional
+        Array to write the result into (ufunc semantics).
+    warn : bool, default True
+        Whether to issue the undefined-cells warning.
+    **params
+        The measure's parameters (e.g. ``beta`` for ``fbeta``).
+
+    Returns
+    -------
+    values : ndarray of float64 or float
+        The measure per cell, with the broadcast shape of the counts.
+
+    Raises
+    ------
+    UnknownMeasureError
+        The name matches no measure; the message lists close names.
+    InputError
+        Counts are negative, non-finite, non-numeric or do not broadcast.
+    ParameterError
+        A parameter is outside its domain.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> float(fm.compute("f1", tp=2, fp=0, fn=3, tn=45))
+    0.5714285714285714
+    >>> fm.compute("k", tp=[5, 0], fp=[0, 0], fn=[0, 0], tn=[45, 50])
+    array([1., 1.])
+    """
+    spec = registry.make_spec(measure, params)
+    if smoothing is not None:
+        raise parameter_error("smoothing", "compute", "None", smoothing)
+    if average is not None:
+        raise parameter_error("average", "compute", "None for binary counts", average)
+    tp, fp, fn, tn = binary_counts(tp, fp, fn, tn, counts)
+    kwargs = {} if out is None else {"out": out}
+    # LLVM may evaluate a division before the zero-denominator branch picks NaN; the flag it
+    # raises is not an error here, every undefined cell is counted in apply_undefined.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = spec.measure.kernel(tp, fp, fn, tn, *spec.params, **kwargs)
+    return apply_undefined(values, undefined, spec.label, warn=warn)
+
+
+def measures() -> pa.Table:
+    """The measure catalog: one row per registered measure, read from the registry.
+
+    Returns
+    -------
+    catalog : pyarrow.Table
+        Columns ``name, aliases, summary, formula, latex, range_low, range_high,
+        higher_is_better, family, params, undefined_when, smoothable, reference``.
+    """
+    rows = registry.all_measures()
+    return pa.table({
+        "name": [m.name for m in rows],
+        "aliases": [list(m.aliases) for m in rows],
+        "summary": [m.summary for m in rows],
+        "formula": [m.formula for m in rows],
+        "latex": [m.latex for m in rows],
+        "range_low": pa.array([m.range[0] for m in rows], pa.float64()),
+        "range_high": pa.array([m.range[1] for m in rows], pa.float64()),
+        "higher_is_better": [m.higher_is_better for m in rows],
+        "family": [m.family for m in rows],
+        "params": [", ".join(f"{p.name}={p.default:g}" for p in m.params) for m in rows],
+        "undefined_when": [m.undefined_when for m in rows],
+        "smoothable": [m.smoothable for m in rows],
+        "reference": [m.reference for m in rows],
+    })

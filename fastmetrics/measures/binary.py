@@ -1,0 +1,275 @@
+"""Binary measures over (tp, fp, fn, tn): the core set.
+
+Each measure is a float64 numba ufunc (``_<name>_kernel``) plus one :class:`Measure` record. The
+kernels return NaN exactly where the record's ``undefined_when`` says; :func:`fastmetrics.compute`
+turns that into a warning or into the caller's ``undefined=`` value.
+
+Notation: ``n = tp + fp + fn + tn``, actual positives ``AP = tp + fn``, actual negatives
+``AN = fp + tn``, predicted positives ``PP = tp + fp``, predicted negatives ``PN = fn + tn``;
+recall ``ρ = tp/AP``, specificity ``σ = tn/AN``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._kernels import NAN, binary_ufunc, entropy2, mutual_information2, safe_div
+from .registry import Measure, Param, register
+
+SEED000 = "Sebastiani (2015), An Axiomatically Derived Measure for the Evaluation of Classification Algorithms, ICTIR, doi:10.1145/2808194.2809449"
+SEED001 = "Steingold & Laclavík, An Information Theoretic Metric for Multi-Class Categorization"
+SEED002 = "Hand, Christen & Kirielle (2021), F*: an interpretable transformation of the F-measure, Machine Learning, doi:10.1007/s10994-021-05964-1"
+SEED003 = "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021), Good Classification Measures and How to Find Them, NeurIPS"
+SEED004 = "Amigó, Gonzalo, Artiles & Verdejo (2020), Evaluating Filtering measures, Information Retrieval Journal"
+
+CLASS_SYMMETRIC = "class_symmetric"  # unchanged when positive and negative swap: tp<->tn, fp<->fn
+TRANSPOSE_SYMMETRIC = "transpose_symmetric"  # unchanged when gold and prediction swap: fp<->fn
+SCALE_INVARIANT = "scale_invariant"  # unchanged when every count is multiplied by c > 0
+
+
+def _props(*flags: str) -> frozenset:
+    return frozenset(flags)
+
+
+# --- simple measures (seed 000 Table 1) -------------------------------------------------------
+
+@binary_ufunc()
+def _recall_kernel(tp, fp, fn, tn):
+    return safe_div(tp, tp + fn)
+
+
+@binary_ufunc()
+def _precision_kernel(tp, fp, fn, tn):
+    return safe_div(tp, tp + fp)
+
+
+@binary_ufunc()
+def _specificity_kernel(tp, fp, fn, tn):
+    return safe_div(tn, fp + tn)
+
+
+@binary_ufunc()
+def _npv_kernel(tp, fp, fn, tn):
+    return safe_div(tn, fn + tn)
+
+
+register(Measure(
+    name="recall", kernel=_recall_kernel, aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
+    summary="Fraction of actual positives predicted positive.",
+    formula="tp / (tp + fn)", latex=r"\rho = \frac{TP}{TP + FN}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="AP = tp + fn = 0 (no actual positive)",
+    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+))
+register(Measure(
+    name="precision", kernel=_precision_kernel, aliases=("ppv", "positive_predictive_value"),
+    summary="Fraction of predicted positives that are actual positives.",
+    formula="tp / (tp + fp)", latex=r"\pi = \frac{TP}{TP + FP}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="PP = tp + fp = 0 (nothing predicted positive)",
+    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+))
+register(Measure(
+    name="specificity", kernel=_specificity_kernel, aliases=("tnr", "inverse_recall", "true_negative_rate"),
+    summary="Fraction of actual negatives predicted negative.",
+    formula="tn / (fp + tn)", latex=r"\sigma = \frac{TN}{FP + TN}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="AN = fp + tn = 0 (no actual negative)",
+    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+))
+register(Measure(
+    name="npv", kernel=_npv_kernel, aliases=("inverse_precision", "negative_predictive_value"),
+    summary="Fraction of predicted negatives that are actual negatives.",
+    formula="tn / (fn + tn)", latex=r"NPV = \frac{TN}{FN + TN}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="PN = fn + tn = 0 (nothing predicted negative)",
+    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+))
+
+
+# --- combined measures --------------------------------------------------------------------------
+
+@binary_ufunc()
+def _accuracy_kernel(tp, fp, fn, tn):
+    return safe_div(tp + tn, tp + fp + fn + tn)
+
+
+@binary_ufunc()
+def _f1_kernel(tp, fp, fn, tn):
+    return safe_div(2.0 * tp, 2.0 * tp + fp + fn)
+
+
+@binary_ufunc(1)
+def _fbeta_kernel(tp, fp, fn, tn, beta):
+    b2 = beta * beta
+    return safe_div((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
+
+
+@binary_ufunc()
+def _jaccard_kernel(tp, fp, fn, tn):
+    return safe_div(tp, tp + fp + fn)
+
+
+@binary_ufunc()
+def _mcc_kernel(tp, fp, fn, tn):
+    # Square roots of two pair products instead of one four-fold product: stays finite and exact
+    # enough for marginals up to 1e150, where the naive product would overflow.
+    den = math.sqrt((tp + fp) * (fn + tn)) * math.sqrt((tp + fn) * (fp + tn))
+    return safe_div(tp * tn - fp * fn, den)
+
+
+@binary_ufunc()
+def _cohen_kappa_kernel(tp, fp, fn, tn):
+    # (p_o - p_e) / (1 - p_e) multiplied through by n^2: no cancellation in 1 - p_e.
+    den = (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn)
+    return safe_div(2.0 * (tp * tn - fn * fp), den)
+
+
+@binary_ufunc()
+def _balanced_accuracy_kernel(tp, fp, fn, tn):
+    ap = tp + fn
+    an = fp + tn
+    if ap > 0.0 and an > 0.0:
+        return 0.5 * (tp / ap + tn / an)
+    if an > 0.0:
+        return tn / an
+    if ap > 0.0:
+        return tp / ap
+    return NAN
+
+
+@binary_ufunc()
+def _informedness_kernel(tp, fp, fn, tn):
+    ap = tp + fn
+    an = fp + tn
+    if ap == 0.0 or an == 0.0:
+        return NAN
+    return tp / ap + tn / an - 1.0
+
+
+@binary_ufunc()
+def _k_kernel(tp, fp, fn, tn):
+    ap = tp + fn
+    an = fp + tn
+    if ap > 0.0 and an > 0.0:
+        return tp / ap + tn / an - 1.0
+    if an > 0.0:  # AP = 0: recall undefined, K defaults to rescaled specificity (eq. 5)
+        return 2.0 * tn / an - 1.0
+    if ap > 0.0:  # AN = 0: specificity undefined, K defaults to rescaled recall
+        return 2.0 * tp / ap - 1.0
+    return NAN
+
+
+@binary_ufunc()
+def _proficiency_kernel(tp, fp, fn, tn):
+    n = tp + fp + fn + tn
+    if n == 0.0:
+        return NAN
+    h_actual = entropy2(tp + fn, fp + tn, n)
+    if h_actual == 0.0:
+        return NAN
+    return mutual_information2(tp, fp, fn, tn) / h_actual
+
+
+register(Measure(
+    name="accuracy", kernel=_accuracy_kernel, aliases=("acc",),
+    summary="Fraction of items classified correctly.",
+    formula="(tp + tn) / n", latex=r"A = \frac{TP + TN}{TP + FP + FN + TN}",
+    range=(0.0, 1.0), higher_is_better=True, family="utility",
+    undefined_when="n = 0 (empty test set)",
+    reference=SEED000 + ", Table 2", smoothable=True,
+    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="f1", kernel=_f1_kernel, aliases=("f_measure", "f1_score", "dice"),
+    summary="Harmonic mean of precision and recall.",
+    formula="2 tp / (2 tp + fp + fn)", latex=r"F_1 = \frac{2\,TP}{2\,TP + FP + FN}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="tp = fp = fn = 0 (no actual and no predicted positive); seed 000 §4 shows no value "
+                   "is right there, so it stays NaN",
+    reference=SEED000 + ", eq. 2", smoothable=True,
+    properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="fbeta", kernel=_fbeta_kernel, aliases=("f_beta", "fbeta_score"),
+    params=(Param("beta", 1.0, "weight of recall relative to precision (recall counts beta times as much)",
+                  low=0.0, low_open=True),),
+    summary="Weighted harmonic mean of precision and recall.",
+    formula="(1 + beta^2) tp / ((1 + beta^2) tp + beta^2 fn + fp)",
+    latex=r"F_\beta = \frac{(1+\beta^2)\,TP}{(1+\beta^2)\,TP + \beta^2 FN + FP}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="tp = fp = fn = 0",
+    reference=SEED001 + ", §1", smoothable=True, properties=_props(SCALE_INVARIANT),
+))
+register(Measure(
+    name="jaccard", kernel=_jaccard_kernel,
+    aliases=("f_star", "critical_success_index", "threat_score", "jaccard_index"),
+    summary="Jaccard coefficient of the actual and predicted positive sets; Hand's F* = F1/(2 - F1).",
+    formula="tp / (tp + fp + fn)", latex=r"F^{*} = J = \frac{TP}{TP + FP + FN}",
+    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
+    undefined_when="tp = fp = fn = 0",
+    reference=SEED002 + ", eq. 3", smoothable=True,
+    properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="mcc", kernel=_mcc_kernel, aliases=("phi", "matthews_corrcoef", "matthews"),
+    summary="Matthews correlation coefficient (Pearson's phi of actual and predicted labels).",
+    formula="(tp tn - fp fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))",
+    latex=r"MCC = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}",
+    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="any marginal is 0: no actual positive, no actual negative, nothing predicted positive "
+                   "or nothing predicted negative (scikit-learn returns 0 there; fastmetrics NaN)",
+    reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1", smoothable=True,
+    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="cohen_kappa", kernel=_cohen_kappa_kernel, aliases=("kappa",),
+    summary="Cohen's kappa: agreement beyond the agreement expected from the marginals.",
+    formula="2 (tp tn - fn fp) / ((tp + fp)(fp + tn) + (tp + fn)(fn + tn))",
+    latex=r"\kappa = \frac{p_o - p_e}{1 - p_e} = \frac{2(TP\,TN - FN\,FP)}{(TP+FP)(FP+TN) + (TP+FN)(FN+TN)}",
+    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="p_e = 1: gold and prediction are both constant and equal (e.g. all items tp), or n = 0",
+    reference=SEED003 + ", Table 1", smoothable=True,
+    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="balanced_accuracy", kernel=_balanced_accuracy_kernel, aliases=("maac", "macro_accuracy", "bacc"),
+    summary="Mean recall over the classes present in the gold labels.",
+    formula="(tp/AP + tn/AN) / 2; tn/AN if AP = 0; tp/AP if AN = 0",
+    latex=r"BA = \frac{1}{2}\left(\frac{TP}{TP+FN} + \frac{TN}{TN+FP}\right)",
+    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="n = 0; with one class absent from gold it is the recall of the class present "
+                   "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
+    reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2", smoothable=True,
+    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="informedness", kernel=_informedness_kernel, aliases=("youden_j", "bookmaker", "bookmaker_informedness"),
+    summary="Youden's J / bookmaker informedness: recall + specificity - 1.",
+    formula="tp/AP + tn/AN - 1", latex=r"J = \rho + \sigma - 1",
+    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
+    reference=SEED000 + ", §5", smoothable=True,
+    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="k", kernel=_k_kernel, aliases=("sebastiani_k", "k_measure"),
+    summary="Sebastiani's K: recall + specificity - 1, defined on every test set.",
+    formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
+    latex=r"K = \begin{cases}\rho + \sigma - 1 & AP>0,\,AN>0\\ 2\sigma - 1 & AP = 0\\ 2\rho - 1 & AN = 0\end{cases}",
+    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
+    reference=SEED000 + ", eq. 5",
+    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+))
+register(Measure(
+    name="proficiency", kernel=_proficiency_kernel, aliases=("uncertainty_coefficient", "alpha", "theil_u"),
+    summary="Steingold's proficiency: share of the gold labels' entropy captured by the prediction.",
+    formula="I(Actual; Predicted) / H(Actual), in bits",
+    latex=r"\alpha = \frac{I(P; A)}{H(A)}",
+    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="H(Actual) = 0: gold has a single class (or n = 0). Note alpha = 1 also for the "
+                   "inverted (pervert) predictor, seed 001 §2.1",
+    reference=SEED001 + ", eq. 1", smoothable=True,
+    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+))

@@ -1,0 +1,109 @@
+"""Tables: atomic file output (Parquet, CSV, JSON, Markdown) and terminal rendering."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from .._errors import ParameterError
+
+OUTPUT_SUFFIXES = (".parquet", ".csv", ".json", ".md")
+
+
+def _cell(value, digits: int = 4) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _escape_md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def to_markdown(table: pa.Table, digits: int = 4) -> str:
+    """A GitHub-flavoured Markdown table; cell text is escaped (names come from users' files)."""
+    names = table.column_names
+    rows = table.to_pylist()
+    lines = ["| " + " | ".join(_escape_md(n) for n in names) + " |",
+             "|" + "|".join("---:" if pa.types.is_floating(table.schema.field(n).type) else "---" for n in names) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(_escape_md(_cell(row[n], digits)) for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def format_table(table: pa.Table, digits: int = 4, max_rows: int | None = None) -> str:
+    """Plain aligned text for a terminal."""
+    names = table.column_names
+    rows = table.to_pylist()
+    shown = rows if max_rows is None or len(rows) <= max_rows else rows[:max_rows]
+    cells = [[_cell(r[n], digits) for n in names] for r in shown]
+    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
+    numeric = [pa.types.is_floating(table.schema.field(n).type) or pa.types.is_integer(table.schema.field(n).type)
+               for n in names]
+
+    def line(values):
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
+    out = [line(names), line(["-" * w for w in widths])] + [line(c) for c in cells]
+    if len(shown) < len(rows):
+        out.append(f"... {len(rows) - len(shown)} more rows (use --out FILE for all)")
+    return "\n".join(out) + "\n"
+
+
+def pivot_measures(table: pa.Table) -> pa.Table:
+    """Tidy (..., measure, value) -> one row per cell, one column per measure (display only)."""
+    keys = [c for c in table.column_names if c not in ("measure", "value")]
+    measures = list(dict.fromkeys(table.column("measure").to_pylist()))
+    rows: dict[tuple, dict] = {}
+    key_cols = [table.column(k).to_pylist() for k in keys]
+    for i, (m, v) in enumerate(zip(table.column("measure").to_pylist(), table.column("value").to_pylist())):
+        key = tuple(col[i] for col in key_cols)
+        rows.setdefault(key, {})[m] = v
+    out = {k: [key[i] for key in rows] for i, k in enumerate(keys)}
+    for m in measures:
+        out[m] = pa.array([rows[key].get(m) for key in rows], pa.float64())
+    return pa.table(out)
+
+
+def write_table(table: pa.Table, path: str | os.PathLike) -> None:
+    """Write ``table`` by suffix (.parquet, .csv, .json, .md), atomically.
+
+    The data goes to a temporary file in the target folder, which is renamed over the target
+    only once complete: a failure leaves no partial output behind.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise ParameterError(f"The output file must end in one of {', '.join(OUTPUT_SUFFIXES)}. Got '{path.name}'.")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if suffix == ".parquet":
+                pq.write_table(table, fh)
+            elif suffix == ".csv":
+                pacsv.write_csv(table, fh)
+            elif suffix == ".json":
+                rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                        for r in table.to_pylist()]
+                fh.write(json.dumps(rows, indent=1, allow_nan=False).encode())
+            else:
+                fh.write(to_markdown(table).encode())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
