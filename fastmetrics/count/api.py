@@ -244,7 +244,8 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     if weighted:
         enc.require_columns(columns, [weight], src.names[0])
         read_cols.append(weight)
-    check_cols = [c for c in group_cols] + [item] if item in columns else None
+    identity = list(dict.fromkeys([c for c in ("system", "topic") if c in columns] + list(group_cols)))
+    check_cols = identity + [item] if item in columns else None
     for part, table in src.batches(list(dict.fromkeys(read_cols + (check_cols or [])))):
         if check_cols and gold_idx is None:
             enc.check_unique_items(table, check_cols, part)

@@ -72,7 +72,7 @@ def binary_codes(array, column: str, part: str) -> np.ndarray:
         if bad.any():
             raise InputError(
                 f"Column '{column}'{_where(part)} must be binary (bool or 0/1) for binary measures; "
-                f"found the value {values[bad][0]!r} at row {int(np.argmax(bad))}."
+                f"found the value {values[bad][0].item()!r} at row {int(np.argmax(bad))}."
             )
         return values.astype(np.int8)
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
@@ -102,7 +102,7 @@ def score_values(array, column: str, part: str) -> np.ndarray:
         if not finite.all():
             row = int(np.argmin(finite))
             raise InputError(
-                f"Column '{column}'{_where(part)} has the non-finite value {values[row]!r} at row {row}; "
+                f"Column '{column}'{_where(part)} has the non-finite value {values[row].item()!r} at row {row}; "
                 "scores must be finite numbers."
             )
     else:
@@ -114,7 +114,7 @@ def weight_values(array, column: str, part: str) -> np.ndarray:
     values = score_values(array, column, part).astype(np.float64, copy=False)
     if values.size and values.min() <= 0:
         row = int(np.argmin(values))
-        raise InputError(f"Column '{column}'{_where(part)} must hold weights > 0; found {values[row]!r} at row {row}.")
+        raise InputError(f"Column '{column}'{_where(part)} must hold weights > 0; found {values[row].item()!r} at row {row}.")
     return values
 
 

@@ -1,0 +1,42 @@
+"""Deterministic benchmark workloads (see issue "Performance").
+
+W1: 100 systems x 100 topics x 1000 items = 10M rows, float32 scores, binary gold with 20 %
+prevalence (shared by all systems of a topic), 101 thresholds -> 1.01M (system, topic, threshold)
+cells. W0: the same with 10 systems x 10 topics, for slow peers.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pyarrow as pa
+
+N_THRESHOLDS = 101
+
+
+@functools.lru_cache(maxsize=4)
+def arrays(n_systems: int = 100, n_topics: int = 100, n_items: int = 1000, seed: int = 1):
+    """Columns as numpy arrays: system, topic (int32 codes), gold (int8), score (float32)."""
+    rng = np.random.default_rng(seed)
+    gold_topic = (rng.random((n_topics, n_items)) < 0.2).astype(np.int8)
+    skill = rng.uniform(0.0, 2.0, n_systems).astype(np.float32)
+    system = np.repeat(np.arange(n_systems, dtype=np.int32), n_topics * n_items)
+    topic = np.tile(np.repeat(np.arange(n_topics, dtype=np.int32), n_items), n_systems)
+    gold = np.tile(gold_topic.reshape(-1), n_systems)
+    score = rng.standard_normal(system.size, dtype=np.float32)
+    score += skill[system] * gold
+    return system, topic, gold, score
+
+
+def table(n_systems: int = 100, n_topics: int = 100, n_items: int = 1000, seed: int = 1) -> pa.Table:
+    system, topic, gold, score = arrays(n_systems, n_topics, n_items, seed)
+    return pa.table({"system": system, "topic": topic, "gold": gold.astype(bool), "score": score})
+
+
+def w1():
+    return arrays(100, 100, 1000)
+
+
+def w0():
+    return arrays(10, 10, 1000)

@@ -1,0 +1,105 @@
+"""Binary measures against independent implementations (scikit-learn, scipy), hypothesis-driven.
+
+Counts are turned into per-item label vectors and scored by the oracle; degenerate count vectors
+(zeros in any cell, one class only) are part of the strategy. Where fastmetrics defines NaN and
+the oracle returns a replacement value, the test asserts NaN exactly at the documented cases.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from sklearn import metrics as skm
+
+import fastmetrics as fm
+from tests.conftest import labels_from_counts
+
+counts_st = st.tuples(*(st.integers(0, 12) for _ in range(4))).filter(lambda c: sum(c) > 0)
+
+
+def _sk(fn, y_true, y_pred, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(y_true, y_pred, **kw)
+
+
+def _ours(name, c, **params):
+    tp, fp, fn, tn = c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fm.UndefinedMeasureWarning)
+        return float(fm.compute(name, tp=tp, fp=fp, fn=fn, tn=tn, **params))
+
+
+def _nan_sklearn(value):
+    return np.nan if value is None else value
+
+
+ORACLES = {
+    # name: (oracle(y_true, y_pred), undefined(tp, fp, fn, tn))
+    "accuracy": (lambda t, p: skm.accuracy_score(t, p), lambda tp, fp, fn, tn: False),
+    "precision": (lambda t, p: skm.precision_score(t, p, zero_division=np.nan), lambda tp, fp, fn, tn: tp + fp == 0),
+    "recall": (lambda t, p: skm.recall_score(t, p, zero_division=np.nan), lambda tp, fp, fn, tn: tp + fn == 0),
+    "specificity": (lambda t, p: skm.recall_score(1 - t, 1 - p, zero_division=np.nan), lambda tp, fp, fn, tn: fp + tn == 0),
+    "npv": (lambda t, p: skm.precision_score(1 - t, 1 - p, zero_division=np.nan), lambda tp, fp, fn, tn: fn + tn == 0),
+    "f1": (lambda t, p: skm.f1_score(t, p, zero_division=np.nan), lambda tp, fp, fn, tn: tp + fp + fn == 0),
+    "jaccard": (lambda t, p: skm.jaccard_score(t, p, zero_division=0), lambda tp, fp, fn, tn: tp + fp + fn == 0),
+    "mcc": (lambda t, p: skm.matthews_corrcoef(t, p),
+            lambda tp, fp, fn, tn: 0 in (tp + fp, tp + fn, tn + fp, tn + fn)),
+    "cohen_kappa": (lambda t, p: skm.cohen_kappa_score(t, p),
+                    lambda tp, fp, fn, tn: (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn) == 0),
+    "balanced_accuracy": (lambda t, p: skm.balanced_accuracy_score(t, p), lambda tp, fp, fn, tn: False),
+    "informedness": (lambda t, p: skm.balanced_accuracy_score(t, p, adjusted=True),
+                     lambda tp, fp, fn, tn: tp + fn == 0 or fp + tn == 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORACLES))
+@settings(max_examples=300, deadline=None)
+@given(c=counts_st)
+def test_binary_measure_against_oracle(name, c):
+    oracle, undefined = ORACLES[name]
+    got = _ours(name, c)
+    if undefined(*c):
+        assert np.isnan(got), f"{name}{c} should be undefined"
+        return
+    y_true, y_pred = labels_from_counts(*c)
+    expected = _sk(oracle, y_true, y_pred)
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("beta", [0.5, 2.0, 0.1, 3.7])
+@settings(max_examples=150, deadline=None)
+@given(c=counts_st)
+def test_fbeta_against_sklearn(beta, c):
+    got = _ours("fbeta", c, beta=beta)
+    if c[0] + c[1] + c[2] == 0:
+        assert np.isnan(got)
+        return
+    y_true, y_pred = labels_from_counts(*c)
+    expected = _sk(skm.fbeta_score, y_true, y_pred, beta=beta, zero_division=np.nan)
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(c=counts_st)
+def test_proficiency_from_joint_distribution(c):
+    """alpha = I(A;P)/H(A), with I from scikit-learn (nats) and H from scipy, converted to bits."""
+    got = _ours("proficiency", c)
+    tp, fp, fn, tn = c
+    if tp + fn == 0 or fp + tn == 0:
+        assert np.isnan(got)
+        return
+    y_true, y_pred = labels_from_counts(*c)
+    mutual = skm.mutual_info_score(y_true, y_pred)
+    entropy = stats.entropy(np.bincount(y_true, minlength=2))
+    assert got == pytest.approx(mutual / entropy, rel=1e-9, abs=1e-12)
+
+
+def test_balanced_accuracy_with_one_gold_class_is_recall_of_that_class():
+    # Documented convention: macro recall over the classes present in gold (scikit-learn's).
+    assert _ours("balanced_accuracy", (0, 3, 0, 7)) == pytest.approx(0.7)
+    assert _ours("balanced_accuracy", (4, 0, 1, 0)) == pytest.approx(0.8)
+    assert np.isnan(_ours("informedness", (0, 3, 0, 7)))

@@ -1,0 +1,175 @@
+"""The command line: outputs, and one clear error (exit status 2, no file left) per bad input."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+@pytest.fixture()
+def runs_file(tmp_path):
+    rng = np.random.default_rng(3)
+    s, t, i = np.indices((2, 3, 20)).reshape(3, -1)
+    table = pa.table({"system": [f"s{x}" for x in s], "topic": [f"t{x}" for x in t], "item": i,
+                      "gold": rng.random(s.size) < 0.4, "pred": rng.random(s.size) < 0.5,
+                      "score": rng.normal(size=s.size)})
+    path = tmp_path / "runs.parquet"
+    pq.write_table(table, path)
+    return path, table
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".json", ".md"])
+def test_evaluate_writes_each_format(runs_file, tmp_path, suffix):
+    path, table = runs_file
+    out = tmp_path / f"out{suffix}"
+    proc = run("evaluate", path, "--measures", "f1,k,fbeta(beta=2)", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_bytes()
+    if suffix == ".parquet":
+        result = pq.read_table(out)
+        assert result.column_names == ["system", "topic", "measure", "value"]
+        assert result.num_rows == 3 * 2 * 3
+        assert set(result.column("measure").to_pylist()) == {"f1", "k", "fbeta(beta=2)"}
+    elif suffix == ".json":
+        rows = json.loads(text)
+        assert len(rows) == 18 and set(rows[0]) == {"system", "topic", "measure", "value"}
+    elif suffix == ".csv":
+        assert pacsv.read_csv(out).num_rows == 18
+    else:
+        assert text.decode().startswith("| system | topic | measure | value |")
+
+
+def test_evaluate_threshold_sweep_prints_table(runs_file):
+    path, _ = runs_file
+    proc = run("evaluate", path, "--measures", "recall", "--thresholds", "5")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["system", "topic", "threshold", "recall"]
+    assert len(lines) == 2 + 2 * 3 * 5
+
+
+def test_measures_catalog_lists_registry():
+    proc = run("measures", "--format", "json")
+    assert proc.returncode == 0
+    names = {row["name"] for row in json.loads(proc.stdout)}
+    assert {"k", "proficiency", "mcc", "f1", "jaccard"} <= names
+    md = run("measures").stdout
+    assert md.splitlines()[0].startswith("| name | aliases | formula")
+
+
+def test_demo_prints_leaderboard(tmp_path):
+    proc = run("demo", "--data-dir", tmp_path / "demo")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "demo" / "runs.parquet").exists()
+    lines = proc.stdout.splitlines()
+    header = lines[1].split()
+    assert header[:4] == ["rank", "system", "mean_k", "mean_mcc"]
+    body = [line.split() for line in lines[3:]]
+    assert len(body) == 20
+    mean_k = [float(r[2]) for r in body]
+    assert mean_k == sorted(mean_k, reverse=True)
+    # deterministic generator: a second run writes the same file
+    first = pq.read_table(tmp_path / "demo" / "runs.parquet")
+    run("demo", "--data-dir", tmp_path / "demo")
+    assert pq.read_table(tmp_path / "demo" / "runs.parquet").equals(first)
+
+
+# --- bad input: each a one-line error, exit status 2, and no output file -----------------------
+
+def _write(tmp_path, table, name="bad.parquet"):
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        pq.write_table(table, path)
+    else:
+        pacsv.write_csv(table, path)
+    return path
+
+
+def _bad_cases(tmp_path, runs_file):
+    path, table = runs_file
+    gold_file = tmp_path / "gold.txt"
+    gold_file.write_text("t0\ti0\t0\t0\ttrue\nt0\ti1\t0\t0\tfalse\nt0\ti2\t0\t0\ttrue\n")
+    run_file = tmp_path / "team" / "run1.txt"
+    run_file.parent.mkdir()
+    run_file.write_text("t0\ti0\t0\t0.9\ttrue\nt0\ti1\t0\t0.2\tfalse\n")  # lacks t0/i2
+    truncated = tmp_path / "team2" / "run.txt"
+    truncated.parent.mkdir()
+    truncated.write_text("t0\ti0\t0\t0.9\ttrue\nt0\ti1\t0\n")
+    corrupt = tmp_path / "corrupt.parquet"
+    corrupt.write_bytes(pq_bytes(table)[:200])
+    nonbinary = table.set_column(table.column_names.index("gold"), "gold",
+                                 pa.array(np.arange(table.num_rows) % 3))
+    scores = table.column("score").to_numpy().copy()
+    scores[7] = np.nan
+    with_nan = table.set_column(table.column_names.index("score"), "score", pa.array(scores))
+    duplicated = pa.concat_tables([table, table.slice(5, 1)])
+    return {
+        "missing column": ([_write(tmp_path, table.drop_columns(["gold"]), "nogold.parquet")], [], "missing the required column 'gold'"),
+        "non-binary gold": ([_write(tmp_path, nonbinary, "nonbinary.parquet")], [], "must be binary (bool or 0/1) for binary measures; found the value 2"),
+        "nan score": ([_write(tmp_path, with_nan, "nan.parquet")], ["--thresholds", "5"], "non-finite value nan at row 7"),
+        "duplicated item": ([_write(tmp_path, duplicated, "dup.parquet")], [], "Duplicated (system, topic, item)"),
+        "missing gold items": ([run_file], ["--gold", gold_file], "lacks 1 of the 3 gold item(s)"),
+        "unknown measure": ([path], ["--measures", "f1,mcc_macro_typo,precison"], "Unknown measure"),
+        "empty input": ([_write(tmp_path, table.slice(0, 0), "empty.csv")], [], "no rows"),
+        "truncated file": ([truncated], [], "Cannot read run file"),
+        "corrupt parquet": ([corrupt], [], "Cannot read Parquet"),
+        "no such file": ([tmp_path / "nope.parquet"], [], "no such file"),
+    }
+
+
+def pq_bytes(table):
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+CASES = ["missing column", "non-binary gold", "nan score", "duplicated item", "missing gold items",
+         "unknown measure", "empty input", "truncated file", "corrupt parquet", "no such file"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_is_one_clear_line(case, tmp_path, runs_file):
+    inputs, options, message = _bad_cases(tmp_path, runs_file)[case]
+    out = tmp_path / "result.parquet"
+    proc = run("evaluate", *inputs, *options, "--out", out)
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("fastmetrics: error:")
+    assert message in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".result.parquet.*"))
+
+
+def test_unknown_measure_suggests_close_names(runs_file):
+    path, _ = runs_file
+    proc = run("evaluate", path, "--measures", "precison")
+    assert proc.returncode == 2
+    assert "Did you mean: precision" in proc.stderr
+
+
+def test_missing_negative_and_drop(tmp_path):
+    gold = tmp_path / "gold.txt"
+    gold.write_text("t0\ti0\t0\t0\ttrue\nt0\ti1\t0\t0\tfalse\nt0\ti2\t0\t0\ttrue\n")
+    run_file = tmp_path / "team" / "run1.txt"
+    run_file.parent.mkdir()
+    run_file.write_text("t0\ti0\t0\t0.9\ttrue\nt0\ti1\t0\t0.2\tfalse\n")
+    neg = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--out", tmp_path / "n.json")
+    assert neg.returncode == 2
+    neg = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "negative",
+              "--out", tmp_path / "n.json")
+    assert neg.returncode == 0, neg.stderr
+    assert json.loads((tmp_path / "n.json").read_text())[0]["value"] == 0.5  # i2 counted as a false negative
+    drop = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "drop",
+               "--out", tmp_path / "d.json")
+    assert json.loads((tmp_path / "d.json").read_text())[0]["value"] == 1.0
