@@ -1,6 +1,6 @@
 """Measures stage: the registry of measures and their numba kernels."""
 
-from . import binary  # noqa: F401  (registers the binary measures)
+from . import binary, combined, correlation, rates  # noqa: F401  (each module registers its measures)
 from .api import compute, measures
 from .registry import Measure, MeasureSpec, Param, get, make_spec, names, parse_spec, register, split_specs
 

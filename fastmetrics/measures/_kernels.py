@@ -20,6 +20,24 @@ def binary_ufunc(n_params: int = 0):
     return vectorize([sig], cache=True)
 
 
+def prob_ufunc(n_params: int = 0):
+    """Decorate a scalar function of the smoothed probabilities ``(r, s, p, v, g, q, *params)``
+    -- recall P(S|G), specificity P(¬S|¬G), precision P(G|S), npv P(¬G|¬S), P(G), P(S) -- into
+    a float64 numba ufunc (seed 004 §5)."""
+    sig = "float64(" + ", ".join(["float64"] * (6 + n_params)) + ")"
+    return vectorize([sig], cache=True)
+
+
+@njit(cache=True, inline="always")
+def harmonic(x, y, wx):
+    """Weighted harmonic mean 1 / (wx/x + (1-wx)/y): 0 if either is 0, NaN if either is NaN."""
+    if x != x or y != y:
+        return NAN
+    if x == 0.0 or y == 0.0:
+        return 0.0
+    return 1.0 / (wx / x + (1.0 - wx) / y)
+
+
 @njit(cache=True, inline="always")
 def safe_div(num, den):
     """num / den, NaN when den == 0 (the undefined case), never a silent 0."""

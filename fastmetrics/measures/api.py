@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
 from . import registry
+from . import smoothing as smoothing_module
 
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
@@ -97,8 +98,10 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
     undefined : float or None, default None
         Value returned where the measure is undefined. ``None`` returns NaN there and issues one
         :class:`UndefinedMeasureWarning` with the number of undefined cells.
-    smoothing : None
-        Reserved for the smoothing of seed 004 §5 (see the measure catalog).
+    smoothing : {None, "laplace", "noninformative"}, default None
+        Estimate the measure's conditional probabilities with Laplace's correction or with
+        seed 004's non-informative prior (§5; see :mod:`fastmetrics.measures.smoothing`).
+        Only for measures whose record has ``smoothable`` true.
     average : None
         Reserved for multiclass averaging.
     out : ndarray of float64, optional
@@ -131,11 +134,12 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
     array([1., 1.])
     """
     spec = registry.make_spec(measure, params)
-    if smoothing is not None:
-        raise parameter_error("smoothing", "compute", "None", smoothing)
     if average is not None:
         raise parameter_error("average", "compute", "None for binary counts", average)
     tp, fp, fn, tn = binary_counts(tp, fp, fn, tn, counts)
+    if smoothing is not None:
+        values = smoothing_module.smoothed_values(spec, tp, fp, fn, tn, smoothing, out=out)
+        return apply_undefined(values, undefined, spec.label, warn=warn)
     kwargs = {} if out is None else {"out": out}
     # LLVM may evaluate a division before the zero-denominator branch picks NaN; the flag it
     # raises is not an error here, every undefined cell is counted in apply_undefined.

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 
-from ._kernels import NAN, binary_ufunc, entropy2, mutual_information2, safe_div
+from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div
 from .registry import Measure, Param, register
+
+JOINT = "joint"
 
 SEED000 = "Sebastiani (2015), An Axiomatically Derived Measure for the Evaluation of Classification Algorithms, ICTIR, doi:10.1145/2808194.2809449"
 SEED001 = "Steingold & Laclavík, An Information Theoretic Metric for Multi-Class Categorization"
@@ -53,13 +55,39 @@ def _npv_kernel(tp, fp, fn, tn):
     return safe_div(tn, fn + tn)
 
 
+@prob_ufunc()
+def _precision_prob(r, s, p, v, g, q):
+    return p
+
+
+@prob_ufunc()
+def _npv_prob(r, s, p, v, g, q):
+    return v
+
+
+@prob_ufunc()
+def _f1_prob(r, s, p, v, g, q):
+    return harmonic(p, r, 0.5)
+
+
+@prob_ufunc(1)
+def _fbeta_prob(r, s, p, v, g, q, beta):
+    return harmonic(p, r, 1.0 / (1.0 + beta * beta))
+
+
+@prob_ufunc()
+def _jaccard_prob(r, s, p, v, g, q):
+    f = harmonic(p, r, 0.5)
+    return f / (2.0 - f)
+
+
 register(Measure(
     name="recall", kernel=_recall_kernel, aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
     summary="Fraction of actual positives predicted positive.",
     formula="tp / (tp + fn)", latex=r"\rho = \frac{TP}{TP + FN}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="AP = tp + fn = 0 (no actual positive)",
-    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+    reference=SEED000 + ", Table 1", smoothed=JOINT, properties=_props(SCALE_INVARIANT),
 ))
 register(Measure(
     name="precision", kernel=_precision_kernel, aliases=("ppv", "positive_predictive_value"),
@@ -67,7 +95,7 @@ register(Measure(
     formula="tp / (tp + fp)", latex=r"\pi = \frac{TP}{TP + FP}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="PP = tp + fp = 0 (nothing predicted positive)",
-    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+    reference=SEED000 + ", Table 1", smoothed=_precision_prob, properties=_props(SCALE_INVARIANT),
 ))
 register(Measure(
     name="specificity", kernel=_specificity_kernel, aliases=("tnr", "inverse_recall", "true_negative_rate"),
@@ -75,7 +103,7 @@ register(Measure(
     formula="tn / (fp + tn)", latex=r"\sigma = \frac{TN}{FP + TN}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="AN = fp + tn = 0 (no actual negative)",
-    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+    reference=SEED000 + ", Table 1", smoothed=JOINT, properties=_props(SCALE_INVARIANT),
 ))
 register(Measure(
     name="npv", kernel=_npv_kernel, aliases=("inverse_precision", "negative_predictive_value"),
@@ -83,7 +111,7 @@ register(Measure(
     formula="tn / (fn + tn)", latex=r"NPV = \frac{TN}{FN + TN}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="PN = fn + tn = 0 (nothing predicted negative)",
-    reference=SEED000 + ", Table 1", smoothable=True, properties=_props(SCALE_INVARIANT),
+    reference=SEED000 + ", Table 1", smoothed=_npv_prob, properties=_props(SCALE_INVARIANT),
 ))
 
 
@@ -177,7 +205,7 @@ register(Measure(
     formula="(tp + tn) / n", latex=r"A = \frac{TP + TN}{TP + FP + FN + TN}",
     range=(0.0, 1.0), higher_is_better=True, family="utility",
     undefined_when="n = 0 (empty test set)",
-    reference=SEED000 + ", Table 2", smoothable=True,
+    reference=SEED000 + ", Table 2", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -187,7 +215,7 @@ register(Measure(
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="tp = fp = fn = 0 (no actual and no predicted positive); seed 000 §4 shows no value "
                    "is right there, so it stays NaN",
-    reference=SEED000 + ", eq. 2", smoothable=True,
+    reference=SEED000 + ", eq. 2", smoothed=_f1_prob,
     properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -199,7 +227,7 @@ register(Measure(
     latex=r"F_\beta = \frac{(1+\beta^2)\,TP}{(1+\beta^2)\,TP + \beta^2 FN + FP}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="tp = fp = fn = 0",
-    reference=SEED001 + ", §1", smoothable=True, properties=_props(SCALE_INVARIANT),
+    reference=SEED001 + ", §1", smoothed=_fbeta_prob, properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
     name="jaccard", kernel=_jaccard_kernel,
@@ -208,7 +236,7 @@ register(Measure(
     formula="tp / (tp + fp + fn)", latex=r"F^{*} = J = \frac{TP}{TP + FP + FN}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="tp = fp = fn = 0",
-    reference=SEED002 + ", eq. 3", smoothable=True,
+    reference=SEED002 + ", eq. 3", smoothed=_jaccard_prob,
     properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -219,7 +247,7 @@ register(Measure(
     range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="any marginal is 0: no actual positive, no actual negative, nothing predicted positive "
                    "or nothing predicted negative (scikit-learn returns 0 there; fastmetrics NaN)",
-    reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1", smoothable=True,
+    reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -229,7 +257,7 @@ register(Measure(
     latex=r"\kappa = \frac{p_o - p_e}{1 - p_e} = \frac{2(TP\,TN - FN\,FP)}{(TP+FP)(FP+TN) + (TP+FN)(FN+TN)}",
     range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="p_e = 1: gold and prediction are both constant and equal (e.g. all items tp), or n = 0",
-    reference=SEED003 + ", Table 1", smoothable=True,
+    reference=SEED003 + ", Table 1", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -240,7 +268,7 @@ register(Measure(
     range=(0.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="n = 0; with one class absent from gold it is the recall of the class present "
                    "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
-    reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2", smoothable=True,
+    reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -249,7 +277,7 @@ register(Measure(
     formula="tp/AP + tn/AN - 1", latex=r"J = \rho + \sigma - 1",
     range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
-    reference=SEED000 + ", §5", smoothable=True,
+    reference=SEED000 + ", §5", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -259,7 +287,7 @@ register(Measure(
     latex=r"K = \begin{cases}\rho + \sigma - 1 & AP>0,\,AN>0\\ 2\sigma - 1 & AP = 0\\ 2\rho - 1 & AN = 0\end{cases}",
     range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
-    reference=SEED000 + ", eq. 5",
+    reference=SEED000 + ", eq. 5", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -270,6 +298,6 @@ register(Measure(
     range=(0.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="H(Actual) = 0: gold has a single class (or n = 0). Note alpha = 1 also for the "
                    "inverted (pervert) predictor, seed 001 §2.1",
-    reference=SEED001 + ", eq. 1", smoothable=True,
+    reference=SEED001 + ", eq. 1", smoothed=JOINT,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))

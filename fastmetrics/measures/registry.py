@@ -87,9 +87,11 @@ class Measure:
         Other accepted names.
     params : tuple of Param
         Numeric parameters, passed to the kernel after the four counts, in this order.
-    smoothable : bool
-        Whether the measure is a function of the conditional probabilities of seed 004 §5, so
-        that ``smoothing=`` applies.
+    smoothed : "joint", callable or None
+        How ``smoothing=`` (seed 004 §5) applies. ``"joint"``: the measure depends on the joint
+        distribution only, rebuilt from the smoothed P(S|G), P(S|¬G) and the prior P(G), and the
+        count kernel is applied to it; a callable: a ufunc over the smoothed
+        ``(recall, specificity, precision, npv, P(G), P(S), *params)``; ``None``: not smoothable.
     multiclass : callable or None
         Native definition over ``counts[..., m, m]`` (a gufunc), if the measure has one.
     properties : frozenset of str
@@ -108,7 +110,7 @@ class Measure:
     reference: str
     aliases: tuple[str, ...] = ()
     params: tuple[Param, ...] = ()
-    smoothable: bool = False
+    smoothed: object = None
     multiclass: Callable | None = None
     properties: frozenset = field(default_factory=frozenset)
 
@@ -117,6 +119,10 @@ class Measure:
             raise ValueError(f"measure {self.name}: family must be one of {FAMILIES}, got {self.family!r}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
             raise ValueError(f"measure name must be snake_case, got {self.name!r}")
+
+    @property
+    def smoothable(self) -> bool:
+        return self.smoothed is not None
 
     def bind(self, params: Mapping[str, object] | None = None) -> tuple[float, ...]:
         """Validate ``params`` against the declared parameters; return them in kernel order."""

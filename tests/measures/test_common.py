@@ -1,0 +1,183 @@
+"""Registry-driven common tests: every registered measure gets every check unless a named set
+excludes it, and every property flag of a record is checked both ways.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.measures import registry
+from fastmetrics.measures.binary import CLASS_SYMMETRIC, SCALE_INVARIANT, TRANSPOSE_SYMMETRIC
+
+from ._undefined import UNDEFINED
+
+ALL = registry.names()
+# perfect counts do not reach the range bound: raw counts, priors, unbounded or diverging measures,
+# and mutual information (its maximum is H(gold), 1 bit only for balanced gold)
+NOT_BEST_WHEN_PERFECT = {"tp", "fp", "fn", "tn", "n", "prevalence", "predicted_positive_rate", "dor",
+                         "f_prime", "utility", "mutual_information"}
+GRID = np.array(list(itertools.product(range(4), repeat=4)), dtype=np.int64).T  # all counts 0..3
+
+
+def quiet(name, *counts, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fm.UndefinedMeasureWarning)
+        return fm.compute(name, *counts, **kw)
+
+
+def random_counts(seed, size=400, high=30):
+    return np.random.default_rng(seed).integers(0, high, size=(4, size))
+
+
+def equal_nan(a, b, rtol=1e-12, atol=1e-12):
+    return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def holds_flag(name, flag, seed=0) -> bool:
+    """Whether a measure shows the property on random counts (a checker the meta-tests break)."""
+    tp, fp, fn, tn = random_counts(seed)
+    base = quiet(name, tp, fp, fn, tn)
+    if flag == CLASS_SYMMETRIC:
+        other = quiet(name, tn, fn, fp, tp)
+    elif flag == TRANSPOSE_SYMMETRIC:
+        other = quiet(name, tp, fn, fp, tn)
+    elif flag == SCALE_INVARIANT:
+        other = quiet(name, 3 * tp, 3 * fp, 3 * fn, 3 * tn)
+    else:
+        raise ValueError(flag)
+    return equal_nan(base, other)
+
+
+def test_undefined_table_covers_registry():
+    assert set(UNDEFINED) == set(ALL)
+    assert NOT_BEST_WHEN_PERFECT <= set(ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_nan_exactly_where_documented(name):
+    values = quiet(name, *GRID)
+    expected = np.array([UNDEFINED[name](*c) for c in GRID.T])
+    assert np.array_equal(np.isnan(values), expected), GRID.T[np.isnan(values) != expected][:5]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_undefined_option_and_warning(name):
+    values = quiet(name, *GRID, undefined=-7.0)
+    expected = np.array([UNDEFINED[name](*c) for c in GRID.T])
+    assert not np.isnan(values).any()
+    assert np.all(values[expected] == -7.0)
+    if expected.any():
+        with pytest.warns(fm.UndefinedMeasureWarning, match=f"in {expected.sum()} of {expected.size}"):
+            fm.compute(name, *GRID)
+
+
+@pytest.mark.parametrize("flag", [CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT])
+@pytest.mark.parametrize("name", ALL)
+def test_property_flags_both_ways(name, flag):
+    claimed = flag in registry.get(name).properties
+    assert holds_flag(name, flag) == claimed or (not claimed and any(
+        not holds_flag(name, flag, seed) for seed in range(1, 4))), f"{name}: {flag} claimed={claimed}"
+
+
+@pytest.mark.parametrize("name", sorted(set(ALL) - NOT_BEST_WHEN_PERFECT))
+def test_perfect_counts_give_the_best_value(name):
+    m = registry.get(name)
+    best = m.range[1] if m.higher_is_better else m.range[0]
+    tp, tn = np.array([1, 5, 40, 1000]), np.array([1, 45, 3, 7])
+    # 1e-7: arccos amplifies the last-bit rounding of MCC = 1 (CD, CD')
+    np.testing.assert_allclose(quiet(name, tp, 0, 0, tn), best, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_values_within_declared_range(name):
+    m = registry.get(name)
+    values = quiet(name, *random_counts(1, size=2000))
+    values = values[~np.isnan(values)]
+    assert np.all(values >= m.range[0] - 1e-12) and np.all(values <= m.range[1] + 1e-12)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_float64_broadcast_out_and_cell_loop(name):
+    tp, fp, fn, tn = random_counts(2, size=24)
+    tp, fp, fn = tp.reshape(2, 3, 4), fp[:12], fn[:12]
+    batched = quiet(name, tp, fp.reshape(3, 4), fn.reshape(1, 3, 4), tn[:4])
+    assert batched.dtype == np.float64 and batched.shape == (2, 3, 4)
+    for idx in np.ndindex(2, 3, 4):
+        _, j, k = idx
+        cell = quiet(name, int(tp[idx]), int(fp.reshape(3, 4)[j, k]), int(fn.reshape(1, 3, 4)[0, j, k]), int(tn[k]))
+        assert equal_nan(batched[idx], cell)
+    out = np.empty((2, 3, 4))
+    returned = quiet(name, tp, fp.reshape(3, 4), fn.reshape(1, 3, 4), tn[:4], out=out)
+    assert returned is out and equal_nan(out, batched)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_int_float_and_counts_layout_agree(name):
+    c = random_counts(3, size=50)
+    ints = quiet(name, *c)
+    floats = quiet(name, *c.astype(np.float64))
+    matrix = np.empty((50, 2, 2), np.int64)
+    matrix[:, 1, 1], matrix[:, 0, 1], matrix[:, 1, 0], matrix[:, 0, 0] = c
+    assert equal_nan(ints, floats) and equal_nan(ints, quiet(name, counts=matrix))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_no_overflow_at_1e9_counts(name):
+    c = random_counts(4, size=50, high=10)
+    small = quiet(name, *c)
+    big = quiet(name, *(c * 1_000_000_000))
+    m = registry.get(name)
+    if SCALE_INVARIANT in m.properties:
+        assert equal_nan(small, big, rtol=1e-9, atol=1e-7)  # atol: arccos near CC = +-1 (cd)
+    else:
+        assert np.all(np.isfinite(big) == np.isfinite(small))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ALL if registry.get(n).smoothable))
+def test_laplace_equals_measure_on_counts_plus_one(name):
+    """Laplace's correction adds one item per cell (seed 004 §5.1): an independent route."""
+    c = random_counts(5, size=300, high=8)
+    assert equal_nan(quiet(name, *c, smoothing="laplace"), quiet(name, *(c + 1)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ALL if not registry.get(n).smoothable))
+def test_not_smoothable_measures_refuse_smoothing(name):
+    with pytest.raises(fm.ParameterError, match="cannot be smoothed"):
+        fm.compute(name, 1, 2, 3, 4, smoothing="laplace")
+
+
+# --- meta-tests: the checkers above can fail ------------------------------------------------
+
+def test_meta_flag_checker_detects_violations():
+    assert not holds_flag("precision", CLASS_SYMMETRIC)
+    assert not holds_flag("k", TRANSPOSE_SYMMETRIC)
+    assert not holds_flag("utility", SCALE_INVARIANT)
+    assert holds_flag("mcc", CLASS_SYMMETRIC)
+
+
+def test_meta_undefined_check_detects_a_wrong_table():
+    values = quiet("f1", *GRID)
+    wrong = np.array([UNDEFINED["precision"](*c) for c in GRID.T])
+    assert not np.array_equal(np.isnan(values), wrong)
+
+
+def test_unknown_measure_suggests_close_names():
+    with pytest.raises(fm.UnknownMeasureError, match="Did you mean: precision"):
+        fm.compute("precison", 1, 1, 1, 1)
+
+
+@pytest.mark.parametrize("text", ["fbeta(beta=0.5)", "gm(r=-1)", "utility(a1=3,a3=0.5)", "k", "f_rs(alpha=0.25)"])
+def test_spec_round_trip(text):
+    spec = registry.parse_spec(text)
+    assert registry.parse_spec(str(spec)) == spec
+    assert str(spec) == text
+
+
+def test_parameter_errors_name_the_parameter():
+    with pytest.raises(fm.ParameterError, match="The 'beta' parameter of fbeta must be a float > 0. Got -1"):
+        fm.compute("fbeta", 1, 1, 1, 1, beta=-1)
+    with pytest.raises(fm.ParameterError, match="unexpected parameter"):
+        fm.compute("f1", 1, 1, 1, 1, beta=2)
