@@ -65,7 +65,7 @@ def cmd_measures(args) -> None:
         sys.stdout.write(sink.getvalue().to_pybytes().decode())
     else:
         cols = ["name", "aliases", "formula", "range_low", "range_high", "higher_is_better", "family",
-                "params", "undefined_when", "reference"]
+                "params", "undefined_when", "smoothable", "reference"]
         view = catalog.select(cols)
         view = view.set_column(1, "aliases", pa.array([", ".join(a) for a in view.column("aliases").to_pylist()]))
         view = view.set_column(2, "formula", pa.array([f"`{f}`" for f in view.column("formula").to_pylist()]))
@@ -77,7 +77,7 @@ def cmd_evaluate(args) -> None:
     by = tuple(c.strip() for c in args.by.split(",") if c.strip())
     tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
                    missing=args.missing, pred=args.pred, score=args.score)
-    scores = tensor.evaluate(specs, undefined=args.undefined)
+    scores = tensor.evaluate(specs, undefined=args.undefined, smoothing=args.smoothing)
     _emit(scores.to_arrow(), args.out)
 
 
@@ -132,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error",
                    help="what to do with gold items a run lacks (default error)")
     p.add_argument("--undefined", type=float, default=None, help="value for undefined cells (default NaN)")
+    p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None,
+                   help="smoothed probability estimates (seed 004 §5) for smoothable measures")
     p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
     p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument("--out", help="write .parquet, .csv, .json or .md instead of printing")

@@ -173,3 +173,22 @@ def test_missing_negative_and_drop(tmp_path):
     drop = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "drop",
                "--out", tmp_path / "d.json")
     assert json.loads((tmp_path / "d.json").read_text())[0]["value"] == 1.0
+
+
+def test_docs_catalog_is_generated_from_the_registry():
+    """docs/measures.md is `fastmetrics measures --format md`; regenerate it when the registry changes."""
+    from pathlib import Path
+
+    committed = (Path(__file__).resolve().parents[1] / "docs" / "measures.md").read_text()
+    assert run("measures", "--format", "md").stdout == committed
+
+
+def test_evaluate_with_smoothing(runs_file, tmp_path):
+    path, _ = runs_file
+    out = tmp_path / "s.json"
+    proc = run("evaluate", path, "--measures", "f1,lam", "--smoothing", "laplace", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(out.read_text())
+    assert all(r["value"] is not None for r in rows)
+    bad = run("evaluate", path, "--measures", "tp", "--smoothing", "laplace")
+    assert bad.returncode == 2 and "cannot be smoothed" in bad.stderr

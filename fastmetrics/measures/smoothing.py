@@ -19,7 +19,13 @@ Measures that depend only on the joint distribution (MCC, kappa, K, LAM%, mutual
 prior g (scaled by n, so utilities keep their scale); measures that need precision or npv have a
 probability-form kernel of their own (``Measure.smoothed``).
 
-Found here, not stated in the paper: with ``noninformative`` smoothing the zero and placebo
+Found here, against seed 004 §5.2: ``noninformative`` smoothing does not make F1 strictly
+monotone. Smoothed recall (tp + 2 P(S))/(AP + 2) falls when a false positive becomes a true
+negative, and can outweigh the gain in precision: (tp, fp, fn, tn) = (1, 1, 1, 0) -> (1, 0, 1, 1)
+lowers smoothed F1 from 0.5833 to 0.5426. LAM% is strictly monotone under it (away from the
+trivial outputs); Laplace's correction makes both strictly monotone.
+
+Also found here: with ``noninformative`` smoothing the zero and placebo
 outputs (q = 0 or 1) are left exactly as they are (2q or 2(1 - q) adds nothing), so LAM% stays
 undefined for them; and with no positive in the gold (g = 0) precision stays 0 and every
 measure that needs both classes stays undefined.
