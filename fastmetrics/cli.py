@@ -11,11 +11,11 @@ import json
 import sys
 import warnings
 
-import numpy as np
 import pyarrow as pa
 
 from . import __version__
 from ._errors import FastmetricsError, ParameterError
+from .board import macro_leaderboard
 from .count import count
 from .measures import api as measures_api
 from .measures import registry
@@ -81,23 +81,6 @@ def cmd_evaluate(args) -> None:
     _emit(scores.to_arrow(), args.out)
 
 
-def leaderboard_table(scores, order=("k", "mcc")) -> pa.Table:
-    """Macro mean over topics per system (NaN-aware), sorted by the ``order`` measures."""
-    topic_axis = scores.axes.index("topic") + 1
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        means = np.nanmean(scores.values, axis=topic_axis)
-    undefined = np.isnan(scores.values).sum(axis=topic_axis)
-    systems = scores.coords["system"]
-    keys = [means[scores.measures.index(m)] for m in reversed(order) if m in scores.measures]
-    rank = np.lexsort([-k for k in keys]) if keys else np.arange(len(systems))
-    cols = {"rank": pa.array(np.arange(1, len(systems) + 1)), "system": pa.array(systems[rank].tolist())}
-    for i, m in enumerate(scores.measures):
-        cols[f"mean_{m}"] = pa.array(means[i][rank])
-    cols["undefined_topics"] = pa.array(undefined.max(axis=0)[rank])
-    return pa.table(cols)
-
-
 def cmd_demo(args) -> None:
     from . import demo
 
@@ -106,7 +89,7 @@ def cmd_demo(args) -> None:
           f"{demo.N_ITEMS} items)", file=sys.stderr)
     tensor = count(str(path))
     scores = tensor.evaluate(["k", "mcc", "f1", "accuracy"])
-    table = leaderboard_table(scores)
+    table = macro_leaderboard(scores, order=("k", "mcc"))
     if args.out:
         write_table(table, args.out)
     print("Leaderboard: macro mean over topics, sorted by mean K then MCC "

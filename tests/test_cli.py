@@ -172,6 +172,7 @@ def test_missing_negative_and_drop(tmp_path):
     assert json.loads((tmp_path / "n.json").read_text())[0]["value"] == 0.5  # i2 counted as a false negative
     drop = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "drop",
                "--out", tmp_path / "d.json")
+    assert drop.returncode == 0, drop.stderr
     assert json.loads((tmp_path / "d.json").read_text())[0]["value"] == 1.0
 
 

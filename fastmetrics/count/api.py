@@ -180,45 +180,14 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     value_col = pred if mode == "hard" else score
     enc.require_columns(columns, [value_col], src.names[0])
 
-    gold_idx = None
+    gold_idx, join_on_topic = None, False
     if gold is not None:
-        gold_table = _as_table(gold) if not isinstance(gold, (str, list, tuple)) and not hasattr(gold, "__fspath__") \
-            else read_gold(gold)
-        join_on_topic = "topic" in columns and "topic" in gold_table.column_names
-        if not join_on_topic:
-            if "topic" in group_cols:
-                raise InputError("Grouping by topic needs a 'topic' column in both the runs and the gold.")
-            if "topic" in gold_table.column_names:
-                gold_table = gold_table.drop_columns(["topic"])
-            gold_table = gold_table.append_column("topic", pa.array(["-"] * gold_table.num_rows))
-        enc.require_columns(columns, [item], src.names[0], " to join the gold")
-        gold_idx = enc.gold_index(gold_table, topic="topic", item=item if item in gold_table.column_names else "item",
-                                  gold="gold" if "gold" in gold_table.column_names else gold_column)
+        gold_idx, join_on_topic = _open_gold(gold, src, group_cols, item, gold_column)
     else:
         enc.require_columns(columns, [gold_column], src.names[0], " (or pass a separate gold)")
 
-    # Pass 1: global labels of the grouping columns and the score range.
-    chunks: dict[str, list] = {c: [] for c in group_cols}
-    lo, hi, n_rows = np.inf, -np.inf, 0
     need_range = mode == "sweep" and isinstance(thresholds, numbers.Integral)
-    for part, table in src.batches(list(group_cols) + ([score] if need_range else [])):
-        n_rows += table.num_rows
-        for c in group_cols:
-            chunks[c].append(pc.unique(table.column(c)))
-        if need_range and table.num_rows:
-            values = enc.score_values(table.column(score), score, part)
-            lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
-    if n_rows == 0:
-        raise InputError("The input has no rows.")
-    labels = {}
-    for c in group_cols:
-        arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in chunks[c]]
-        if c == "topic" and gold_idx is not None:
-            arrays.append(pc.unique(gold_idx.topic))
-        arrays = [a.cast(arrays[0].type) for a in arrays]
-        labels[c] = enc.sorted_labels(arrays, c)
-        if labels[c].null_count:
-            raise InputError(f"Column '{c}' has missing (null) values.")
+    labels, lo, hi = _collect_labels(src, group_cols, score if need_range else None, gold_idx)
     sizes = tuple(len(labels[c]) for c in group_cols)
     n_groups = int(np.prod(sizes, dtype=np.int64))
     grid = threshold_grid(thresholds, lo, hi) if mode == "sweep" else None
@@ -311,11 +280,56 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
                            coord_axes={c: "cell" for c in cell_coords}, classes=[0, 1])
 
 
+def _open_gold(gold, src, group_cols, item, gold_column):
+    """Index a separate gold by (topic, item); join on item alone when either side has no topic."""
+    columns = src.column_names
+    gold_table = read_gold(gold) if isinstance(gold, (str, list, tuple)) or hasattr(gold, "__fspath__") \
+        else _as_table(gold)
+    join_on_topic = "topic" in columns and "topic" in gold_table.column_names
+    if not join_on_topic:
+        if "topic" in group_cols:
+            raise InputError("Grouping by topic needs a 'topic' column in both the runs and the gold.")
+        if "topic" in gold_table.column_names:
+            gold_table = gold_table.drop_columns(["topic"])
+        gold_table = gold_table.append_column("topic", pa.array(["-"] * gold_table.num_rows))
+    enc.require_columns(columns, [item], src.names[0], " to join the gold")
+    gold_idx = enc.gold_index(gold_table, topic="topic", item=item if item in gold_table.column_names else "item",
+                              gold="gold" if "gold" in gold_table.column_names else gold_column)
+    return gold_idx, join_on_topic
+
+
+def _collect_labels(src, group_cols, score, gold_idx):
+    """Pass 1: the sorted labels of every grouping column over the whole input (plus the gold's
+    topics), and the score range when ``score`` is given. Reads only those columns."""
+    chunks: dict[str, list] = {c: [] for c in group_cols}
+    lo, hi, n_rows = np.inf, -np.inf, 0
+    for part, table in src.batches(list(group_cols) + ([score] if score else [])):
+        n_rows += table.num_rows
+        for c in group_cols:
+            chunks[c].append(pc.unique(table.column(c)))
+        if score and table.num_rows:
+            values = enc.score_values(table.column(score), score, part)
+            lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
+    if n_rows == 0:
+        raise InputError("The input has no rows.")
+    labels = {}
+    for c in group_cols:
+        arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in chunks[c]]
+        if c == "topic" and gold_idx is not None:
+            arrays.append(pc.unique(gold_idx.topic))
+        arrays = [a.cast(arrays[0].type) for a in arrays]
+        labels[c] = enc.sorted_labels(arrays, c)
+        if labels[c].null_count:
+            raise InputError(f"Column '{c}' has missing (null) values.")
+    return labels, lo, hi
+
+
 def _mark_seen(seen, sys_codes, index, labels, system_axis, gold_idx, part) -> None:
+    """Record which gold items each system covered; a second sighting is a duplicated item."""
+    flat = sys_codes.astype(np.int64) * seen.shape[1] + index
+    _, first, cnt = np.unique(flat, return_index=True, return_counts=True)
     before = seen[sys_codes, index]
-    if before.any() or len(np.unique(sys_codes.astype(np.int64) * seen.shape[1] + index)) != len(index):
-        flat = sys_codes.astype(np.int64) * seen.shape[1] + index
-        uniq, first, cnt = np.unique(flat, return_index=True, return_counts=True)
+    if before.any() or (cnt > 1).any():
         row = int(first[np.argmax(cnt > 1)]) if (cnt > 1).any() else int(np.argmax(before))
         system = labels["system"][int(sys_codes[row])].as_py() if system_axis is not None else "-"
         g = int(index[row])

@@ -236,8 +236,7 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
 def read_gold(source, *, format: str = "auto") -> pa.Table:
     """Read a gold table: a run-format file (its ``label`` is the gold), or a table with
     ``topic, item, gold`` columns."""
-    src = open_source(source, format=format, label_name="gold")
-    table = src.read_all()
-    if "system" in table.column_names and all(isinstance(p, pa.Table) for p in src.parts) and "rank" in table.column_names:
-        table = table.drop_columns(["system"])
+    table = open_source(source, format=format, label_name="gold").read_all()
+    if "rank" in table.column_names and "system" in table.column_names:
+        table = table.drop_columns(["system"])  # a run-format gold file is not a system
     return table

@@ -103,7 +103,8 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
         seed 004's non-informative prior (§5; see :mod:`fastmetrics.measures.smoothing`).
         Only for measures whose record has ``smoothable`` true.
     average : None
-        Reserved for multiclass averaging.
+        Must be None: binary counts need no averaging over classes. (Averaging one-vs-rest
+        measures over the classes of ``counts[..., m, m]`` belongs to multiclass evaluation.)
     out : ndarray of float64, optional
         Array to write the result into (ufunc semantics).
     warn : bool, default True

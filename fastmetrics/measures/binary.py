@@ -81,13 +81,34 @@ def _jaccard_prob(r, s, p, v, g, q):
     return f / (2.0 - f)
 
 
+@prob_ufunc()
+def _recall_prob(r, s, p, v, g, q):
+    return r
+
+
+@prob_ufunc()
+def _specificity_prob(r, s, p, v, g, q):
+    return s
+
+
+@prob_ufunc()
+def _informedness_prob(r, s, p, v, g, q):
+    # also K's: smoothed recall and specificity are defined on every non-empty test set
+    return r + s - 1.0
+
+
+@prob_ufunc()
+def _balanced_accuracy_prob(r, s, p, v, g, q):
+    return 0.5 * (r + s)
+
+
 register(Measure(
     name="recall", kernel=_recall_kernel, aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
     summary="Fraction of actual positives predicted positive.",
     formula="tp / (tp + fn)", latex=r"\rho = \frac{TP}{TP + FN}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="AP = tp + fn = 0 (no actual positive)",
-    reference=SEED000 + ", Table 1", smoothed=JOINT, properties=_props(SCALE_INVARIANT),
+    reference=SEED000 + ", Table 1", smoothed=_recall_prob, properties=_props(SCALE_INVARIANT),
 ))
 register(Measure(
     name="precision", kernel=_precision_kernel, aliases=("ppv", "positive_predictive_value"),
@@ -103,7 +124,7 @@ register(Measure(
     formula="tn / (fp + tn)", latex=r"\sigma = \frac{TN}{FP + TN}",
     range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
     undefined_when="AN = fp + tn = 0 (no actual negative)",
-    reference=SEED000 + ", Table 1", smoothed=JOINT, properties=_props(SCALE_INVARIANT),
+    reference=SEED000 + ", Table 1", smoothed=_specificity_prob, properties=_props(SCALE_INVARIANT),
 ))
 register(Measure(
     name="npv", kernel=_npv_kernel, aliases=("inverse_precision", "negative_predictive_value"),
@@ -268,7 +289,7 @@ register(Measure(
     range=(0.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="n = 0; with one class absent from gold it is the recall of the class present "
                    "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
-    reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2", smoothed=JOINT,
+    reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2", smoothed=_balanced_accuracy_prob,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -277,7 +298,7 @@ register(Measure(
     formula="tp/AP + tn/AN - 1", latex=r"J = \rho + \sigma - 1",
     range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
-    reference=SEED000 + ", §5", smoothed=JOINT,
+    reference=SEED000 + ", §5", smoothed=_informedness_prob,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -287,7 +308,7 @@ register(Measure(
     latex=r"K = \begin{cases}\rho + \sigma - 1 & AP>0,\,AN>0\\ 2\sigma - 1 & AP = 0\\ 2\rho - 1 & AN = 0\end{cases}",
     range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
-    reference=SEED000 + ", eq. 5", smoothed=JOINT,
+    reference=SEED000 + ", eq. 5", smoothed=_informedness_prob,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(

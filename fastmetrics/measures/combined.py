@@ -10,7 +10,8 @@ import math
 
 from ._kernels import NAN, binary_ufunc, harmonic, mutual_information2, prob_ufunc, safe_div
 from .binary import (CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED000, SEED002, SEED004,
-                     TRANSPOSE_SYMMETRIC, _props)
+                     TRANSPOSE_SYMMETRIC, _npv_kernel, _precision_kernel, _props, _recall_kernel,
+                     _specificity_kernel)
 from .registry import Measure, Param, register
 
 INF = float("inf")
@@ -48,7 +49,7 @@ def _f_alpha_kernel(tp, fp, fn, tn, alpha):
 
 @binary_ufunc(1)
 def _e_alpha_kernel(tp, fp, fn, tn, alpha):
-    return 1.0 - safe_div(tp, alpha * (tp + fp) + (1.0 - alpha) * (tp + fn))
+    return 1.0 - _f_alpha_kernel(tp, fp, fn, tn, alpha)
 
 
 @binary_ufunc()
@@ -58,13 +59,13 @@ def _f_prime_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _markedness_kernel(tp, fp, fn, tn):
-    return safe_div(tp, tp + fp) + safe_div(tn, fn + tn) - 1.0
+    return _precision_kernel(tp, fp, fn, tn) + _npv_kernel(tp, fp, fn, tn) - 1.0
 
 
 @binary_ufunc()
 def _chi_kernel(tp, fp, fn, tn):
-    tpr = safe_div(tp, tp + fn)
-    tnr = safe_div(tn, fp + tn)
+    tpr = _recall_kernel(tp, fp, fn, tn)
+    tnr = _specificity_kernel(tp, fp, fn, tn)
     return (tpr * tnr - (1.0 - tnr) * (1.0 - tpr) + 1.0) / 2.0
 
 
@@ -95,22 +96,43 @@ def _mutual_information_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _reliability_kernel(tp, fp, fn, tn):
-    return safe_div(tp, tp + fp) * safe_div(tn, fn + tn)
+    return _precision_kernel(tp, fp, fn, tn) * _npv_kernel(tp, fp, fn, tn)
 
 
 @binary_ufunc()
 def _sensitivity_rs_kernel(tp, fp, fn, tn):
-    return safe_div(tp, tp + fn) * safe_div(tn, fp + tn)
+    return _recall_kernel(tp, fp, fn, tn) * _specificity_kernel(tp, fp, fn, tn)
 
 
 @binary_ufunc(1)
 def _f_rs_kernel(tp, fp, fn, tn, alpha):
-    reliability = safe_div(tp, tp + fp) * safe_div(tn, fn + tn)
-    sensitivity = safe_div(tp, tp + fn) * safe_div(tn, fp + tn)
-    return harmonic(reliability, sensitivity, alpha)
+    return harmonic(_reliability_kernel(tp, fp, fn, tn), _sensitivity_rs_kernel(tp, fp, fn, tn), alpha)
 
 
-# probability forms (seed 004 §5) of the measures that need precision or npv
+# probability forms (seed 004 §5): measures of precision/npv, or of recall and specificity alone
+# (those stay defined under smoothing when a gold class is absent, which a rebuilt joint would not)
+@prob_ufunc()
+def _dor_prob(r, s, p, v, g, q):
+    return safe_div(r * s, (1.0 - r) * (1.0 - s))
+
+
+@prob_ufunc()
+def _lam_prob(r, s, p, v, g, q):
+    bad = math.sqrt((1.0 - r) * (1.0 - s))
+    good = math.sqrt(r * s)
+    return safe_div(bad, bad + good)
+
+
+@prob_ufunc()
+def _chi_prob(r, s, p, v, g, q):
+    return (r * s - (1.0 - s) * (1.0 - r) + 1.0) / 2.0
+
+
+@prob_ufunc()
+def _sensitivity_rs_prob(r, s, p, v, g, q):
+    return r * s
+
+
 @prob_ufunc()
 def _asp_prob(r, s, p, v, g, q):
     return p * r
@@ -123,7 +145,7 @@ def _f_alpha_prob(r, s, p, v, g, q, alpha):
 
 @prob_ufunc(1)
 def _e_alpha_prob(r, s, p, v, g, q, alpha):
-    return 1.0 - harmonic(p, r, alpha)
+    return 1.0 - _f_alpha_prob(r, s, p, v, g, q, alpha)
 
 
 @prob_ufunc()
@@ -155,7 +177,7 @@ register(Measure(
     summary="Diagnostic odds ratio.", formula="(tp tn) / (fp fn)", latex=r"DOR = \frac{TP\,TN}{FP\,FN}",
     range=(0.0, INF), higher_is_better=True, family="informativeness",
     undefined_when="fp = 0 or fn = 0 (seed 000 Property 4.9: not defined for FP = 0 or FN = 0)",
-    reference=SEED000 + ", Table 2; " + SEED004 + ", §4.2", smoothed=JOINT,
+    reference=SEED000 + ", Table 2; " + SEED004 + ", §4.2", smoothed=_dor_prob,
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -165,7 +187,7 @@ register(Measure(
     latex=r"lam\% = \mathrm{logit}^{-1}\left(\frac{\mathrm{logit}(P(\lnot S|G)) + \mathrm{logit}(P(S|\lnot G))}{2}\right)",
     range=(0.0, 1.0), higher_is_better=False, family="informativeness",
     undefined_when="AP = 0 or AN = 0, or one error rate is 0 while the other is 1 (logit -inf + inf)",
-    reference=SEED004 + ", §4.2", smoothed=JOINT,
+    reference=SEED004 + ", §4.2", smoothed=_lam_prob,
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -216,7 +238,7 @@ register(Measure(
     latex=r"Chi = \frac{P(S|G)P(\lnot S|\lnot G) - P(S|\lnot G)P(\lnot S|G) + 1}{2}",
     range=(0.0, 1.0), higher_is_better=True, family="informativeness",
     undefined_when="AP = 0 or AN = 0 (unlike balanced_accuracy, no class-present convention)",
-    reference=SEED004 + ", §4.2", smoothed=JOINT,
+    reference=SEED004 + ", §4.2", smoothed=_chi_prob,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
@@ -265,7 +287,7 @@ register(Measure(
     name="sensitivity_rs", kernel=_sensitivity_rs_kernel, aliases=("s_filtering",),
     summary="Sensitivity for filtering: recall x specificity.", formula="(tp/AP)(tn/AN)",
     latex=r"S = P(S|G)\,P(\lnot S|\lnot G)", range=(0.0, 1.0), higher_is_better=True, family="none",
-    undefined_when="AP = 0 or AN = 0", reference=SEED004 + ", §4.4", smoothed=JOINT,
+    undefined_when="AP = 0 or AN = 0", reference=SEED004 + ", §4.4", smoothed=_sensitivity_rs_prob,
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(

@@ -51,18 +51,15 @@ def _sba_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _cd_kernel(tp, fp, fn, tn):
+    # clamp: rounding can put MCC a few ulps outside [-1, 1], where acos is undefined; NaN passes
     c = _mcc_kernel(tp, fp, fn, tn)
-    if c != c:
-        return NAN
-    return math.acos(min(1.0, max(-1.0, c))) / math.pi
+    return math.acos(min(1.0, max(-1.0, c))) / math.pi if c == c else NAN
 
 
 @binary_ufunc()
 def _cd_prime_kernel(tp, fp, fn, tn):
     c = _mcc_kernel(tp, fp, fn, tn)
-    if c != c:
-        return NAN
-    return math.sqrt(max(0.0, 2.0 * (1.0 - c)))
+    return math.sqrt(max(0.0, 2.0 * (1.0 - c))) if c == c else NAN
 
 
 @binary_ufunc()

@@ -55,7 +55,17 @@ def _elusion_prob(r, s, p, v, g, q):
     return 1.0 - v
 
 
-_PROB_FORMS = {"fdr": _fdr_prob, "elusion": _elusion_prob}
+@prob_ufunc()
+def _fnr_prob(r, s, p, v, g, q):
+    return 1.0 - r
+
+
+@prob_ufunc()
+def _fallout_prob(r, s, p, v, g, q):
+    return 1.0 - s
+
+
+_PROB_FORMS = {"fdr": _fdr_prob, "elusion": _elusion_prob, "fnr": _fnr_prob, "fallout": _fallout_prob}
 
 
 def _rate(name, kernel, aliases, summary, formula, latex, undefined, reference, higher=False, family="class-oriented",

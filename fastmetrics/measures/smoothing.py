@@ -14,10 +14,12 @@ estimates by:
     1 - v = (fn + 2g)/(PN + 2), with the raw priors g = AP/n, q = PP/n. A non-informative output
     keeps P(G|S) = P(G) exactly.
 
-Measures that depend only on the joint distribution (MCC, kappa, K, LAM%, mutual information,
-...) are evaluated by their count kernel on the joint rebuilt from the smoothed r, s and the
-prior g (scaled by n, so utilities keep their scale); measures that need precision or npv have a
-probability-form kernel of their own (``Measure.smoothed``).
+Measures of recall and specificity alone (K, informedness, LAM%, DOR, ...) and measures of
+precision or npv have a probability-form kernel of their own (``Measure.smoothed``), so they stay
+defined under smoothing even when a gold class is absent. Measures of the joint distribution
+(MCC, kappa, mutual information, accuracy, utilities, ...) are evaluated by their count kernel on
+the joint rebuilt from the smoothed r, s and the prior g (scaled by n, so utilities keep their
+scale).
 
 Found here, against seed 004 §5.2: ``noninformative`` smoothing does not make F1 strictly
 monotone. Smoothed recall (tp + 2 P(S))/(AP + 2) falls when a false positive becomes a true
@@ -27,8 +29,8 @@ trivial outputs); Laplace's correction makes both strictly monotone.
 
 Also found here: with ``noninformative`` smoothing the zero and placebo
 outputs (q = 0 or 1) are left exactly as they are (2q or 2(1 - q) adds nothing), so LAM% stays
-undefined for them; and with no positive in the gold (g = 0) precision stays 0 and every
-measure that needs both classes stays undefined.
+undefined for them; and with no positive in the gold (g = 0) precision stays 0 and the
+measures of the joint distribution of both classes (MCC, kappa, ...) stay undefined.
 """
 
 from __future__ import annotations

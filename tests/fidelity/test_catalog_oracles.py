@@ -156,6 +156,27 @@ def test_noninformative_smoothing_keeps_precision_at_prior():
     np.testing.assert_allclose(fm.compute("mcc", *c, smoothing="noninformative"), 0.0, atol=1e-12)
 
 
+@settings(max_examples=200, deadline=None)
+@given(c=counts_st)
+def test_noninformative_smoothing_written_out(c):
+    """seed 004 §5.2's smoothed estimates, written here from the paper's four formulas."""
+    tp, fp, fn, tn = c
+    n = tp + fp + fn + tn
+    g, s_prior = (tp + fn) / n, (tp + fp) / n
+    recall = (tp + 2 * s_prior) / (tp + fn + 2)
+    specificity = 1 - (fp + 2 * s_prior) / (fp + tn + 2)
+    precision = (tp + 2 * g) / (tp + fp + 2)
+    npv = 1 - (fn + 2 * g) / (fn + tn + 2)
+    assert q("recall", c, smoothing="noninformative") == pytest.approx(recall, abs=1e-12)
+    assert q("precision", c, smoothing="noninformative") == pytest.approx(precision, abs=1e-12)
+    f1 = 0.0 if precision * recall == 0 else 2 * precision * recall / (precision + recall)
+    assert q("f1", c, smoothing="noninformative") == pytest.approx(f1, abs=1e-12)
+    assert q("markedness", c, smoothing="noninformative") == pytest.approx(precision + npv - 1, abs=1e-12)
+    assert q("specificity", c, smoothing="noninformative") == pytest.approx(specificity, abs=1e-12)
+    assert q("k", c, smoothing="noninformative") == pytest.approx(recall + specificity - 1, abs=1e-12)
+    assert q("balanced_accuracy", c, smoothing="noninformative") == pytest.approx((recall + specificity) / 2, abs=1e-12)
+
+
 def test_laplace_breaks_the_noninformative_properties():
     # seed 004 §5.1: the zero output gets precision 1/2, not P(G); LAM% leaves 0.5
     zero = (0, 0, 3, 17)
