@@ -8,13 +8,13 @@ from ._errors import (FastmetricsError, InputError, ParameterError, UndefinedMea
                       UnknownMeasureError)
 from .count import count
 from .io import read_gold, read_runs
-from .measures import compute, measures
-from .tensor import ConfusionTensor, Scores
+from .measures import compute, measures, ordinal_costs
+from .tensor import ConfusionTensor, MultilabelTensor, Scores
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConfusionTensor", "FastmetricsError", "InputError", "ParameterError", "Scores",
+    "ConfusionTensor", "FastmetricsError", "InputError", "MultilabelTensor", "ParameterError", "Scores",
     "UndefinedMeasureWarning", "UnknownMeasureError", "compute", "count", "measures",
-    "read_gold", "read_runs",
+    "ordinal_costs", "read_gold", "read_runs",
 ]

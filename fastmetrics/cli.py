@@ -18,10 +18,17 @@ from ._errors import FastmetricsError, ParameterError
 from .board import macro_leaderboard
 from .count import count
 from .measures import api as measures_api
-from .measures import registry
+from .measures import ordinal_costs, registry
+from .measures.multiclass import unit_costs
+from .tensor import MultilabelTensor
 from .report import format_table, pivot_measures, to_markdown, write_table
 
-DEFAULT_MEASURES = "precision,recall,f1,accuracy,mcc,k"
+DEFAULT_MEASURES = {
+    "binary": "precision,recall,f1,accuracy,mcc,k",
+    "multiclass": "accuracy,balanced_accuracy,f1@macro,cohen_kappa,mcc,k",
+    "multilabel": "precision,recall,f1,proficiency,permuted_proficiency",
+}
+AVERAGE_CHOICES = ("none", "micro", "macro", "weighted", "samples")
 
 
 def _parse_thresholds(text: str | None):
@@ -65,19 +72,43 @@ def cmd_measures(args) -> None:
         sys.stdout.write(sink.getvalue().to_pybytes().decode())
     else:
         cols = ["name", "aliases", "formula", "range_low", "range_high", "higher_is_better", "family",
-                "params", "undefined_when", "smoothable", "reference"]
+                "params", "undefined_when", "smoothable", "multiclass", "reference"]
         view = catalog.select(cols)
         view = view.set_column(1, "aliases", pa.array([", ".join(a) for a in view.column("aliases").to_pylist()]))
         view = view.set_column(2, "formula", pa.array([f"`{f}`" for f in view.column("formula").to_pylist()]))
         sys.stdout.write(to_markdown(view, digits=2))
 
 
+def _split(text: str | None):
+    return None if text is None else [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _task_of(tensor) -> str:
+    if isinstance(tensor, MultilabelTensor):
+        return "multilabel"
+    return "binary" if tensor.m == 2 and list(tensor.classes) == [0, 1] else "multiclass"
+
+
 def cmd_evaluate(args) -> None:
-    specs = _specs(args.measures)
-    by = tuple(c.strip() for c in args.by.split(",") if c.strip())
-    tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
-                   missing=args.missing, pred=args.pred, score=args.score)
-    scores = tensor.evaluate(specs, undefined=args.undefined, smoothing=args.smoothing)
+    if args.measures is not None:
+        for text in registry.split_specs(args.measures):
+            registry.make_spec(text.rpartition("@")[0] if "@" in text else text)  # fail before reading data
+    by = tuple(args.by.split(",")) if args.by else ("system", "topic")
+    tensor = count(args.inputs, gold=args.gold, by=tuple(c.strip() for c in by if c.strip()),
+                   thresholds=_parse_thresholds(args.thresholds), missing=args.missing, pred=args.pred,
+                   score=args.score, task=args.task, classes=_split(args.classes), category=args.category)
+    task = _task_of(tensor)
+    measures = args.measures or DEFAULT_MEASURES[task]
+    average = args.average
+    if average is None:
+        average = "micro" if task == "multilabel" else "none"
+    kwargs = {}
+    if args.cost is not None:
+        if task != "multiclass":
+            raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
+        kwargs["cost"] = ordinal_costs(tensor.m) if args.cost == "ordinal" else unit_costs(tensor.m)
+    scores = tensor.evaluate(measures, undefined=args.undefined, smoothing=args.smoothing,
+                             average=None if average == "none" else average, **kwargs)
     _emit(scores.to_arrow(), args.out)
 
 
@@ -109,8 +140,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="measures per (system, topic[, threshold])")
     p.add_argument("inputs", nargs="+", help="run files, folders, globs, Parquet/CSV files or a counts table")
     p.add_argument("--gold", help="gold labels keyed by (topic, item)")
-    p.add_argument("--measures", default=DEFAULT_MEASURES, help=f"comma-separated specs (default {DEFAULT_MEASURES})")
-    p.add_argument("--by", default="system,topic", help="grouping columns (default system,topic)")
+    p.add_argument("--measures", default=None,
+                   help="comma-separated specs; a suffix @micro/@macro/@weighted/@samples sets one measure's "
+                        "averaging (default by task: " + "; ".join(f"{k}: {v}" for k, v in DEFAULT_MEASURES.items()) + ")")
+    p.add_argument("--by", default=None, help="grouping columns (default system,topic when present)")
+    p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto",
+                   help="default auto: list-typed gold is multilabel, bool/0-1 labels binary, other labels multiclass")
+    p.add_argument("--average", choices=AVERAGE_CHOICES, default=None,
+                   help="one-vs-rest averaging over classes (default none; micro for multilabel)")
+    p.add_argument("--classes", help="comma-separated class labels in order (e.g. an ordinal scale); "
+                                     "default the sorted union of gold and predicted labels")
+    p.add_argument("--cost", choices=("ordinal", "unit"), default=None,
+                   help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal")
+    p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
     p.add_argument("--thresholds", help="'exact', an int k (even grid over the score range) or floats a,b,c")
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error",
                    help="what to do with gold items a run lacks (default error)")

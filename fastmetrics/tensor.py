@@ -78,6 +78,26 @@ class _Labelled:
         return tuple(index), tuple(axes), coords
 
 
+def _measure_entries(measures, average):
+    """``(spec, average, label)`` per requested measure; ``name@avg`` overrides ``average``."""
+    from .measures import registry
+
+    if isinstance(measures, str):
+        measures = registry.split_specs(measures)
+    entries = []
+    for m in measures:
+        avg = average
+        if isinstance(m, str) and "@" in m:
+            m, _, suffix = m.rpartition("@")
+            avg = None if suffix.strip().lower() == "none" else suffix.strip().lower()
+        spec = registry.make_spec(m)
+        label = spec.label if avg == average else f"{spec.label}@{avg}"
+        entries.append((spec, avg, label))
+    if not entries:
+        raise ParameterError("At least one measure is needed.")
+    return entries
+
+
 class ConfusionTensor(_Labelled):
     """Confusion counts over named batch axes.
 
@@ -153,35 +173,38 @@ class ConfusionTensor(_Labelled):
         index, axes, coords = self._select(labels)
         return ConfusionTensor(self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes)
 
-    def evaluate(self, measures, *, smoothing=None, average=None, undefined=None, warn=False) -> "Scores":
+    def evaluate(self, measures, *, smoothing=None, average=None, undefined=None, warn=False,
+                 **matrix_params) -> "Scores":
         """Evaluate measures on every cell.
 
         Parameters
         ----------
         measures : str or sequence of str
-            Names, aliases or specs (``"fbeta(beta=0.5)"``).
+            Names, aliases or specs (``"fbeta(beta=0.5)"``). A suffix ``@micro``, ``@macro`` or
+            ``@weighted`` sets the averaging of that measure alone (``"f1@macro"``), so native
+            and averaged multiclass values fit in one table.
         smoothing, average, undefined
-            As in :func:`fastmetrics.compute`.
+            As in :func:`fastmetrics.compute` (``average`` is the default for measures
+            without a suffix).
         warn : bool, default False
             Issue :class:`UndefinedMeasureWarning` for undefined cells (off: leaderboards of
             many topics routinely contain undefined cells, and the NaNs are in the output).
+        **matrix_params
+            Array parameters of multiclass measures, e.g. ``cost=`` for ``k_cost``.
 
         Returns
         -------
         Scores
         """
-        from .measures import api, registry
+        from .measures import api
 
-        if isinstance(measures, str):
-            measures = registry.split_specs(measures)
-        specs = [registry.make_spec(m) for m in measures]
-        if not specs:
-            raise ParameterError("At least one measure is needed.")
-        values = np.empty((len(specs),) + self.batch_shape, np.float64)
-        for i, spec in enumerate(specs):
-            api.compute(spec, counts=self.counts, smoothing=smoothing, average=average,
-                        undefined=undefined, out=values[i], warn=warn)
-        return Scores(values, [s.label for s in specs], self.axes, self.coords, coord_axes=self.coord_axes)
+        entries = _measure_entries(measures, average)
+        values = np.empty((len(entries),) + self.batch_shape, np.float64)
+        for i, (spec, avg, _) in enumerate(entries):
+            extra = {k: v for k, v in matrix_params.items() if k in spec.measure.matrix_params}
+            api.compute(spec, counts=self.counts, smoothing=smoothing, average=avg,
+                        undefined=undefined, out=values[i, ...], warn=warn, **extra)
+        return Scores(values, [e[2] for e in entries], self.axes, self.coords, coord_axes=self.coord_axes)
 
     def to_arrow(self) -> pa.Table:
         """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred)."""
@@ -239,3 +262,141 @@ class Scores(_Labelled):
         out["measure"] = pa.array(np.repeat(np.asarray(self.measures, dtype=object), n_cells), pa.string())
         out["value"] = pa.array(self.values.reshape(-1), pa.float64())
         return pa.table(out)
+
+
+class MultilabelTensor(ConfusionTensor):
+    """Multilabel counts: per-category binary matrices plus the statistics set-based measures need.
+
+    ``counts[..., category, 2, 2]`` holds, for each category ``c``, the binary matrix of the
+    variables "c in gold" and "c in the prediction" over the items (seed 001 §4.3). The extra
+    arrays, over the group axes only (see :mod:`fastmetrics.count.multilabel`):
+    ``cooccurrence[..., K, K]``, ``gold_size[..., K]``, ``pred_size[..., K]``, ``n[...]``,
+    ``object_sums[..., 3]`` and ``object_counts[..., 3]`` (per-object precision, recall, F1).
+
+    :meth:`evaluate` defaults to ``average="micro"``: precision, recall and F1 pooled over
+    categories, seed 001 §4.1; ``proficiency`` and ``permuted_proficiency`` use their multilabel
+    definitions (§4.3); ``average="samples"`` gives the per-object means of §4.4.
+    """
+
+    AVERAGES = (None, "micro", "macro", "weighted", "samples")
+
+    @classmethod
+    def from_statistics(cls, cooccurrence, gold_size, pred_size, n, object_sums, object_counts, axes, coords,
+                        categories) -> "MultilabelTensor":
+        tp = np.diagonal(cooccurrence, axis1=-2, axis2=-1)
+        counts = np.empty(tp.shape + (2, 2), np.result_type(cooccurrence, n))
+        counts[..., 1, 1] = tp
+        counts[..., 1, 0] = gold_size - tp
+        counts[..., 0, 1] = pred_size - tp
+        counts[..., 0, 0] = np.asarray(n)[..., None] - gold_size - pred_size + tp
+        obj = cls(counts, tuple(axes) + ("category",), {**coords, "category": categories}, classes=[0, 1])
+        obj.cooccurrence = np.asarray(cooccurrence)
+        obj.gold_size = np.asarray(gold_size)
+        obj.pred_size = np.asarray(pred_size)
+        obj.n = np.asarray(n)
+        obj.object_sums = np.asarray(object_sums, np.float64)
+        obj.object_counts = np.asarray(object_counts)
+        return obj
+
+    @property
+    def group_axes(self) -> tuple[str, ...]:
+        return self.axes[:-1]
+
+    @property
+    def categories(self) -> np.ndarray:
+        return self.coords["category"]
+
+    def __repr__(self) -> str:
+        dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
+        return f"MultilabelTensor({dims}; dtype={self.counts.dtype})"
+
+    def _rebuild(self, index, axes, coords) -> "MultilabelTensor":
+        group_index = tuple(index[:-1])
+        stats = [getattr(self, a)[group_index] for a in
+                 ("cooccurrence", "gold_size", "pred_size", "n", "object_sums", "object_counts")]
+        group_coords = {k: v for k, v in coords.items() if k != "category"}
+        return MultilabelTensor.from_statistics(*stats, axes[:-1], group_coords, self.categories)
+
+    def sel(self, **labels) -> "MultilabelTensor":
+        if "category" in labels:
+            raise ParameterError("Select categories on the scores of evaluate(average=None), not on the tensor: "
+                                 "the set-based measures need every category.")
+        index, axes, coords = self._select(labels)
+        return self._rebuild(index, axes, coords)
+
+    def sum(self, axis) -> ConfusionTensor:
+        """Pool over group axes (a MultilabelTensor), or over ``"category"`` (the pooled binary
+        ConfusionTensor of the micro averages)."""
+        names = [axis] if isinstance(axis, str) else list(axis)
+        if "category" in names:
+            pooled = ConfusionTensor(self.counts, self.axes, self.coords, classes=self.classes)
+            return pooled.sum(names)
+        for name in names:
+            if name not in self.group_axes:
+                raise ParameterError(f"Cannot sum over '{name}': the axes are {', '.join(self.axes)}.")
+        positions = tuple(self.group_axes.index(n) for n in names)
+        stats = [getattr(self, a).sum(axis=positions) for a in
+                 ("cooccurrence", "gold_size", "pred_size", "n", "object_sums", "object_counts")]
+        axes = [a for a in self.group_axes if a not in names]
+        coords = {k: v for k, v in self.coords.items() if k in axes}
+        return MultilabelTensor.from_statistics(*stats, axes, coords, self.categories)
+
+    def evaluate(self, measures, *, smoothing=None, average="micro", undefined=None, warn=False) -> Scores:
+        """Evaluate measures on multilabel input.
+
+        Parameters
+        ----------
+        average : {"micro", "macro", "weighted", "samples", None}, default "micro"
+            ``micro``: pool the per-category counts (seed 001 §4.1); proficiency measures use
+            their §4.3 definitions. ``macro``/``weighted``: mean over categories present in gold
+            or prediction / weighted by gold size (:mod:`fastmetrics.measures.averaging`).
+            ``samples``: per-object precision, recall or F1 averaged over the objects where
+            each is defined (§4.4; objects with no predicted category have no precision, with
+            no gold category no recall). ``None``: one value per category (a ``category`` axis).
+        """
+        from .measures import api, averaging
+
+        entries = _measure_entries(measures, average)
+        for _, avg, label in entries:
+            if avg not in self.AVERAGES:
+                raise ParameterError(f"average must be one of {', '.join(map(str, self.AVERAGES))} for multilabel "
+                                     f"input; got {avg!r} (for {label}).")
+        per_category = [avg is None for _, avg, _ in entries]
+        if any(per_category) and not all(per_category):
+            raise ParameterError("Per-category values (average=None) and averaged values cannot share one "
+                                 "Scores: evaluate them separately.")
+        average = entries[0][1] if all(per_category) else "micro"
+        axes = self.axes if average is None else self.group_axes
+        shape = self.batch_shape if average is None else self.batch_shape[:-1]
+        values = np.empty((len(entries),) + shape, np.float64)
+        c = self.counts
+        for i, (spec, average, _) in enumerate(entries):
+            kw = dict(smoothing=smoothing, undefined=undefined, warn=warn)
+            if average is None:
+                api.compute(spec, counts=c, out=values[i, ...], **kw)
+            elif average == "samples":
+                values[i, ...] = self._per_object(spec, undefined)
+            elif average == "micro" and spec.measure.multilabel is not None:
+                values[i, ...] = api.apply_undefined(spec.measure.multilabel(self, spec), undefined, spec.label, warn)
+            elif average == "micro":
+                api.compute(spec, counts=c.sum(axis=-3), out=values[i, ...], **kw)
+            else:
+                per = api.compute(spec, counts=c, smoothing=smoothing, undefined=undefined, warn=False)
+                mean = averaging.average_classes(per, c[..., 1, :].sum(-1), c[..., :, 1].sum(-1), average)
+                values[i, ...] = api.apply_undefined(mean, undefined, f"{spec.label} ({average})", warn)
+        return Scores(values, [e[2] for e in entries], axes,
+                      {k: v for k, v in self.coords.items() if k in axes})
+
+    _SAMPLE_MEASURES = ("precision", "recall", "f1")
+
+    def _per_object(self, spec, undefined) -> np.ndarray:
+        name = spec.measure.name
+        if name not in self._SAMPLE_MEASURES:
+            raise ParameterError(f"average='samples' (per-object means, seed 001 §4.4) is defined for "
+                                 f"{', '.join(self._SAMPLE_MEASURES)}; not for '{name}'.")
+        k = self._SAMPLE_MEASURES.index(name)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = self.object_sums[..., k] / self.object_counts[..., k]
+        if undefined is not None:
+            out = np.where(self.object_counts[..., k] > 0, out, float(undefined))
+        return out

@@ -115,7 +115,10 @@ def _bad_cases(tmp_path, runs_file):
     duplicated = pa.concat_tables([table, table.slice(5, 1)])
     return {
         "missing column": ([_write(tmp_path, table.drop_columns(["gold"]), "nogold.parquet")], [], "missing the required column 'gold'"),
-        "non-binary gold": ([_write(tmp_path, nonbinary, "nonbinary.parquet")], [], "must be binary (bool or 0/1) for binary measures; found the value 2"),
+        "non-binary gold": ([_write(tmp_path, nonbinary, "nonbinary.parquet")], ["--task", "binary"],
+                            "Column 'gold' has non-binary values (e.g. 2) but task='binary' was asked"),
+        "multiclass f1 without average": ([_write(tmp_path, nonbinary, "nonbinary.parquet")], ["--measures", "f1"],
+                                          "'f1' has no native multiclass definition"),
         "nan score": ([_write(tmp_path, with_nan, "nan.parquet")], ["--thresholds", "5"], "non-finite value nan at row 7"),
         "duplicated item": ([_write(tmp_path, duplicated, "dup.parquet")], [], "Duplicated (system, topic, item)"),
         "missing gold items": ([run_file], ["--gold", gold_file], "lacks 1 of the 3 gold item(s)"),
@@ -133,7 +136,7 @@ def pq_bytes(table):
     return sink.getvalue().to_pybytes()
 
 
-CASES = ["missing column", "non-binary gold", "nan score", "duplicated item", "missing gold items",
+CASES = ["missing column", "non-binary gold", "multiclass f1 without average", "nan score", "duplicated item", "missing gold items",
          "unknown measure", "empty input", "truncated file", "corrupt parquet", "no such file"]
 
 
@@ -193,3 +196,55 @@ def test_evaluate_with_smoothing(runs_file, tmp_path):
     assert all(r["value"] is not None for r in rows)
     bad = run("evaluate", path, "--measures", "tp", "--smoothing", "laplace")
     assert bad.returncode == 2 and "cannot be smoothed" in bad.stderr
+
+
+def _multiclass_file(tmp_path):
+    rng = np.random.default_rng(11)
+    scale = np.array(["neg", "neu", "pos", "great"])
+    gold = scale[rng.integers(0, 4, 400)]
+    pred = np.where(rng.random(400) < 0.5, gold, scale[rng.integers(0, 4, 400)])
+    table = pa.table({"system": np.where(np.arange(400) < 200, "a", "b"), "item": np.arange(400),
+                      "gold": gold, "pred": pred})
+    path = tmp_path / "sentiment.parquet"
+    pq.write_table(table, path)
+    return path, table.to_pandas()
+
+
+def test_evaluate_multiclass_with_ordinal_costs(tmp_path):
+    from sklearn.metrics import confusion_matrix, f1_score
+
+    path, df = _multiclass_file(tmp_path)
+    out = tmp_path / "mc.csv"
+    order = "neg,neu,pos,great"
+    result = run("evaluate", str(path), "--measures", "accuracy,f1@macro,k_cost", "--cost", "ordinal",
+                 "--classes", order, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = pacsv.read_csv(out).to_pylist()
+    values = {(r["system"], r["measure"]): r["value"] for r in rows}
+    for system, group in df.groupby("system"):
+        assert values[(system, "f1@macro")] == pytest.approx(f1_score(group.gold, group.pred, average="macro"))
+        c = confusion_matrix(group.gold, group.pred, labels=order.split(","))
+        # eq. 11 written out: |i - j| costs, recall credit 1 - |i - j| / max_j |i - j|
+        rho = [sum(c[i, j] * (1 - abs(i - j) / max(i, 3 - i)) for j in range(4)) / c[i].sum() for i in range(4)]
+        assert values[(system, "k_cost")] == pytest.approx(4 / 3 * np.mean(rho) - 1 / 3)
+
+
+def test_evaluate_multiclass_defaults_and_cost_errors(tmp_path, runs_file):
+    path, _ = _multiclass_file(tmp_path)
+    result = run("evaluate", str(path))
+    assert result.returncode == 0, result.stderr
+    for name in ("accuracy", "balanced_accuracy", "f1@macro", "cohen_kappa", "mcc", "k"):
+        assert name in result.stdout
+    result = run("evaluate", str(runs_file[0]), "--measures", "k_cost", "--cost", "ordinal")
+    assert result.returncode == 2 and "--cost applies to multiclass" in result.stderr
+
+
+def test_evaluate_multilabel_long_form(tmp_path):
+    table = pa.table({"item": [1, 1, 2, 3, 3], "category": ["x", "y", "x", "y", "z"],
+                      "gold": [True, False, True, True, True], "pred": [True, True, False, True, False]})
+    path = tmp_path / "long.parquet"
+    pq.write_table(table, path)
+    result = run("evaluate", str(path), "--category", "category", "--measures", "precision,recall,f1@samples")
+    assert result.returncode == 0, result.stderr
+    # gold sets {x}, {x}, {y, z}; predicted {x, y}, {}, {y}: 2 shared of 3 predicted and 4 gold
+    assert "0.6667" in result.stdout and "0.5000" in result.stdout

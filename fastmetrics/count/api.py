@@ -127,9 +127,14 @@ def _mode(columns, pred, score, thresholds) -> str:
     )
 
 
+TASKS = ("auto", "binary", "multiclass", "multilabel")
+MATRIX_COLUMNS = ("true", "pred", "count")  # precomputed multiclass cells, as ConfusionTensor.to_arrow writes
+
+
 def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="score", thresholds=None,
-          gold_column="gold", item="item", weight=None, missing="error", format="auto") -> ConfusionTensor:
-    """Count binary confusion matrices per group (and per threshold) in one pass over the rows.
+          gold_column="gold", item="item", weight=None, missing="error", format="auto", task="auto",
+          classes=None, category=None) -> ConfusionTensor:
+    """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
     Parameters
     ----------
@@ -140,7 +145,8 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     gold : path or table, optional
         Separate gold labels keyed by ``(topic, item)``. Without it the input needs a gold column.
     by : sequence of str, default ("system", "topic")
-        Grouping columns, one batch axis each. ``topic`` may be absent from the input (one topic).
+        Grouping columns, one batch axis each. ``system`` and ``topic`` may be absent from the
+        input (one system, one topic); other grouping columns must exist.
     pred, score : str
         Names of the hard-prediction and score columns.
     thresholds : None, "exact", int or array_like, default None
@@ -154,29 +160,55 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         What happens to gold items a run lacks (with a separate gold only).
     format : str, default "auto"
         Input format, see :func:`fastmetrics.read_runs`.
+    task : {"auto", "binary", "multiclass", "multilabel"}, default "auto"
+        ``auto`` decides from the labels: list-typed gold (or a ``category`` column) is
+        multilabel; gold and predictions that are all bool, 0/1 or true/false are binary;
+        anything else is multiclass. Scores and thresholds need binary gold.
+    classes : sequence, optional
+        Multiclass/multilabel: the classes (categories) in the order of the last two axes, e.g.
+        the order of an ordinal scale. Default: the sorted union of gold and predicted values.
+    category : str, optional
+        Multilabel input in long form: one row per (item, category) with boolean ``gold`` and
+        ``pred`` flags; see :func:`fastmetrics.count.multilabel.count_multilabel`.
 
     Returns
     -------
     ConfusionTensor
         ``counts[system, topic, 2, 2]``, ``counts[system, topic, threshold, 2, 2]`` for a grid,
-        or ``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold`` for an exact sweep.
+        or ``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold`` for an exact sweep;
+        ``counts[system, topic, m, m]`` (``classes`` = the class labels) for multiclass; a
+        :class:`~fastmetrics.tensor.MultilabelTensor` for multilabel input.
 
     Raises
     ------
     InputError
-        Missing columns, non-binary gold or predictions, non-finite scores, duplicated
+        Missing columns, non-binary gold with scores, non-finite scores, duplicated
         ``(system, topic, item)``, gold items missing from a run, empty input, unreadable files.
     """
     if missing not in enc.MISSING_POLICIES:
         raise parameter_error("missing", "count", "one of " + ", ".join(enc.MISSING_POLICIES), missing)
+    if task not in TASKS:
+        raise parameter_error("task", "count", "one of " + ", ".join(TASKS), task)
     src = open_source(source, format=format)
     columns = src.column_names
     by = tuple(by)
-    group_cols = tuple(c for c in by if c in columns or c != "topic")
+    group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
     enc.require_columns(columns, group_cols, src.names[0], " to group by")
     if all(c in columns for c in enc.COUNT_COLUMNS) and pred not in columns and score not in columns:
         return _from_count_table(src, group_cols)
+    if all(c in columns for c in MATRIX_COLUMNS) and gold_column not in columns and gold is None:
+        return _from_matrix_table(src, group_cols, classes)
+    if task == "multilabel" or category is not None or (task == "auto" and _list_typed(src, gold_column)):
+        from .multilabel import count_multilabel
+        if gold is not None:
+            raise InputError("Multilabel input needs its gold categories in the runs table (a list column "
+                             f"'{gold_column}', or one row per (item, category)); a separate gold is not joined.")
+        return count_multilabel(src, group_cols, gold_column=gold_column, pred=pred, item=item,
+                                weight=weight, classes=classes, category=category)
     mode = _mode(columns, pred, score, thresholds)
+    if mode != "hard" and task == "multiclass":
+        raise ParameterError("Multiclass counting needs hard predictions (a 'pred' column of class labels); "
+                             "thresholds and scores apply to binary gold.")
     value_col = pred if mode == "hard" else score
     enc.require_columns(columns, [value_col], src.names[0])
 
@@ -187,7 +219,18 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         enc.require_columns(columns, [gold_column], src.names[0], " (or pass a separate gold)")
 
     need_range = mode == "sweep" and isinstance(thresholds, numbers.Integral)
-    labels, lo, hi = _collect_labels(src, group_cols, score if need_range else None, gold_idx)
+    label_cols = ([pred] if mode == "hard" else []) + ([gold_column] if gold_idx is None else [])
+    labels, lo, hi, label_values = _collect_labels(src, group_cols, score if need_range else None, gold_idx,
+                                                   label_cols)
+    if gold_idx is not None:
+        label_values[gold_column] = pc.unique(gold_idx.values)
+    class_array = _decide_classes(task, mode, label_values, classes)
+    m = 2 if class_array is None else len(class_array)
+    if class_array is not None and missing == "negative":
+        raise ParameterError("missing='negative' has no meaning for multiclass labels (there is no negative "
+                             "class); use 'error' or 'drop'.")
+    if gold_idx is not None:
+        gold_idx.gold = _label_codes(gold_idx.values, class_array, gold_column, "gold")
     sizes = tuple(len(labels[c]) for c in group_cols)
     n_groups = int(np.prod(sizes, dtype=np.int64))
     grid = threshold_grid(thresholds, lo, hi) if mode == "sweep" else None
@@ -203,7 +246,7 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         n_systems = sizes[system_axis] if system_axis is not None else 1
         seen = np.zeros((n_systems, len(gold_idx.keys)), np.bool_)
     if mode == "hard":
-        acc = np.zeros((n_groups, 2, 2), dtype)
+        acc = np.zeros((n_groups, m, m), dtype)
     elif mode == "sweep":
         acc = np.zeros((n_groups, 2, grid.size + 1), dtype)
     else:
@@ -234,11 +277,11 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
             _mark_seen(seen, sys_codes, index, labels, system_axis, gold_idx, part)
             gold_codes = gold_idx.gold[index]
         else:
-            gold_codes = enc.binary_codes(table.column(gold_column), gold_column, part)
+            gold_codes = _label_codes(table.column(gold_column), class_array, gold_column, part)
         w = enc.weight_values(table.column(weight), weight, part) if weighted else None
         if mode == "hard":
-            pred_codes = enc.binary_codes(table.column(pred), pred, part)
-            hard_counts(group, gold_codes, pred_codes, n_groups, 2, weight=w, out=acc)
+            pred_codes = _label_codes(table.column(pred), class_array, pred, part)
+            hard_counts(group, gold_codes, pred_codes, n_groups, m, weight=w, out=acc)
         else:
             values = enc.score_values(table.column(score), score, part)
             if mode == "sweep":
@@ -262,7 +305,8 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
 
     coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
     if mode == "hard":
-        return ConfusionTensor(acc.reshape(sizes + (2, 2)), group_cols, coords, classes=[0, 1])
+        class_coords = [0, 1] if class_array is None else _labels_to_numpy(class_array)
+        return ConfusionTensor(acc.reshape(sizes + (m, m)), group_cols, coords, classes=class_coords)
     if mode == "sweep":
         counts = histogram_to_counts(acc).reshape(sizes + (grid.size, 2, 2))
         return ConfusionTensor(counts, group_cols + ("threshold",), {**coords, "threshold": grid}, classes=[0, 1])
@@ -298,15 +342,20 @@ def _open_gold(gold, src, group_cols, item, gold_column):
     return gold_idx, join_on_topic
 
 
-def _collect_labels(src, group_cols, score, gold_idx):
+def _collect_labels(src, group_cols, score, gold_idx, label_cols=()):
     """Pass 1: the sorted labels of every grouping column over the whole input (plus the gold's
-    topics), and the score range when ``score`` is given. Reads only those columns."""
+    topics), the score range when ``score`` is given, and the distinct values of the label
+    columns (to tell binary from multiclass). Reads only those columns."""
     chunks: dict[str, list] = {c: [] for c in group_cols}
+    label_chunks: dict[str, list] = {c: [] for c in label_cols}
     lo, hi, n_rows = np.inf, -np.inf, 0
-    for part, table in src.batches(list(group_cols) + ([score] if score else [])):
+    read = list(dict.fromkeys(list(group_cols) + ([score] if score else []) + list(label_cols)))
+    for part, table in src.batches(read):
         n_rows += table.num_rows
         for c in group_cols:
             chunks[c].append(pc.unique(table.column(c)))
+        for c in label_cols:
+            label_chunks[c].append(pc.unique(table.column(c)))
         if score and table.num_rows:
             values = enc.score_values(table.column(score), score, part)
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
@@ -321,7 +370,40 @@ def _collect_labels(src, group_cols, score, gold_idx):
         labels[c] = enc.sorted_labels(arrays, c)
         if labels[c].null_count:
             raise InputError(f"Column '{c}' has missing (null) values.")
-    return labels, lo, hi
+    label_values = {c: pc.unique(pa.chunked_array(v).combine_chunks()) for c, v in label_chunks.items()}
+    return labels, lo, hi, label_values
+
+
+def _list_typed(src, column: str) -> bool:
+    if column not in src.column_names:
+        return False
+    field_type = src.parts[0].schema.field(column).type
+    return pa.types.is_list(field_type) or pa.types.is_large_list(field_type)
+
+
+def _decide_classes(task, mode, label_values, classes):
+    """None for binary labels; otherwise the class labels (a pyarrow Array) of a multiclass task."""
+    binary = all(enc.is_binary_like(v) for v in label_values.values())
+    if mode != "hard" or task == "binary" or (task == "auto" and binary and classes is None):
+        if not binary:
+            col, bad = next((c, v) for c, v in label_values.items() if not enc.is_binary_like(v))
+            what = "scores and thresholds need binary gold" if mode != "hard" else "task='binary' was asked"
+            raise InputError(f"Column '{col}' has non-binary values (e.g. {enc.non_binary_example(bad)!r}) but {what}; "
+                             "multiclass labels need a 'pred' column of classes (task='multiclass').")
+        return None
+    names = list(label_values)
+    return enc.class_labels([label_values[c] for c in names], names, classes)
+
+
+def _label_codes(array, class_array, column: str, part: str) -> np.ndarray:
+    """Binary (int8 0/1) or class codes (int32 positions in ``class_array``) of a label column."""
+    if class_array is None:
+        return enc.binary_codes(array, column, part)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    enc._no_nulls(array, column, part)
+    return enc.encode_with(array.cast(class_array.type), class_array, column, part,
+                           unknown="which is not among the classes")
 
 
 def _mark_seen(seen, sys_codes, index, labels, system_axis, gold_idx, part) -> None:
@@ -397,3 +479,28 @@ def _from_count_table(src, group_cols) -> ConfusionTensor:
     out[idx + (0, 0)] = counts["tn"]
     coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
     return ConfusionTensor(out, group_cols, coords, classes=[0, 1])
+
+
+def _from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
+    """A multiclass ConfusionTensor from cells ``true, pred, count`` per group (absent cells are 0)."""
+    table = src.read_all(list(group_cols) + list(MATRIX_COLUMNS))
+    if table.num_rows == 0:
+        raise InputError("The input has no rows.")
+    enc.check_unique_items(table, list(group_cols) + ["true", "pred"], src.names[0])
+    class_array = enc.class_labels([table.column("true").combine_chunks(), table.column("pred").combine_chunks()],
+                                   ["true", "pred"], classes)
+    labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
+    sizes = tuple(len(labels[c]) for c in group_cols)
+    codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
+    true = _label_codes(table.column("true"), class_array, "true", src.names[0])
+    predicted = _label_codes(table.column("pred"), class_array, "pred", src.names[0])
+    col = table.column("count").combine_chunks()
+    enc._no_nulls(col, "count", src.names[0])
+    values = col.to_numpy(zero_copy_only=False)
+    if not np.issubdtype(values.dtype, np.number) or (values < 0).any() or not np.isfinite(values).all():
+        raise InputError("Column 'count' must hold non-negative finite counts.")
+    m = len(class_array)
+    out = np.zeros(sizes + (m, m), np.int64 if np.issubdtype(values.dtype, np.integer) else np.float64)
+    out[tuple(codes) + (true, predicted)] = values
+    coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
+    return ConfusionTensor(out, group_cols, coords, classes=_labels_to_numpy(class_array))

@@ -46,7 +46,8 @@ def sorted_labels(arrays: list, column: str) -> pa.Array:
     return values.take(pc.sort_indices(values))
 
 
-def encode_with(array, dictionary: pa.Array, column: str, part: str) -> np.ndarray:
+def encode_with(array, dictionary: pa.Array, column: str, part: str,
+                unknown: str = "which the gold does not know") -> np.ndarray:
     """Codes of ``array`` in ``dictionary`` as int32 (dictionary-encode first: fast on repeats)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
@@ -54,7 +55,7 @@ def encode_with(array, dictionary: pa.Array, column: str, part: str) -> np.ndarr
     local = pc.index_in(encoded.dictionary, value_set=dictionary)
     if local.null_count:
         bad = encoded.dictionary.filter(pc.is_null(local))[0].as_py()
-        raise InputError(f"Column '{column}'{_where(part)} has the value {bad!r}, which the gold does not know.")
+        raise InputError(f"Column '{column}'{_where(part)} has the value {bad!r}, {unknown}.")
     mapping = local.to_numpy(zero_copy_only=False).astype(np.int32)
     return mapping[encoded.indices.to_numpy(zero_copy_only=False)]
 
@@ -87,6 +88,74 @@ def binary_codes(array, column: str, part: str) -> np.ndarray:
             )
         return is_true.to_numpy(zero_copy_only=False).astype(np.int8)
     raise InputError(f"Column '{column}'{_where(part)} has type {array.type}; expected bool or 0/1 integers.")
+
+
+_BINARY_STRINGS = ("true", "false", "1", "0", "yes", "no")
+
+
+def non_binary_example(values: pa.Array):
+    """One value of ``values`` that :func:`binary_codes` would refuse, or None."""
+    for v in values.to_pylist():
+        probe = pa.array([v], values.type)
+        if not is_binary_like(probe):
+            return v
+    return None
+
+
+def is_binary_like(values: pa.Array) -> bool:
+    """Whether the distinct values of a label column fit :func:`binary_codes` (bool, 0/1 or
+    true/false/yes/no strings)."""
+    if pa.types.is_boolean(values.type):
+        return True
+    if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        return bool(pc.all(pc.is_in(values, value_set=pa.array([0, 1], values.type))).as_py() is not False)
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        lowered = pc.utf8_lower(values)
+        return bool(pc.all(pc.is_in(lowered, value_set=pa.array(_BINARY_STRINGS))).as_py() is not False)
+    return False
+
+
+def label_type(types: list, column_names: list[str]) -> pa.DataType:
+    """One Arrow type for class labels coming from several columns (ints widen to int64)."""
+    kinds = set()
+    for t in types:
+        if pa.types.is_integer(t):
+            kinds.add("int")
+        elif pa.types.is_string(t) or pa.types.is_large_string(t):
+            kinds.add("str")
+        elif pa.types.is_boolean(t):
+            kinds.add("bool")
+        elif pa.types.is_floating(t):
+            kinds.add("float")
+        else:
+            raise InputError(f"Column '{column_names[types.index(t)]}' has type {t}; class labels must be "
+                             "strings, integers or booleans.")
+    if kinds == {"bool", "int"}:
+        kinds = {"int"}  # predictions as bool against integer classes: False/True are classes 0/1
+    if len(kinds) > 1:
+        described = ", ".join(f"'{c}' is {t}" for c, t in zip(column_names, types))
+        raise InputError(f"Class labels must have one type across columns: {described}.")
+    return {"int": pa.int64(), "str": pa.string(), "bool": pa.bool_(), "float": pa.float64()}[kinds.pop()]
+
+
+def class_labels(arrays: list, column_names: list[str], given=None) -> pa.Array:
+    """The classes: ``given`` (in its order) after checking it covers every value, otherwise the
+    sorted union of the values of ``arrays``."""
+    target = label_type([a.type for a in arrays], column_names)
+    arrays = [a.cast(target) for a in arrays]
+    found = sorted_labels(arrays, "/".join(column_names))
+    if found.null_count:
+        raise InputError(f"The label column(s) {', '.join(column_names)} have missing (null) values.")
+    if given is None:
+        return found
+    classes = pa.array(list(given)).cast(target)
+    if len(pc.unique(classes)) != len(classes):
+        raise InputError("The classes given contain duplicates.")
+    unknown = pc.filter(found, pc.invert(pc.is_in(found, value_set=classes)))
+    if len(unknown):
+        raise InputError(f"The labels contain {unknown[0].as_py()!r}, which is not among the classes given "
+                         f"({', '.join(map(str, classes.to_pylist()[:10]))}{' ...' if len(classes) > 10 else ''}).")
+    return classes
 
 
 def score_values(array, column: str, part: str) -> np.ndarray:
@@ -123,7 +192,8 @@ class GoldIndex:
     """A gold table keyed by (topic, item): the rows a run must cover."""
 
     keys: pa.Array          # "topic\x1fitem" strings
-    gold: np.ndarray        # int8 class code per gold item
+    values: pa.Array        # the gold label per gold item, as read
+    gold: np.ndarray        # class code per gold item, filled once the classes are fixed
     topic: pa.Array         # topic label per gold item
     item: pa.Array          # item label per gold item
     topic_codes: np.ndarray = field(default=None)  # int32, filled once the topic coords are fixed
@@ -150,8 +220,9 @@ def gold_index(table: pa.Table, *, topic: str, item: str, gold: str, part: str =
     if len(dup):
         t, i = dup[0]["values"].as_py().split("\x1f", 1)
         raise InputError(f"The gold has the (topic, item) = ({t!r}, {i!r}) more than once.")
-    codes = binary_codes(table.column(gold), gold, part)
-    return GoldIndex(keys=keys, gold=codes, topic=table.column(topic).combine_chunks(),
+    values = table.column(gold).combine_chunks()
+    _no_nulls(values, gold, part)
+    return GoldIndex(keys=keys, values=values, gold=None, topic=table.column(topic).combine_chunks(),
                      item=table.column(item).combine_chunks())
 
 

@@ -1,8 +1,9 @@
 """Measures stage: the registry of measures and their numba kernels."""
 
-from . import binary, combined, correlation, rates  # noqa: F401  (each module registers its measures)
+from . import binary, combined, correlation, multiclass, rates  # noqa: F401  (each module registers its measures)
 from .api import compute, measures
+from .multiclass import ordinal_costs
 from .registry import Measure, MeasureSpec, Param, get, make_spec, names, parse_spec, register, split_specs
 
-__all__ = ["compute", "measures", "Measure", "MeasureSpec", "Param", "get", "make_spec", "names",
+__all__ = ["compute", "measures", "Measure", "MeasureSpec", "Param", "get", "make_spec", "names", "ordinal_costs",
            "parse_spec", "register", "split_specs"]

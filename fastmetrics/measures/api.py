@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
-from . import registry
+from . import averaging, registry
 from . import smoothing as smoothing_module
 
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
@@ -83,7 +83,7 @@ def apply_undefined(values: np.ndarray, undefined, label: str, warn: bool = True
 
 def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefined=None,
             smoothing=None, average=None, out=None, warn=True, **params):
-    """Compute one measure over broadcastable count arrays.
+    """Compute one measure over broadcastable count arrays or confusion matrices.
 
     Parameters
     ----------
@@ -92,39 +92,47 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
     tp, fp, fn, tn : array_like of int or float
         Counts of true positives, false positives, false negatives, true negatives. Any shapes
         that broadcast together.
-    counts : array_like, shape (..., 2, 2), optional
+    counts : array_like, shape (..., m, m), optional
         Alternative to the four arrays: ``counts[..., i, j]`` = items of true class ``i``
-        predicted as ``j``, with class 1 positive (``tn = c00, fp = c01, fn = c10, tp = c11``).
+        predicted as ``j``. With ``m = 2`` class 1 is positive (``tn = c00, fp = c01,
+        fn = c10, tp = c11``). With ``m > 2`` a measure uses its native multiclass definition
+        (``fm.measures()`` column ``multiclass``) unless ``average`` is given.
     undefined : float or None, default None
         Value returned where the measure is undefined. ``None`` returns NaN there and issues one
-        :class:`UndefinedMeasureWarning` with the number of undefined cells.
+        :class:`UndefinedMeasureWarning` with the number of undefined cells. With ``average``
+        the value replaces each undefined per-class value before averaging (``undefined=0`` is
+        scikit-learn's ``zero_division=0``).
     smoothing : {None, "laplace", "noninformative"}, default None
         Estimate the measure's conditional probabilities with Laplace's correction or with
         seed 004's non-informative prior (§5; see :mod:`fastmetrics.measures.smoothing`).
-        Only for measures whose record has ``smoothable`` true.
-    average : None
-        Must be None: binary counts need no averaging over classes. (Averaging one-vs-rest
-        measures over the classes of ``counts[..., m, m]`` belongs to multiclass evaluation.)
+        Only for measures whose record has ``smoothable`` true, on binary (or one-vs-rest) counts.
+    average : {None, "micro", "macro", "weighted"}, default None
+        One-vs-rest averaging over the classes of ``counts`` (seed 003 §2; see
+        :mod:`fastmetrics.measures.averaging` for classes absent from a matrix). ``None``: the
+        binary definition (``m = 2``) or the native multiclass one.
     out : ndarray of float64, optional
         Array to write the result into (ufunc semantics).
     warn : bool, default True
         Whether to issue the undefined-cells warning.
     **params
-        The measure's parameters (e.g. ``beta`` for ``fbeta``).
+        The measure's parameters (e.g. ``beta`` for ``fbeta``; ``cost`` and ``power`` for
+        ``k_cost``).
 
     Returns
     -------
     values : ndarray of float64 or float
-        The measure per cell, with the broadcast shape of the counts.
+        The measure per cell, with the broadcast shape of the counts (the batch shape of
+        ``counts``).
 
     Raises
     ------
     UnknownMeasureError
         The name matches no measure; the message lists close names.
     InputError
-        Counts are negative, non-finite, non-numeric or do not broadcast.
+        Counts are negative, non-finite, non-numeric, not square or do not broadcast.
     ParameterError
-        A parameter is outside its domain.
+        A parameter is outside its domain, or a multiclass matrix meets a measure with no native
+        multiclass definition and no ``average``.
 
     Examples
     --------
@@ -133,20 +141,95 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
     0.5714285714285714
     >>> fm.compute("k", tp=[5, 0], fp=[0, 0], fn=[0, 0], tn=[45, 50])
     array([1., 1.])
+    >>> C = [[5, 1, 0], [2, 6, 2], [0, 1, 3]]
+    >>> round(float(fm.compute("cohen_kappa", counts=C)), 4)
+    0.5349
+    >>> round(float(fm.compute("f1", counts=C, average="macro")), 4)
+    0.7009
     """
+    matrix_args = {k: params.pop(k) for k in list(params) if k in _matrix_param_names(measure)}
     spec = registry.make_spec(measure, params)
-    if average is not None:
-        raise parameter_error("average", "compute", "None for binary counts", average)
-    tp, fp, fn, tn = binary_counts(tp, fp, fn, tn, counts)
-    if smoothing is not None:
-        values = smoothing_module.smoothed_values(spec, tp, fp, fn, tn, smoothing, out=out)
+    if average is not None and average not in averaging.AVERAGES:
+        raise parameter_error("average", "compute", "None, 'micro', 'macro' or 'weighted'", average)
+    if smoothing is not None and smoothing not in smoothing_module.SMOOTHINGS:
+        raise parameter_error("smoothing", "compute", "None, " + " or ".join(map(repr, smoothing_module.SMOOTHINGS)),
+                              smoothing)
+    if counts is not None and any(x is not None for x in (tp, fp, fn, tn)):
+        raise ParameterError("compute: pass either counts= or tp=, fp=, fn=, tn=, not both.")
+    if counts is None:
+        if average is not None:
+            raise parameter_error("average", "compute", "None for tp/fp/fn/tn (pass counts=[..., m, m] to average "
+                                  "over classes)", average)
+        values = _binary_values(spec, binary_counts(tp, fp, fn, tn), smoothing, out)
         return apply_undefined(values, undefined, spec.label, warn=warn)
+    c = _as_count_array(counts, "counts")
+    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
+        raise InputError(f"Expected 'counts' to have shape (..., m, m) with m >= 2, but got shape {c.shape}.")
+    m = c.shape[-1]
+    extra = [_matrix_arg(spec.measure, name, matrix_args.get(name), m) for name in spec.measure.matrix_params]
+    if average is None:
+        if m == 2:
+            values = _binary_values(spec, binary_counts(counts=c), smoothing, out)
+        else:
+            values = _native_values(spec, c, extra, smoothing, out)
+        return apply_undefined(values, undefined, spec.label, warn=warn)
+    if average == "micro":
+        values = _binary_values(spec, averaging.micro_counts(c), smoothing, None)
+    else:
+        ctp, cfp, cfn, ctn, a, b = averaging.one_vs_rest(c)
+        per_class = _binary_values(spec, (ctp, cfp, cfn, ctn), smoothing, None)
+        if undefined is not None:
+            per_class = apply_undefined(per_class, undefined, spec.label, warn=False)
+        values = averaging.average_classes(per_class, a, b, average)
+    if out is not None:
+        out[...] = values
+        values = out
+    return apply_undefined(values, undefined, f"{spec.label} ({average})", warn=warn)
+
+
+def _matrix_param_names(measure) -> tuple[str, ...]:
+    try:
+        return registry.make_spec(measure).measure.matrix_params if not isinstance(measure, registry.MeasureSpec) \
+            else measure.measure.matrix_params
+    except (ParameterError, TypeError):
+        return ()
+
+
+def _matrix_arg(measure, name: str, value, m: int) -> np.ndarray:
+    from . import multiclass
+    if name == "cost":
+        return multiclass.unit_costs(m) if value is None else multiclass.check_costs(value, m)
+    raise ParameterError(f"Measure '{measure.name}' declares an unknown array parameter {name!r}.")
+
+
+def _binary_values(spec, counts4, smoothing, out) -> np.ndarray:
+    """Raw values (NaN where undefined) of the binary kernel or its smoothed form."""
+    tp, fp, fn, tn = counts4
+    if smoothing is not None:
+        return smoothing_module.smoothed_values(spec, tp, fp, fn, tn, smoothing, out=out)
     kwargs = {} if out is None else {"out": out}
     # LLVM may evaluate a division before the zero-denominator branch picks NaN; the flag it
     # raises is not an error here, every undefined cell is counted in apply_undefined.
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = spec.measure.kernel(tp, fp, fn, tn, *spec.params, **kwargs)
-    return apply_undefined(values, undefined, spec.label, warn=warn)
+        return spec.measure.kernel(tp, fp, fn, tn, *spec.params, **kwargs)
+
+
+def _native_values(spec, c, extra, smoothing, out) -> np.ndarray:
+    native = spec.measure.multiclass
+    if native is None:
+        raise ParameterError(
+            f"Measure '{spec.measure.name}' has no native multiclass definition; these counts have "
+            f"{c.shape[-1]} classes. Pass average='micro', 'macro' or 'weighted' (one-vs-rest, seed 003 §2), "
+            f"or write '{spec.measure.name}@macro' in a measure list."
+        )
+    if smoothing is not None:
+        raise ParameterError(
+            "Smoothing (seed 004 §5) estimates binary conditional probabilities; for "
+            f"{c.shape[-1]} classes pass average='micro', 'macro' or 'weighted' with it."
+        )
+    kwargs = {} if out is None else {"out": out}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return native(c, *extra, *spec.params, **kwargs)
 
 
 def measures() -> pa.Table:
@@ -172,5 +255,6 @@ def measures() -> pa.Table:
         "params": [", ".join(f"{p.name}={p.default:g}" for p in m.params) for m in rows],
         "undefined_when": [m.undefined_when for m in rows],
         "smoothable": [m.smoothable for m in rows],
+        "multiclass": [m.multiclass_formula or "one-vs-rest: average='micro' | 'macro' | 'weighted'" for m in rows],
         "reference": [m.reference for m in rows],
     })

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 
 from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div
+from . import _multiclass_kernels as _mc
+from . import multilabel as _ml
 from .registry import Measure, Param, register
 
 JOINT = "joint"
@@ -221,7 +223,8 @@ def _proficiency_kernel(tp, fp, fn, tn):
 
 
 register(Measure(
-    name="accuracy", kernel=_accuracy_kernel, aliases=("acc",),
+    name="accuracy", kernel=_accuracy_kernel,
+    multiclass=_mc.accuracy_mc, multiclass_formula='sum_i c_ii / n', aliases=("acc",),
     summary="Fraction of items classified correctly.",
     formula="(tp + tn) / n", latex=r"A = \frac{TP + TN}{TP + FP + FN + TN}",
     range=(0.0, 1.0), higher_is_better=True, family="utility",
@@ -261,7 +264,8 @@ register(Measure(
     properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="mcc", kernel=_mcc_kernel, aliases=("phi", "matthews_corrcoef", "matthews"),
+    name="mcc", kernel=_mcc_kernel,
+    multiclass=_mc.mcc_mc, multiclass_formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2)) (Gorodkin's R_K)", aliases=("phi", "matthews_corrcoef", "matthews"),
     summary="Matthews correlation coefficient (Pearson's phi of actual and predicted labels).",
     formula="(tp tn - fp fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))",
     latex=r"MCC = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}",
@@ -272,7 +276,8 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="cohen_kappa", kernel=_cohen_kappa_kernel, aliases=("kappa",),
+    name="cohen_kappa", kernel=_cohen_kappa_kernel,
+    multiclass=_mc.cohen_kappa_mc, multiclass_formula='(n sum_i c_ii - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)', aliases=("kappa",),
     summary="Cohen's kappa: agreement beyond the agreement expected from the marginals.",
     formula="2 (tp tn - fn fp) / ((tp + fp)(fp + tn) + (tp + fn)(fn + tn))",
     latex=r"\kappa = \frac{p_o - p_e}{1 - p_e} = \frac{2(TP\,TN - FN\,FP)}{(TP+FP)(FP+TN) + (TP+FN)(FN+TN)}",
@@ -282,7 +287,8 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="balanced_accuracy", kernel=_balanced_accuracy_kernel, aliases=("maac", "macro_accuracy", "bacc"),
+    name="balanced_accuracy", kernel=_balanced_accuracy_kernel,
+    multiclass=_mc.balanced_accuracy_mc, multiclass_formula='mean over classes with a_i > 0 of c_ii / a_i', aliases=("maac", "macro_accuracy", "bacc"),
     summary="Mean recall over the classes present in the gold labels.",
     formula="(tp/AP + tn/AN) / 2; tn/AN if AP = 0; tp/AP if AN = 0",
     latex=r"BA = \frac{1}{2}\left(\frac{TP}{TP+FN} + \frac{TN}{TN+FP}\right)",
@@ -302,7 +308,8 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="k", kernel=_k_kernel, aliases=("sebastiani_k", "k_measure"),
+    name="k", kernel=_k_kernel,
+    multiclass=_mc.k_mc, multiclass_formula='m/(m-1) * mean_{i: a_i > 0} c_ii/a_i - 1/(m-1) (seed 000 eq. 10)', aliases=("sebastiani_k", "k_measure"),
     summary="Sebastiani's K: recall + specificity - 1, defined on every test set.",
     formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
     latex=r"K = \begin{cases}\rho + \sigma - 1 & AP>0,\,AN>0\\ 2\sigma - 1 & AP = 0\\ 2\rho - 1 & AN = 0\end{cases}",
@@ -312,7 +319,8 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="proficiency", kernel=_proficiency_kernel, aliases=("uncertainty_coefficient", "alpha", "theil_u"),
+    name="proficiency", kernel=_proficiency_kernel, multilabel=_ml.multilabel_proficiency,
+    multiclass=_mc.proficiency_mc, multiclass_formula='I(A; P) / H(A) over the m x m joint distribution, in bits (seed 001 §3)', aliases=("uncertainty_coefficient", "alpha", "theil_u"),
     summary="Steingold's proficiency: share of the gold labels' entropy captured by the prediction.",
     formula="I(Actual; Predicted) / H(Actual), in bits",
     latex=r"\alpha = \frac{I(P; A)}{H(A)}",
@@ -320,5 +328,27 @@ register(Measure(
     undefined_when="H(Actual) = 0: gold has a single class (or n = 0). Note alpha = 1 also for the "
                    "inverted (pervert) predictor, seed 001 §2.1",
     reference=SEED001 + ", eq. 1", smoothed=JOINT,
+    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+))
+
+
+@binary_ufunc()
+def _permuted_proficiency_kernel(tp, fp, fn, tn):
+    # One category (or single-label input): the only assignment is the identity, alpha' = alpha.
+    return _proficiency_kernel(tp, fp, fn, tn)
+
+
+register(Measure(
+    name="permuted_proficiency", kernel=_permuted_proficiency_kernel, aliases=("alpha_prime",),
+    multiclass=_mc.proficiency_mc, multilabel=_ml.multilabel_permuted_proficiency,
+    multiclass_formula="equal to proficiency: mutual information is invariant to relabelling the predictions",
+    summary="Steingold's permuted proficiency: multilabel proficiency after the best one-to-one matching "
+            "of predicted to gold categories.",
+    formula="sum_i I(M(Pc_i); Ac_i) / sum_i H(Ac_i), M maximising sum_i I (Munkres); binary and multiclass: "
+            "= proficiency",
+    latex=r"\alpha' = \frac{\sum_i I(M(Pc_i); Ac_i)}{\sum_i H(Ac_i)}",
+    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
+    undefined_when="every category has H(Ac_i) = 0 (each is in all gold sets or in none), or n = 0",
+    reference=SEED001 + ", §4.3 and Table 1",
     properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
 ))

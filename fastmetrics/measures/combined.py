@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 
-from ._kernels import NAN, binary_ufunc, harmonic, mutual_information2, prob_ufunc, safe_div
+from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div
 from .binary import (CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED000, SEED002, SEED004,
                      TRANSPOSE_SYMMETRIC, _npv_kernel, _precision_kernel, _props, _recall_kernel,
                      _specificity_kernel)
+from . import _multiclass_kernels as _mc
+from .multilabel import _mutual_information_kernel  # shared with the multilabel hooks
 from .registry import Measure, Param, register
 
 INF = float("inf")
@@ -87,11 +89,6 @@ def _weighted_accuracy_kernel(tp, fp, fn, tn, lam):
     return safe_div(lam * tp + tn, lam * (tp + fn) + tn + fp)
 
 
-@binary_ufunc()
-def _mutual_information_kernel(tp, fp, fn, tn):
-    if tp + fp + fn + tn == 0.0:
-        return NAN
-    return mutual_information2(tp, fp, fn, tn)
 
 
 @binary_ufunc()
@@ -268,7 +265,8 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="mutual_information", kernel=_mutual_information_kernel, aliases=("mi",),
+    name="mutual_information", kernel=_mutual_information_kernel,
+    multiclass=_mc.mutual_information_mc, multiclass_formula='sum_ij p_ij log2(p_ij / (p_i. p_.j)), at most log2 m bits', aliases=("mi",),
     summary="Mutual information of actual and predicted labels, in bits.",
     formula="sum_ij p_ij log2(p_ij / (p_i. p_.j))",
     latex=r"MI = \sum_{i,j} P(i,j)\log_2\frac{P(i,j)}{P(i)P(j)}",

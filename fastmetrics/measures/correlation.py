@@ -12,6 +12,7 @@ import math
 from ._kernels import NAN, binary_ufunc, safe_div
 from .binary import (CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED003, TRANSPOSE_SYMMETRIC,
                      _mcc_kernel, _props)
+from . import _multiclass_kernels as _mc
 from .registry import Measure, Param, register
 
 
@@ -91,7 +92,9 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="sba", kernel=_sba_kernel, aliases=("symmetric_balanced_accuracy",),
+    name="sba", kernel=_sba_kernel,
+    multiclass=_mc.sba_mc, multiclass_formula="(1/2m) sum_i (c_ii/a_i + c_ii/b_i); undefined when a class is absent from gold or from "
+                                         "prediction", aliases=("symmetric_balanced_accuracy",),
     summary="Symmetric Balanced Accuracy: mean of balanced accuracy of C and of its transpose.",
     formula="(tp/AP + tn/AN + tp/PP + tn/PN) / 4",
     latex=r"SBA = \frac{1}{2m}\sum_i \left(\frac{c_{ii}}{a_i} + \frac{c_{ii}}{b_i}\right)",
@@ -117,7 +120,8 @@ register(Measure(
     properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
 ))
 register(Measure(
-    name="confusion_entropy", kernel=_confusion_entropy_kernel, aliases=("ce", "cen"),
+    name="confusion_entropy", kernel=_confusion_entropy_kernel,
+    multiclass=_mc.confusion_entropy_mc, multiclass_formula='-(1/2n) sum_{i != j} [c_ji log_b(c_ji/(a_j + b_j)) + c_ij log_b(c_ij/(a_j + b_j))], b = 2(m - 1)', aliases=("ce", "cen"),
     summary="Wei et al.'s Confusion Entropy of the misclassifications; lower is better.",
     formula="-(1/2n) sum_{i != j} [c_ji log_b(c_ji/(a_j + b_j)) + c_ij log_b(c_ij/(a_j + b_j))], b = 2(m - 1)",
     latex=r"CE = -\frac{1}{2n}\sum_{i \ne j}\left(c_{ji}\log_{2(m-1)}\frac{c_{ji}}{a_j+b_j} + c_{ij}\log_{2(m-1)}\frac{c_{ij}}{a_j+b_j}\right)",

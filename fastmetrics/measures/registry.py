@@ -93,7 +93,16 @@ class Measure:
         count kernel is applied to it; a callable: a ufunc over the smoothed
         ``(recall, specificity, precision, npv, P(G), P(S), *params)``; ``None``: not smoothable.
     multiclass : callable or None
-        Native definition over ``counts[..., m, m]`` (a gufunc), if the measure has one.
+        Native definition over ``counts[..., m, m]`` (a gufunc ``(m,m)[...]->()``), if the
+        measure has one; without it a multiclass matrix needs ``average=`` (one-vs-rest).
+    multiclass_formula : str
+        The native multiclass formula (plain text), shown in the catalog.
+    matrix_params : tuple of str
+        Names of array parameters of the multiclass kernel (e.g. ``cost`` of ``k_cost``), passed
+        after the counts and before the numeric parameters.
+    multilabel : callable or None
+        Definition over multilabel statistics (see :mod:`fastmetrics.measures.multilabel`) where
+        it differs from averaging the per-category binary values.
     properties : frozenset of str
         Flags checked by the common tests (e.g. ``"class_symmetric"``, ``"bounded"``).
     """
@@ -112,6 +121,9 @@ class Measure:
     params: tuple[Param, ...] = ()
     smoothed: object = None
     multiclass: Callable | None = None
+    multiclass_formula: str = ""
+    matrix_params: tuple[str, ...] = ()
+    multilabel: Callable | None = None
     properties: frozenset = field(default_factory=frozenset)
 
     def __post_init__(self):

@@ -50,7 +50,7 @@ def lam(tp, fp, fn, tn):
 
 UNDEFINED = {
     "accuracy": empty, "error_rate": empty, "prevalence": empty, "predicted_positive_rate": empty,
-    "balanced_accuracy": empty, "k": empty, "weighted_accuracy": empty, "mutual_information": empty,
+    "balanced_accuracy": empty, "k": empty, "k_cost": empty, "weighted_accuracy": empty, "mutual_information": empty,
     "confusion_entropy": empty,
     "recall": no_ap, "fnr": no_ap, "t11su": no_ap,
     "specificity": no_an, "fallout": no_an,
@@ -58,7 +58,7 @@ UNDEFINED = {
     "npv": no_pn, "elusion": no_pn,
     "f1": no_positive_anywhere, "fbeta": no_positive_anywhere, "jaccard": no_positive_anywhere,
     "f_alpha": no_positive_anywhere, "e_alpha": no_positive_anywhere,
-    "informedness": one_gold_class, "proficiency": one_gold_class, "chi": one_gold_class,
+    "informedness": one_gold_class, "proficiency": one_gold_class, "permuted_proficiency": one_gold_class, "chi": one_gold_class,
     "sensitivity_rs": one_gold_class,
     "mcc": any_margin, "cd": any_margin, "cd_prime": any_margin, "sba": any_margin, "f_rs": any_margin,
     "markedness": lambda *c: no_pp(*c) or no_pn(*c), "reliability": lambda *c: no_pp(*c) or no_pn(*c),
