@@ -18,3 +18,12 @@ __all__ = [
     "UndefinedMeasureWarning", "UnknownMeasureError", "compute", "count", "measures",
     "ordinal_costs", "read_gold", "read_runs",
 ]
+
+
+def __getattr__(name):
+    # The meta-evaluation and leaderboard stages load on first use: most calls never need them.
+    if name in ("meta", "board"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'fastmetrics' has no attribute {name!r}")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pyarrow as pa
+from numba import njit
 
 from ._errors import ParameterError
 from .tensor import Scores
@@ -43,3 +45,193 @@ def macro_leaderboard(scores: Scores, *, order=("k", "mcc")) -> pa.Table:
         cols[f"mean_{m}"] = pa.array(means[i][rank])
     cols["undefined_topics"] = pa.array(undefined.max(axis=0)[rank])
     return pa.table(cols)
+
+
+# --- the full leaderboard: macro and micro, ranks, non-informative baselines, significance ---------
+
+BASELINES = ("placebo", "zero", "random")
+_RANDOM_EXACT_CELLS = 2_000_000
+
+
+@njit(cache=True)
+def _log_binom_half(n, ks):
+    """log P(X = k) for X ~ Binomial(n, 1/2), each k of ``ks``."""
+    out = np.empty(ks.size)
+    base = math.lgamma(n + 1.0) - n * math.log(2.0)
+    for i in range(ks.size):
+        k = ks[i]
+        out[i] = base - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+    return out
+
+
+def _support(n: float) -> np.ndarray:
+    """Values of Binomial(n, 1/2) carrying all but ~1e-15 of its mass (mean +- 8 sd)."""
+    half_width = 8.0 * math.sqrt(n) / 2.0 + 1.0
+    lo = max(0, int(math.floor(n / 2.0 - half_width)))
+    hi = min(int(n), int(math.ceil(n / 2.0 + half_width)))
+    return np.arange(lo, hi + 1, dtype=np.float64)
+
+
+def random_baseline(spec, ap: float, an: float) -> float:
+    """Expected value of a measure for the classifier that labels each item positive with
+    probability 1/2 (seed 004 §6.5's random baseline), on a topic with ``ap`` positives and ``an``
+    negatives: tp ~ Bin(ap, 1/2) and fp ~ Bin(an, 1/2) independently.
+
+    The expectation is exact (summed over the joint distribution, conditioned on the outcomes
+    where the measure is defined) while the support has at most 2 million cells; beyond that the
+    measure is taken at the expected counts (ap/2, an/2, ap/2, an/2), an O(1/n) approximation.
+    """
+    from .measures import api
+
+    if ap + an == 0:
+        return np.nan
+    tp = _support(ap)
+    fp = _support(an)
+    if tp.size * fp.size > _RANDOM_EXACT_CELLS:
+        return float(api.compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, warn=False))
+    log_w = _log_binom_half(float(ap), tp)[:, None] + _log_binom_half(float(an), fp)[None, :]
+    w = np.exp(log_w - log_w.max())
+    values = api.compute(spec, tp=tp[:, None], fp=fp[None, :], fn=ap - tp[:, None], tn=an - fp[None, :], warn=False)
+    defined = ~np.isnan(values)
+    if not defined.any():
+        return np.nan
+    return float((w * np.where(defined, values, 0.0)).sum() / w[defined].sum())
+
+
+def baseline_counts(tensor) -> tuple[np.ndarray, np.ndarray]:
+    """Per topic, the gold sizes (AP, AN) as counted for the most complete run (largest n)."""
+    c = tensor.counts
+    n = c.sum(axis=(-1, -2))
+    system_axis = tensor.axes.index("system")
+    best = np.expand_dims(np.argmax(n, axis=system_axis), system_axis)
+    ap = np.take_along_axis(c[..., 1, :].sum(-1), best, axis=system_axis).squeeze(system_axis)
+    an = np.take_along_axis(c[..., 0, :].sum(-1), best, axis=system_axis).squeeze(system_axis)
+    return ap.astype(np.float64), an.astype(np.float64)
+
+
+def _baseline_values(spec, ap: np.ndarray, an: np.ndarray) -> dict[str, np.ndarray]:
+    from .measures import api
+
+    zeros = np.zeros_like(ap)
+    out = {
+        "placebo": api.compute(spec, tp=ap, fp=an, fn=zeros, tn=zeros, warn=False),
+        "zero": api.compute(spec, tp=zeros, fp=zeros, fn=ap, tn=an, warn=False),
+        "random": np.array([random_baseline(spec, a, b) for a, b in zip(ap.reshape(-1), an.reshape(-1))]).reshape(ap.shape),
+    }
+    return {k: np.asarray(v, np.float64) for k, v in out.items()}
+
+
+def _competition_ranks(values: np.ndarray) -> np.ndarray:
+    """1 + number of strictly better values (ties share the best rank); NaN has no rank."""
+    ranks = np.full(values.shape, np.nan)
+    ok = ~np.isnan(values)
+    v = values[ok]
+    ranks[ok] = 1 + (v[None, :] > v[:, None]).sum(axis=1)
+    return ranks
+
+
+def leaderboard(tensor, measures, *, baselines: bool = True, significance: str | None = None,
+                correction: str | None = None, resamples: int = 1000, seed: int = 0, smoothing=None,
+                progress: bool = False):
+    """Recompute a leaderboard under several measures.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        Counts over ``(system, topic)`` (``topic`` optional).
+    measures : sequence of str
+        Measure names or specs (``"f1@macro"`` for multiclass averaging).
+    baselines : bool, default True
+        Add seed 004's non-informative outputs as rows (binary counts only): ``placebo`` (all
+        positive), ``zero`` (all negative) and ``random`` (each item positive with probability
+        1/2, expected value; see :func:`random_baseline`), scored on each topic's gold.
+    significance : {None, "fisher", "bootstrap"}
+        Also run paired tests across topics between every pair of systems (the ``detail``).
+    correction : {None, "holm"}
+    resamples, seed
+        Of the significance tests.
+    smoothing : optional
+        As in :func:`fastmetrics.compute`.
+    progress : bool, default False
+        Progress bar on a terminal for runs longer than about a second.
+
+    Returns
+    -------
+    MetaResult
+        ``summary``: one row per (system or baseline, measure) -- ``system, kind`` ("system" or
+        "baseline"), ``measure, macro`` (mean over topics where defined), ``micro`` (the measure
+        of the pooled counts), ``topics`` (defined), ``undefined_topics``, ``rank`` (by macro,
+        ties share the best rank; baselines unranked) and ``beats_baselines`` (the system's macro
+        value beats every baseline's in the measure's direction -- the boldface of seed 004
+        Table 6; null without baselines). ``detail``: the significance tests, if asked.
+    """
+    from .meta import significance as paired_tests
+    from .meta._common import MetaResult, higher_is_better, labels_array
+    from .tensor import _measure_entries
+
+    if "system" not in tensor.axes or set(tensor.axes) - {"system", "topic"}:
+        raise ParameterError(f"A leaderboard needs counts over (system[, topic]); got axes {tensor.axes}.")
+    entries = _measure_entries(measures, None)
+    scores = tensor.evaluate([e[2] for e in entries], smoothing=smoothing)
+    pooled = tensor.sum("topic") if "topic" in tensor.axes else tensor
+    micro = pooled.evaluate([e[2] for e in entries], smoothing=smoothing).values  # [measure, system]
+    system_axis = tensor.axes.index("system")
+    values = np.moveaxis(scores.values, 1 + system_axis, 1).reshape(len(entries), len(tensor.coords["system"]), -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        macro = np.nanmean(values, axis=2)
+    defined = (~np.isnan(values)).sum(axis=2)
+    binary = tensor.m == 2 and tensor.classes.tolist() == [0, 1]
+    use_baselines = baselines and binary
+    if use_baselines:
+        ap, an = baseline_counts(tensor)
+        ap_all, an_all = np.array([ap.sum()]), np.array([an.sum()])
+    systems = np.asarray(tensor.coords["system"])
+    rows = {k: [] for k in ("system", "kind", "measure", "macro", "micro", "topics", "undefined_topics", "rank",
+                            "beats_baselines")}
+    n_topics = values.shape[2]
+    for i, (spec, avg, label) in enumerate(entries):
+        sign = 1.0 if higher_is_better(label) else -1.0
+        ranks = _competition_ranks(sign * macro[i])
+        base_macro = {}
+        if use_baselines:
+            per_topic = _baseline_values(spec, ap, an)
+            pooled_base = _baseline_values(spec, ap_all, an_all)
+            for name in BASELINES:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    base_macro[name] = float(np.nanmean(per_topic[name]))
+                rows["system"].append(name)
+                rows["kind"].append("baseline")
+                rows["measure"].append(label)
+                rows["macro"].append(base_macro[name])
+                rows["micro"].append(float(pooled_base[name][0]))
+                rows["topics"].append(int((~np.isnan(per_topic[name])).sum()))
+                rows["undefined_topics"].append(int(np.isnan(per_topic[name]).sum()))
+                rows["rank"].append(None)
+                rows["beats_baselines"].append(None)
+        best_baseline = max((sign * v for v in base_macro.values() if not np.isnan(v)), default=-np.inf)
+        for s, system in enumerate(systems.tolist()):
+            rows["system"].append(system)
+            rows["kind"].append("system")
+            rows["measure"].append(label)
+            rows["macro"].append(float(macro[i, s]))
+            rows["micro"].append(float(micro[i, s]))
+            rows["topics"].append(int(defined[i, s]))
+            rows["undefined_topics"].append(int(n_topics - defined[i, s]))
+            rows["rank"].append(None if np.isnan(ranks[s]) else int(ranks[s]))
+            beats = None if not use_baselines or np.isnan(macro[i, s]) else bool(sign * macro[i, s] > best_baseline)
+            rows["beats_baselines"].append(beats)
+    summary = pa.table({
+        "system": labels_array(rows["system"]), "kind": rows["kind"], "measure": rows["measure"],
+        "macro": pa.array(rows["macro"], pa.float64()), "micro": pa.array(rows["micro"], pa.float64()),
+        "topics": pa.array(rows["topics"], pa.int64()),
+        "undefined_topics": pa.array(rows["undefined_topics"], pa.int64()),
+        "rank": pa.array(rows["rank"], pa.int64()), "beats_baselines": pa.array(rows["beats_baselines"], pa.bool_()),
+    })
+    detail = None
+    if significance is not None:
+        detail = paired_tests(scores, method=significance, resamples=resamples, seed=seed,
+                              correction=correction, progress=progress).summary
+    return MetaResult(summary, detail, {"baselines": use_baselines, "significance": significance,
+                                        "correction": correction, "resamples": resamples, "seed": seed})

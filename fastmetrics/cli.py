@@ -1,4 +1,4 @@
-"""Command-line interface: ``fastmetrics measures | evaluate | demo``.
+"""Command-line interface: ``fastmetrics measures | evaluate | leaderboard | meta | demo``.
 
 Every error caused by the input or the options prints one line to stderr and exits with
 status 2; output files are written atomically, so a failed run leaves none behind.
@@ -112,6 +112,74 @@ def cmd_evaluate(args) -> None:
     _emit(scores.to_arrow(), args.out)
 
 
+def _count_from_args(args):
+    by = tuple(args.by.split(",")) if args.by else ("system", "topic")
+    return count(args.inputs, gold=args.gold, by=tuple(c.strip() for c in by if c.strip()), missing=args.missing,
+                 pred=args.pred, task=args.task, classes=_split(args.classes))
+
+
+def _measure_list(args, task: str) -> list[str]:
+    text = args.measures or DEFAULT_MEASURES[task]
+    for spec in registry.split_specs(text):
+        registry.make_spec(spec.rpartition("@")[0] if "@" in spec else spec)
+    return registry.split_specs(text)
+
+
+def _emit_result(result, args) -> None:
+    if args.detail:
+        if result.detail is None:
+            raise ParameterError("This job has no detail table; drop --detail.")
+        write_table(result.detail, args.detail)
+        print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
+    _emit(result.summary, args.out, wide=False)
+
+
+def cmd_leaderboard(args) -> None:
+    from .board import leaderboard
+
+    tensor = _count_from_args(args)
+    result = leaderboard(tensor, _measure_list(args, _task_of(tensor)), baselines=not args.no_baselines,
+                         significance=args.significance, correction="holm" if args.holm else None,
+                         resamples=args.resamples, seed=args.seed, smoothing=args.smoothing, progress=not args.quiet)
+    _emit_result(result, args)
+
+
+def cmd_meta(args) -> None:
+    from . import meta
+
+    if args.job == "stability":
+        by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
+        measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
+        result = meta.stability(args.inputs, args.gold, measures=measures, replicates=args.splits, seed=args.seed,
+                                tolerance=args.tolerance, progress=not args.quiet, by=by, missing=args.missing, pred=args.pred,
+                                task=args.task, classes=_split(args.classes))
+        _emit_result(result, args)
+        return
+    tensor = _count_from_args(args)
+    scores = tensor.evaluate(_measure_list(args, _task_of(tensor)), smoothing=args.smoothing)
+    if args.job == "strictness":
+        result = meta.strictness(scores, progress=not args.quiet)
+    elif args.job == "robustness":
+        pairs = "all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs")
+        result = meta.robustness(scores, pairs=pairs, seed=args.seed)
+    elif args.job == "inconsistency":
+        result = meta.inconsistency(scores, tolerance=args.tolerance)
+    else:
+        result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed,
+                            progress=not args.quiet)
+    _emit_result(result, args)
+
+
+def _positive_int(text: str, option: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ParameterError(f"{option} must be a positive integer or 'all'; got {text!r}.")
+    return value
+
+
 def cmd_demo(args) -> None:
     from . import demo
 
@@ -163,6 +231,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument("--out", help="write .parquet, .csv, .json or .md instead of printing")
     p.set_defaults(func=cmd_evaluate)
+
+    def inputs_and_counting(p):
+        p.add_argument("inputs", nargs="+", help="run files, folders, globs, Parquet/CSV files or a counts table")
+        p.add_argument("--gold", help="gold labels keyed by (topic, item)")
+        p.add_argument("--measures", default=None, help="comma-separated measure specs (default by task)")
+        p.add_argument("--by", default=None, help="grouping columns (default system,topic when present)")
+        p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
+        p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
+        p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto")
+        p.add_argument("--classes", help="comma-separated class labels in order")
+        p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
+        p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+        p.add_argument("--resamples", type=int, default=1000, help="resamples of significance tests (default 1000)")
+        p.add_argument("--out", help="write the summary table (.parquet, .csv, .json, .md)")
+        p.add_argument("--detail", help="write the detail table (per pair / per system) to this file")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
+    inputs_and_counting(p)
+    p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
+    p.add_argument("--significance", choices=("fisher", "bootstrap"), default=None,
+                   help="paired tests across topics between systems (written with --detail)")
+    p.add_argument("--holm", action="store_true", help="Holm-correct the p-values over system pairs")
+    p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("meta", help="meta-evaluation: strictness, robustness, stability, inconsistency, power")
+    p.add_argument("job", choices=("strictness", "robustness", "stability", "inconsistency", "power"))
+    inputs_and_counting(p)
+    p.add_argument("--pairs", default="1000", help="robustness: topic pairs drawn, or 'all' (default 1000)")
+    p.add_argument("--splits", type=int, default=500, help="stability: random halvings (default 500)")
+    p.add_argument("--tolerance", type=float, default=1e-5,
+                   help="inconsistency/stability: differences within it are ties (default 1e-5)")
+    p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
+    p.set_defaults(func=cmd_meta)
 
     p = sub.add_parser("demo", help="generate the demo leaderboard into data/ and rank it")
     p.add_argument("--data-dir", default="data/demo", help="where the demo runs are written (default data/demo)")

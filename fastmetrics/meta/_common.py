@@ -1,0 +1,101 @@
+"""Shared by the meta-evaluation jobs: oriented score arrays, results, seeds and progress."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from .._errors import ParameterError
+from ..measures import registry
+
+
+@dataclass
+class MetaResult:
+    """The output of a meta-evaluation job.
+
+    Attributes
+    ----------
+    summary : pyarrow.Table
+        The job's main tidy table (what ``--out`` writes).
+    detail : pyarrow.Table or None
+        The per-pair / per-system values the summary aggregates (``--detail``).
+    params : dict
+        The job's settings (seed, counts of pairs, tolerance ...), for the record.
+    """
+
+    summary: pa.Table
+    detail: pa.Table | None = None
+    params: dict = field(default_factory=dict)
+
+
+def higher_is_better(label: str) -> bool:
+    """Direction of a measure label such as ``"f1"``, ``"fbeta(beta=2)"`` or ``"f1@macro"``."""
+    name = label.rpartition("@")[0] if "@" in label else label
+    return registry.make_spec(name).measure.higher_is_better
+
+
+def system_topic_values(scores, oriented: bool = True):
+    """``values[measure, system, topic]`` (lower-is-better measures negated when ``oriented``),
+    with the system and topic labels. A Scores without a topic axis has one topic."""
+    axes = list(scores.axes)
+    extra = [a for a in axes if a not in ("system", "topic")]
+    if extra:
+        raise ParameterError(f"Meta-evaluation works on (system, topic) scores; these also have the axes "
+                             f"{', '.join(extra)}: select one value of each first (e.g. scores.sel(threshold=0.5)).")
+    if "system" not in axes:
+        raise ParameterError("Meta-evaluation compares systems: the scores need a 'system' axis.")
+    values = scores.values
+    if "topic" not in axes:
+        values = values[..., None]
+        topics = np.array(["-"], dtype=object)
+    else:
+        order = [0] + [1 + axes.index("system"), 1 + axes.index("topic")]
+        values = np.transpose(values, order)
+        topics = np.asarray(scores.coords["topic"])
+    values = np.array(values, dtype=np.float64)
+    if oriented:
+        for i, label in enumerate(scores.measures):
+            if not higher_is_better(label):
+                values[i] = -values[i]
+    return values, np.asarray(scores.coords["system"]), topics
+
+
+def rng_of(seed) -> np.random.Generator:
+    if seed is None or isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
+        raise ParameterError(f"A seed must be an integer (same seed, same result); got {seed!r}.")
+    return np.random.default_rng(int(seed))
+
+
+def labels_array(values) -> pa.Array:
+    arr = np.asarray(values)
+    return pa.array(arr.tolist())
+
+
+class Progress:
+    """A one-line progress bar on stderr, shown only on a terminal and after ~1 s of work."""
+
+    def __init__(self, total: int, label: str, quiet: bool = False, delay: float = 1.0):
+        self.total = max(int(total), 1)
+        self.label = label
+        self.enabled = not quiet and sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.delay = delay
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        if not self.enabled or time.monotonic() - self.start < self.delay:
+            return
+        self.shown = True
+        width = 30
+        filled = int(width * done / self.total)
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()

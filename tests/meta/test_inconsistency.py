@@ -1,0 +1,77 @@
+"""Inconsistency between measures (seed 003 §5): the Yandex weather acceptance numbers and a
+Python-loop reference."""
+
+import itertools
+
+import numpy as np
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from fastmetrics import meta
+from fastmetrics.cli import main
+
+from ._data import meteo_counts, oriented, random_scores
+
+MEASURES = ["accuracy", "balanced_accuracy", "f1", "cohen_kappa", "confusion_entropy", "gm", "mcc", "sba"]
+# % of the 2160 comparisons, by the paper's definition (a win against a tie is an inconsistency)
+EXPECTED = {
+    ("accuracy", "balanced_accuracy"): 96.57, ("accuracy", "f1"): 41.02, ("accuracy", "cohen_kappa"): 37.69,
+    ("accuracy", "confusion_entropy"): 3.19, ("accuracy", "gm"): 38.84, ("accuracy", "mcc"): 44.54,
+    ("accuracy", "sba"): 56.16, ("balanced_accuracy", "f1"): 55.56, ("balanced_accuracy", "cohen_kappa"): 58.98,
+    ("balanced_accuracy", "confusion_entropy"): 99.72, ("balanced_accuracy", "gm"): 57.82,
+    ("balanced_accuracy", "mcc"): 52.22, ("balanced_accuracy", "sba"): 40.60, ("f1", "cohen_kappa"): 3.43,
+    ("f1", "confusion_entropy"): 44.17, ("f1", "gm"): 2.27, ("f1", "mcc"): 3.61, ("f1", "sba"): 15.23,
+    ("cohen_kappa", "confusion_entropy"): 40.83, ("cohen_kappa", "gm"): 1.25, ("cohen_kappa", "mcc"): 6.94,
+    ("cohen_kappa", "sba"): 18.56, ("confusion_entropy", "gm"): 41.99, ("confusion_entropy", "mcc"): 47.69,
+    ("confusion_entropy", "sba"): 59.31, ("gm", "mcc"): 5.79, ("gm", "sba"): 17.41, ("mcc", "sba"): 11.81,
+}
+
+
+def test_yandex_weather_from_the_command_line(tmp_path):
+    counts = tmp_path / "meteo.parquet"
+    pq.write_table(meteo_counts(), counts)
+    out = tmp_path / "inconsistency.csv"
+    assert main(["meta", "inconsistency", str(counts), "--measures", ",".join(MEASURES), "--out", str(out)]) == 0
+    rows = pacsv.read_csv(out).to_pylist()
+    got = {(r["measure_a"], r["measure_b"]): r for r in rows}
+    assert len(got) == 8 * 7
+    for (a, b), value in EXPECTED.items():
+        for key in ((a, b), (b, a)):
+            assert got[key]["comparisons"] == 2160
+            assert got[key]["value"] == pytest.approx(value, abs=0.05), key
+
+
+def _reference(scores, a, b, tolerance=1e-5):
+    """Loop over every (topic, system pair): the sign of the oriented difference, with ties."""
+    va, vb = oriented(scores, a), oriented(scores, b)
+    bad = total = 0
+    for t in range(va.shape[1]):
+        for i, j in itertools.combinations(range(va.shape[0]), 2):
+            da, db = va[i, t] - va[j, t], vb[i, t] - vb[j, t]
+            if np.isnan(da) or np.isnan(db):
+                continue
+            sa = 0 if abs(da) <= tolerance else (1 if da > 0 else -1)
+            sb = 0 if abs(db) <= tolerance else (1 if db > 0 else -1)
+            total += 1
+            bad += sa != sb
+    return bad, total
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_against_a_python_loop(seed):
+    scores = random_scores(seed)
+    table = meta.inconsistency(scores).summary.to_pylist()
+    assert len(table) == 4 * 3
+    for row in table:
+        bad, total = _reference(scores, row["measure_a"], row["measure_b"])
+        assert (row["inconsistent"], row["comparisons"]) == (bad, total)
+        assert row["value"] == pytest.approx(100 * bad / total)
+
+
+def test_tolerance_and_errors():
+    scores = random_scores(2)
+    loose = meta.inconsistency(scores, tolerance=10.0).summary.column("value").to_pylist()
+    assert all(v == 0.0 for v in loose)  # every difference is a tie for every measure
+    with pytest.raises(Exception, match="at least two"):
+        meta.inconsistency(random_scores(0, measures=("f1",)))

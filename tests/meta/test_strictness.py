@@ -1,0 +1,52 @@
+"""Strictness (seed 004 §6.3) against a Python loop written from the paper's formulas."""
+
+import numpy as np
+import pytest
+
+from fastmetrics import meta
+
+from ._data import oriented, random_scores
+
+
+def _rank(values, o):
+    """rank(m, o) = P_{o'}(m(o) >= m(o'))."""
+    return sum(values[o] >= v for v in values) / len(values)
+
+
+def _reference(scores, a, b, th):
+    va, vb = oriented(scores, a).reshape(-1), oriented(scores, b).reshape(-1)
+    keep = ~(np.isnan(va) | np.isnan(vb))
+    va, vb = va[keep], vb[keep]
+    top = [o for o in range(len(va)) if _rank(va, o) >= th]
+    return min(_rank(vb, o) for o in top)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_pairwise_and_overall_against_a_loop(seed):
+    scores = random_scores(seed, systems=5, topics=8)
+    levels = [0.5, 0.75, 0.9, 0.99, 1.0]
+    result = meta.strictness(scores, thresholds=levels)
+    detail = {(r["measure_a"], r["measure_b"], r["threshold"]): r["value"] for r in result.detail.to_pylist()}
+    names = list(scores.measures)
+    for a in names:
+        for th in levels:
+            per = [_reference(scores, a, b, th) for b in names if b != a]
+            for b, value in zip([n for n in names if n != a], per):
+                assert detail[(a, b, th)] == pytest.approx(value)
+            overall = [r["value"] for r in result.summary.to_pylist() if r["measure"] == a and r["threshold"] == th]
+            assert overall == [pytest.approx(min(per))]
+
+
+def test_default_levels_and_self_consistency():
+    scores = random_scores(1)
+    result = meta.strictness(scores)
+    levels = sorted({r["threshold"] for r in result.summary.to_pylist()})
+    assert levels[0] == 0.5 and levels[-1] == 0.99 and len(levels) == 50
+    # against an identical copy (F_beta with beta = 1) the top outputs keep their ranks: the
+    # strictness at th is the lowest rank at or above th
+    dup = random_scores(1, measures=("f1", "fbeta"))
+    values = dup["f1"].reshape(-1)
+    values = values[~np.isnan(values)]
+    ranks = np.array([_rank(values, o) for o in range(values.size)])
+    for row in meta.strictness(dup, thresholds=[0.5, 0.9]).summary.to_pylist():
+        assert row["value"] == pytest.approx(ranks[ranks >= row["threshold"]].min())
