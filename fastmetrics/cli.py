@@ -1,4 +1,4 @@
-"""Command-line interface: ``fastmetrics measures | evaluate | leaderboard | meta | demo``.
+"""Command-line interface: ``fastmetrics measures | evaluate | leaderboard | meta | axioms | demo``.
 
 Every error caused by the input or the options prints one line to stderr and exits with
 status 2; output files are written atomically, so a failed run leaves none behind.
@@ -180,6 +180,25 @@ def _positive_int(text: str, option: str) -> int:
     return value
 
 
+def cmd_axioms(args) -> None:
+    from .meta import axioms
+    from .report import property_matrix_markdown, write_text
+
+    properties = _split(args.properties)
+    table = axioms.axioms(args.measures or None, properties, n_max=args.n_max, smoothing=args.smoothing)
+    if args.format == "json":
+        rows = [{k: r[k] for k in ("measure", "property", "holds", "counterexample", "note", "numeric")}
+                for r in table.to_pylist()]
+        text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = property_matrix_markdown(table)
+    if args.out:
+        write_text(text, args.out)
+        print(f"wrote {table.num_rows} verdicts to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+
+
 def cmd_demo(args) -> None:
     from . import demo
 
@@ -265,6 +284,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="inconsistency/stability: differences within it are ties (default 1e-5)")
     p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
     p.set_defaults(func=cmd_meta)
+
+    p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")
+    p.add_argument("measures", nargs="*", help="measures or specs (default: the whole catalog)")
+    p.add_argument("--n-max", type=int, default=12, help="largest test set enumerated (default 12)")
+    p.add_argument("--properties", help="comma-separated property ids (default: all)")
+    p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
+    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument("--out", help="write the profile to this file (atomically)")
+    p.set_defaults(func=cmd_axioms)
 
     p = sub.add_parser("demo", help="generate the demo leaderboard into data/ and rank it")
     p.add_argument("--data-dir", default="data/demo", help="where the demo runs are written (default data/demo)")

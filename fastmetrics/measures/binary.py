@@ -163,9 +163,13 @@ def _jaccard_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _mcc_kernel(tp, fp, fn, tn):
-    # Square roots of two pair products instead of one four-fold product: stays finite and exact
-    # enough for marginals up to 1e150, where the naive product would overflow.
-    den = math.sqrt((tp + fp) * (fn + tn)) * math.sqrt((tp + fn) * (fp + tn))
+    # One square root of the four-fold product where it is finite: a single rounding, so a
+    # perfect classifier scores exactly 1 (arccos-based CD amplifies a 1e-16 error to 1e-8).
+    # Beyond float64 range (marginals near 1e77) two roots of pair products stay finite.
+    x = (tp + fp) * (fn + tn)
+    y = (tp + fn) * (fp + tn)
+    product = x * y
+    den = math.sqrt(product) if product < math.inf else math.sqrt(x) * math.sqrt(y)
     return safe_div(tp * tn - fp * fn, den)
 
 

@@ -27,7 +27,7 @@ def _gm_kernel(tp, fp, fn, tn, r):
     num = tp * tn - fp * fn  # = n c11 - a1 b1
     if r == 0.0:
         # the r -> 0 limit: geometric mean sqrt(x y), i.e. the Matthews coefficient
-        return safe_div(num, math.sqrt(x) * math.sqrt(y))
+        return _mcc_kernel(tp, fp, fn, tn)
     hi = max(x, y)
     if hi == 0.0:
         return NAN

@@ -1,5 +1,5 @@
 """Report stage: writing tidy tables to files and rendering them for people."""
 
-from .tables import format_table, pivot_measures, to_markdown, write_table
+from .tables import format_table, pivot_measures, property_matrix_markdown, to_markdown, write_table, write_text
 
-__all__ = ["format_table", "pivot_measures", "to_markdown", "write_table"]
+__all__ = ["format_table", "pivot_measures", "property_matrix_markdown", "to_markdown", "write_table", "write_text"]

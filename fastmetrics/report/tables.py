@@ -89,21 +89,60 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
+
+    def write(fh):
+        if suffix == ".parquet":
+            pq.write_table(table, fh)
+        elif suffix == ".csv":
+            pacsv.write_csv(table, fh)
+        elif suffix == ".json":
+            rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                    for r in table.to_pylist()]
+            fh.write(json.dumps(rows, indent=1, allow_nan=False).encode())
+        else:
+            fh.write(to_markdown(table).encode())
+
+    _atomic_write(path, folder, write)
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
+    _atomic_write(path, folder, lambda fh: fh.write(text.encode()))
+
+
+def _atomic_write(path: Path, folder: Path, write) -> None:
+    """Write to a temporary file in the target folder, renamed over the target only once
+    complete: a failure leaves no partial output behind."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            if suffix == ".parquet":
-                pq.write_table(table, fh)
-            elif suffix == ".csv":
-                pacsv.write_csv(table, fh)
-            elif suffix == ".json":
-                rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-                        for r in table.to_pylist()]
-                fh.write(json.dumps(rows, indent=1, allow_nan=False).encode())
-            else:
-                fh.write(to_markdown(table).encode())
+            write(fh)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def property_matrix_markdown(table: pa.Table) -> str:
+    """A property profile (``measure, property, holds, counterexample``) as a Markdown matrix of
+    ✓ / ✗ / – (not applicable or undecidable), followed by every counterexample."""
+    rows = table.to_pylist()
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    props = list(dict.fromkeys(r["property"] for r in rows))
+    cell = {(r["measure"], r["property"]): r for r in rows}
+    mark = {True: "✓", False: "✗", None: "–"}
+    lines = ["| measure | " + " | ".join(props) + " |", "|---|" + "---|" * len(props)]
+    for m in measures:
+        lines.append(f"| {_escape_md(m)} | " + " | ".join(mark[cell[(m, p)]["holds"]] if (m, p) in cell else ""
+                                                     for p in props) + " |")
+    failures = [r for r in rows if r["holds"] is False and r.get("counterexample")]
+    if failures:
+        lines += ["", "Counterexamples (smallest test set first):", ""]
+        lines += [f"- {_escape_md(r['measure'])} / {r['property']}: {_escape_md(r['counterexample'])}"
+                  for r in failures]
+    return "\n".join(lines) + "\n"
