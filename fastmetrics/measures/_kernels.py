@@ -2,30 +2,85 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import types
 
 import numpy as np
-from numba import njit, vectorize
+from numba import guvectorize, njit, typeof, vectorize
+from numba.extending import typeof_impl
 
 NAN = np.nan
 
 
+class LazyUfunc:
+    """A float64 numba ufunc (or gufunc) built on first use.
+
+    Building a ufunc's loop wrapper costs ~50 ms even when numba's cache holds the kernel, and the
+    catalog has ~80 of them: building them all at import made ``import fastmetrics`` take 4 s.
+    This wrapper builds each on its first call (cached on disk as before), so a command pays only
+    for the measures it evaluates. Inside other numba kernels the object behaves as its scalar
+    ``njit`` function (see the ``typeof`` registration below), so kernels can call one another.
+    """
+
+    def __init__(self, py_func, signatures, layout=None):
+        self.py_func = py_func
+        self._signatures = signatures
+        self._layout = layout
+        self._built = None
+        self.scalar = None
+        if layout is None:
+            # a copy under another name: njit and vectorize must not share one cache file
+            clone = types.FunctionType(py_func.__code__, py_func.__globals__, py_func.__name__ + "_scalar",
+                                       py_func.__defaults__, py_func.__closure__)
+            clone.__qualname__ = py_func.__qualname__ + "_scalar"
+            self.scalar = njit(cache=True)(clone)
+        functools.update_wrapper(self, py_func)
+
+    @property
+    def ufunc(self):
+        if self._built is None:
+            if self._layout is None:
+                self._built = vectorize(self._signatures, cache=True)(self.py_func)
+            else:
+                self._built = guvectorize(self._signatures, self._layout, cache=True)(self.py_func)
+        return self._built
+
+    def __call__(self, *args, **kwargs):
+        return self.ufunc(*args, **kwargs)
+
+    def __getattr__(self, name):  # nin, nout, types, reduce ... of the real ufunc
+        if name.startswith("__") or name in ("_built", "_signatures", "_layout", "py_func", "scalar"):
+            raise AttributeError(name)
+        return getattr(self.ufunc, name)
+
+
+@typeof_impl.register(LazyUfunc)
+def _typeof_lazy_ufunc(value, context):
+    if value.scalar is None:
+        raise TypeError(f"the gufunc {value.__name__} cannot be called from numba code")
+    return typeof(value.scalar)
+
+
+def _float_signature(n_args: int) -> list[str]:
+    return ["float64(" + ", ".join(["float64"] * n_args) + ")"]
+
+
 def binary_ufunc(n_params: int = 0):
-    """Decorate a scalar function of ``(tp, fp, fn, tn, *params)`` into a float64 numba ufunc.
+    """Decorate a scalar function of ``(tp, fp, fn, tn, *params)`` into a float64 numba ufunc
+    (built lazily, :class:`LazyUfunc`).
 
     Counts arrive as float64 (int64 counts are cast safely by the ufunc machinery), so products
     of marginals cannot overflow: the weather matrices of seed 003 reach 6.6e7 per cell.
     """
-    sig = "float64(" + ", ".join(["float64"] * (4 + n_params)) + ")"
-    return vectorize([sig], cache=True)
+    return lambda f: LazyUfunc(f, _float_signature(4 + n_params))
 
 
 def prob_ufunc(n_params: int = 0):
     """Decorate a scalar function of the smoothed probabilities ``(r, s, p, v, g, q, *params)``
     -- recall P(S|G), specificity P(¬S|¬G), precision P(G|S), npv P(¬G|¬S), P(G), P(S) -- into
-    a float64 numba ufunc (seed 004 §5)."""
-    sig = "float64(" + ", ".join(["float64"] * (6 + n_params)) + ")"
-    return vectorize([sig], cache=True)
+    a float64 numba ufunc (seed 004 §5), built lazily."""
+    return lambda f: LazyUfunc(f, _float_signature(6 + n_params))
 
 
 @njit(cache=True, inline="always")

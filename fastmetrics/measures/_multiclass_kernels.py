@@ -12,16 +12,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import guvectorize, njit
+from numba import njit
+
+from ._kernels import LazyUfunc
 
 NAN = np.nan
 
 
 def matrix_gufunc(extra_core: str = "", extra_types: tuple[str, ...] = ()):
-    """Decorate ``f(c, *extra, out)`` into a float64 gufunc with layout ``(m,m)[extra]->()``."""
+    """Decorate ``f(c, *extra, out)`` into a float64 gufunc with layout ``(m,m)[extra]->()``,
+    built on first use (:class:`~fastmetrics.measures._kernels.LazyUfunc`)."""
     types = ["float64[:, :]", *extra_types, "float64[:]"]
     layout = "(m,m)" + extra_core + "->()"
-    return guvectorize([f"void({', '.join(types)})"], layout, cache=True)
+    return lambda f: LazyUfunc(f, [f"void({', '.join(types)})"], layout)
 
 
 @njit(cache=True, inline="always")
