@@ -69,3 +69,82 @@ def test_all_measures_over_w1_cells(benchmark, w1_counts):
             fm.compute(name, tp=tp, fp=fp, fn=fn, tn=tn, out=out, warn=False)
 
     benchmark(run)
+
+
+def test_exact_sweep_w1(benchmark, w1):
+    """Every distinct score of every (system, topic): 10M rows, ~10M output cells."""
+    from fastmetrics.count import exact_counts
+
+    group, gold, score, _ = w1
+    benchmark.pedantic(lambda: exact_counts(group, gold, score, 10_000), rounds=5, iterations=1, warmup_rounds=1)
+
+
+TEN = ["accuracy", "precision", "recall", "f1", "mcc", "k", "cohen_kappa", "balanced_accuracy", "jaccard", "proficiency"]
+
+
+@pytest.fixture(scope="module")
+def p1(tmp_path_factory):
+    import pyarrow.parquet as pq
+
+    path = tmp_path_factory.mktemp("p1") / "w1.parquet"
+    pq.write_table(workloads.table(), path, row_group_size=1 << 20)
+    return str(path)
+
+
+def test_p1_parquet_to_tidy_ten_measures(benchmark, p1):
+    """P1 (W1 as Parquet) -> counts with 101 thresholds -> 10 measures -> tidy Arrow (10.1M rows)."""
+    run = lambda: fm.count(p1, thresholds=workloads.N_THRESHOLDS).evaluate(TEN).to_arrow()  # noqa: E731
+    benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
+
+
+@pytest.fixture(scope="module")
+def semeval_scores():
+    import glob
+    import os
+    from pathlib import Path
+
+    shared = Path(os.environ.get("FASTMETRICS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+    root = shared / "data" / "external" / "semeval2016-task3-cqa"
+    runs = sorted(glob.glob(str(root / "*" / "subtask_A_*.txt")))
+    gold = root / "_gold" / "SemEval2016-Task3-CQA-QL-test-subtaskA.xml.subtaskA.relevancy"
+    tensor = fm.count(runs, gold=str(gold))
+    names = [n for n in fm.measures().column("name").to_pylist() if n not in ("tp", "fp", "fn", "tn", "n", "prevalence")]
+    return tensor.evaluate(names[:40])
+
+
+def test_meta_sa_40_measures(benchmark, semeval_scores):
+    """Strictness + robustness (1000 topic pairs) + inconsistency, 40 measures, SemEval subtask A."""
+    from fastmetrics import meta
+
+    def run():
+        meta.strictness(semeval_scores)
+        meta.robustness(semeval_scores, pairs=1000)
+        meta.inconsistency(semeval_scores)
+    benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
+
+
+def test_stability_w1_500_halvings(benchmark):
+    """Split-half stability, 500 random halvings of W1 (10M rows), four measures."""
+    from fastmetrics import meta
+
+    table = workloads.table_with_predictions()
+    meta.stability(table.slice(0, 10_000), measures=["f1"], replicates=2)
+    benchmark.pedantic(lambda: meta.stability(table, measures=["accuracy", "f1", "mcc", "k"], replicates=500),
+                       rounds=1, iterations=1)
+
+
+def test_cold_start_evaluate(benchmark, tmp_path):
+    """`fastmetrics evaluate` on a 100-row file in a fresh process, numba's cache warm."""
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "small.parquet"
+    pq.write_table(pa.table({"system": ["a"] * 50 + ["b"] * 50, "topic": ["t"] * 100, "gold": rng.random(100) < 0.3,
+                             "pred": rng.random(100) < 0.4}), path)
+    cmd = [sys.executable, "-m", "fastmetrics.cli", "evaluate", str(path)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    benchmark.pedantic(lambda: subprocess.run(cmd, check=True, capture_output=True), rounds=5, iterations=1)

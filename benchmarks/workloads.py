@@ -40,3 +40,12 @@ def w1():
 
 def w0():
     return arrays(10, 10, 1000)
+
+
+def table_with_predictions(n_systems: int = 100, n_topics: int = 100, n_items: int = 1000, seed: int = 1) -> pa.Table:
+    """W1 with an item id (shared by the systems of a topic) and hard predictions score >= 0.5:
+    the input of split-half stability."""
+    system, topic, gold, score = arrays(n_systems, n_topics, n_items, seed)
+    item = np.tile(np.arange(n_items, dtype=np.int32), n_systems * n_topics)
+    return pa.table({"system": system, "topic": topic, "item": item, "gold": gold.astype(bool),
+                     "pred": score >= 0.5})

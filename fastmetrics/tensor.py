@@ -36,15 +36,27 @@ class _Labelled:
     coords: dict[str, np.ndarray]
     coord_axes: dict[str, str]
 
-    def _coord_columns(self) -> dict[str, np.ndarray]:
-        """Every coordinate expanded to one value per cell, in C order of the batch axes."""
+    def _coord_columns(self, repeat: int = 1) -> dict[str, pa.Array]:
+        """Every coordinate expanded to one value per cell, in C order of the batch axes, the
+        whole block repeated ``repeat`` times. String labels become dictionary-encoded columns:
+        a tidy table of 10M rows then costs integer indices, not 10M Python strings."""
         shape = self.batch_shape
         n = int(np.prod(shape, dtype=np.int64))
         grids = np.unravel_index(np.arange(n), shape) if shape else ()
         out = {}
         for name, values in self.coords.items():
             axis = self.axes.index(self.coord_axes.get(name, name))
-            out[name] = np.asarray(values)[grids[axis]]
+            labels = np.asarray(values)
+            index = grids[axis]
+            if repeat > 1:
+                index = np.tile(index, repeat)
+            if labels.dtype == object:
+                # labels may repeat (per-cell coordinates of an exact sweep): encode them first
+                encoded = pa.array(labels.tolist()).dictionary_encode()
+                codes = encoded.indices.to_numpy(zero_copy_only=False)[index]
+                out[name] = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), encoded.dictionary)
+            else:
+                out[name] = pa.array(labels[index])
         return out
 
     def _select(self, labels: Mapping[str, object]):
@@ -208,14 +220,15 @@ class ConfusionTensor(_Labelled):
 
     def to_arrow(self) -> pa.Table:
         """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred)."""
-        columns = {k: pa.array(v) for k, v in self._coord_columns().items()}
+        columns = self._coord_columns()
         if self.m == 2:
             for name, (i, j) in {"tp": (1, 1), "fp": (0, 1), "fn": (1, 0), "tn": (0, 0)}.items():
                 columns[name] = pa.array(self.counts[..., i, j].reshape(-1))
             return pa.table(columns)
         m = self.m
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
-        rep = {k: pa.array(np.repeat(np.asarray(v.to_numpy(zero_copy_only=False)), m * m)) for k, v in columns.items()}
+        rep = {k: pa.array(np.repeat(np.asarray(v.to_pylist(), dtype=object), m * m).tolist())
+               for k, v in columns.items()}
         rep["true"] = pa.array(np.tile(np.repeat(self.classes, m), n_cells))
         rep["pred"] = pa.array(np.tile(np.tile(self.classes, m), n_cells))
         rep["count"] = pa.array(self.counts.reshape(-1))
@@ -255,11 +268,11 @@ class Scores(_Labelled):
 
     def to_arrow(self) -> pa.Table:
         """Tidy table: the batch coordinate columns, then ``measure`` and ``value``; one row per
-        (measure, cell), measures outermost."""
+        (measure, cell), measures outermost. String columns are dictionary-encoded."""
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
-        cols = self._coord_columns()
-        out = {k: pa.array(np.tile(v, len(self.measures))) for k, v in cols.items()}
-        out["measure"] = pa.array(np.repeat(np.asarray(self.measures, dtype=object), n_cells), pa.string())
+        out = self._coord_columns(repeat=len(self.measures))
+        index = np.repeat(np.arange(len(self.measures), dtype=np.int32), n_cells)
+        out["measure"] = pa.DictionaryArray.from_arrays(pa.array(index), pa.array(list(self.measures), pa.string()))
         out["value"] = pa.array(self.values.reshape(-1), pa.float64())
         return pa.table(out)
 

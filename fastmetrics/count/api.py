@@ -52,52 +52,66 @@ def _n_chunks(n_rows: int, cell_bytes: int) -> int:
     return max(1, min(threads, _PARTIAL_BYTES // max(cell_bytes, 1)))
 
 
-def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None) -> np.ndarray:
-    """``counts[g, i, j]`` from group codes, gold and predicted class codes (one pass)."""
+def _scratch(scratch, group, out):
+    """Per-thread partial counts: the caller's scratch when it fits, else a new array."""
+    chunks = _n_chunks(group.size, out.nbytes)
+    if scratch is not None and scratch.shape == (chunks,) + out.shape and scratch.dtype == out.dtype:
+        return scratch
+    return np.empty((chunks,) + out.shape, out.dtype)
+
+
+def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None, scratch=None) -> np.ndarray:
+    """``counts[g, i, j]`` from group codes, gold and predicted class codes (one pass).
+    ``scratch``: per-thread partials to reuse across calls (see :func:`sweep_histogram`)."""
     weight = np.empty(0) if weight is None else np.asarray(weight, np.float64)
     if out is None:
         out = np.zeros((n_groups, m, m), np.float64 if weight.size else np.int64)
-    chunks = _n_chunks(group.size, out.nbytes)
-    _kernels._hard_counts_parallel(group, gold, pred, weight, n_groups, m, chunks, out)
+    _kernels._hard_counts_parallel(group, gold, pred, weight, n_groups, m, _scratch(scratch, group, out), out)
     return out
 
 
-def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=None) -> np.ndarray:
-    """``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds of ``grid``."""
+def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=None, scratch=None) -> np.ndarray:
+    """``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds of ``grid``.
+
+    ``scratch`` (from a previous call with the same ``out``) holds the per-thread partial counts;
+    reusing it across the record batches of a stream keeps memory flat.
+    """
     weight = np.empty(0) if weight is None else np.asarray(weight, np.float64)
     if out is None:
         out = np.zeros((n_groups, 2, grid.size + 1), np.float64 if weight.size else np.int64)
     even, lo, inv_step = _even_grid(grid)
-    chunks = _n_chunks(group.size, out.nbytes)
-    _kernels._sweep_hist_parallel(group, gold, score, weight, grid, even, lo, inv_step, n_groups, chunks, out)
+    _kernels._sweep_hist_parallel(group, gold, score, weight, grid, even, lo, inv_step, n_groups,
+                                  _scratch(scratch, group, out), out)
     return out
 
 
 def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
-    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram."""
-    above = np.cumsum(hist[..., ::-1], axis=-1)[..., ::-1]  # above[..., b] = rows passing >= b thresholds
-    totals = above[..., 0]
-    k = hist.shape[-1] - 1
-    counts = np.empty(hist.shape[:-2] + (k, 2, 2), hist.dtype)
-    counts[..., 1, 1] = above[..., 1, 1:]
-    counts[..., 0, 1] = above[..., 0, 1:]
-    counts[..., 1, 0] = totals[..., 1, None] - above[..., 1, 1:]
-    counts[..., 0, 0] = totals[..., 0, None] - above[..., 0, 1:]
-    return counts
+    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram ``hist[g, gold, b]``."""
+    hist = np.ascontiguousarray(hist)
+    flat = hist.reshape(-1, 2, hist.shape[-1])
+    out = np.empty((flat.shape[0], hist.shape[-1] - 1, 2, 2), hist.dtype)
+    _kernels._histogram_to_counts(flat, out)
+    return out.reshape(hist.shape[:-2] + out.shape[1:])
 
 
 def exact_counts(group, gold, score, n_groups: int, weight=None):
-    """Counts at every distinct score of every group: ``(group, threshold, counts[cell, 2, 2])``."""
-    order = np.lexsort((-score, group))
-    g, y, s = group[order], gold[order], np.asarray(score, np.float64)[order]
-    w = np.empty(0) if weight is None else np.asarray(weight, np.float64)[order]
-    totals = np.zeros((n_groups, 2), np.float64 if w.size else np.int64)
-    np.add.at(totals, (g, y), w if w.size else 1)
-    n_out = _kernels._exact_sweep_sizes(g, s)
+    """Counts at every distinct score of every group: ``(group, threshold, counts[cell, 2, 2])``.
+
+    Rows are put in group order by a counting sort, each group is sorted by score on its own
+    (in parallel), and one walk per group emits the counts: O(n log(rows per group)).
+    """
+    group = np.asarray(group, np.int64)
+    w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
+    order, offsets = _kernels._rows_by_group(group, n_groups)
+    sizes = np.empty(n_groups, np.int64)
+    _kernels._sort_groups_by_score(order, offsets, score, sizes)
+    out_offsets = np.zeros(n_groups + 1, np.int64)
+    np.cumsum(sizes, out=out_offsets[1:])
+    n_out = int(out_offsets[-1])
     out_group = np.empty(n_out, np.int64)
     out_threshold = np.empty(n_out, np.float64)
-    out_counts = np.empty((n_out, 2, 2), totals.dtype)
-    _kernels._exact_sweep_fill(g, y, s, w, totals, n_out, out_group, out_threshold, out_counts)
+    out_counts = np.empty((n_out, 2, 2), np.float64 if w.size else np.int64)
+    _kernels._exact_sweep_groups(order, offsets, out_offsets, gold, score, w, out_group, out_threshold, out_counts)
     return out_group, out_threshold, out_counts
 
 
@@ -251,6 +265,7 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         acc = np.zeros((n_groups, 2, grid.size + 1), dtype)
     else:
         pieces = []
+    scratch = None if mode == "exact" else np.empty((_n_chunks(1 << 30, acc.nbytes),) + acc.shape, dtype)
     read_cols = list(group_cols) + [value_col]
     read_cols += [gold_column] if gold_idx is None else [item] + (["topic"] if join_on_topic else [])
     if weighted:
@@ -281,11 +296,11 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         w = enc.weight_values(table.column(weight), weight, part) if weighted else None
         if mode == "hard":
             pred_codes = _label_codes(table.column(pred), class_array, pred, part)
-            hard_counts(group, gold_codes, pred_codes, n_groups, m, weight=w, out=acc)
+            hard_counts(group, gold_codes, pred_codes, n_groups, m, weight=w, out=acc, scratch=scratch)
         else:
             values = enc.score_values(table.column(score), score, part)
             if mode == "sweep":
-                sweep_histogram(group, gold_codes, values, grid, n_groups, weight=w, out=acc)
+                sweep_histogram(group, gold_codes, values, grid, n_groups, weight=w, out=acc, scratch=scratch)
             else:
                 pieces.append((group, gold_codes, values, w))
 
