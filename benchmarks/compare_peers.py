@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import workloads  # noqa: E402
+from workloads import best_of  # noqa: E402
 
 import fastmetrics as fm  # noqa: E402
 from fastmetrics.count import exact_counts, histogram_to_counts, sweep_histogram, threshold_grid  # noqa: E402
@@ -32,15 +33,6 @@ from fastmetrics.count import exact_counts, histogram_to_counts, sweep_histogram
 N_ROWS = 100 * 100 * 1000
 N_GROUPS = 100 * 100
 ITEMS = 1000
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None):

@@ -94,9 +94,13 @@ def cmd_evaluate(args) -> None:
         for text in registry.split_specs(args.measures):
             registry.make_spec(text.rpartition("@")[0] if "@" in text else text)  # fail before reading data
     by = tuple(args.by.split(",")) if args.by else ("system", "topic")
-    tensor = count(args.inputs, gold=args.gold, by=tuple(c.strip() for c in by if c.strip()),
-                   thresholds=_parse_thresholds(args.thresholds), missing=args.missing, pred=args.pred,
-                   score=args.score, task=args.task, classes=_split(args.classes), category=args.category)
+    by = tuple(c.strip() for c in by if c.strip())
+    if args.scheduler:
+        tensor = _distributed_count(args, by, thresholds=_parse_thresholds(args.thresholds), score=args.score)
+    else:
+        tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
+                       missing=args.missing, pred=args.pred, score=args.score, task=args.task,
+                       classes=_split(args.classes), category=args.category)
     task = _task_of(tensor)
     measures = args.measures or DEFAULT_MEASURES[task]
     average = args.average
@@ -114,8 +118,28 @@ def cmd_evaluate(args) -> None:
 
 def _count_from_args(args):
     by = tuple(args.by.split(",")) if args.by else ("system", "topic")
-    return count(args.inputs, gold=args.gold, by=tuple(c.strip() for c in by if c.strip()), missing=args.missing,
-                 pred=args.pred, task=args.task, classes=_split(args.classes))
+    by = tuple(c.strip() for c in by if c.strip())
+    if getattr(args, "scheduler", None):
+        return _distributed_count(args, by)
+    return count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
+                 classes=_split(args.classes))
+
+
+def _distributed_count(args, by, thresholds=None, score="score"):
+    """Count on Dask (``--scheduler local[:N] | ADDRESS``); the jobs then run on the client."""
+    from . import dask as fmd
+
+    if len(args.inputs) != 1:
+        raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
+    client = fmd.client_for(args.scheduler)
+    try:
+        return fmd.count(args.inputs[0], gold=args.gold, by=by, pred=args.pred, score=score, thresholds=thresholds,
+                         client=client, missing=args.missing, task=args.task, classes=_split(args.classes))
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and args.scheduler.startswith("local"):
+            cluster.close()
 
 
 def _measure_list(args, task: str) -> list[str]:
@@ -148,6 +172,9 @@ def cmd_meta(args) -> None:
     from . import meta
 
     if args.job == "stability":
+        if args.scheduler:
+            raise ParameterError("Stability resamples the items of every topic: it runs in one process; drop "
+                                 "--scheduler.")
         by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
         measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
         result = meta.stability(args.inputs, args.gold, measures=measures, replicates=args.splits, seed=args.seed,
@@ -240,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cost", choices=("ordinal", "unit"), default=None,
                    help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal")
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
+    p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS")
     p.add_argument("--thresholds", help="'exact', an int k (even grid over the score range) or floats a,b,c")
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error",
                    help="what to do with gold items a run lacks (default error)")
@@ -266,6 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--out", help="write the summary table (.parquet, .csv, .json, .md)")
         p.add_argument("--detail", help="write the detail table (per pair / per system) to this file")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
+        p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler "
+                                           "ADDRESS (needs the [dask] extra)")
 
     p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
     inputs_and_counting(p)

@@ -147,7 +147,7 @@ MATRIX_COLUMNS = ("true", "pred", "count")  # precomputed multiclass cells, as C
 
 def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="score", thresholds=None,
           gold_column="gold", item="item", weight=None, missing="error", format="auto", task="auto",
-          classes=None, category=None) -> ConfusionTensor:
+          classes=None, category=None, coords=None) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
     Parameters
@@ -184,6 +184,10 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     category : str, optional
         Multilabel input in long form: one row per (item, category) with boolean ``gold`` and
         ``pred`` flags; see :func:`fastmetrics.count.multilabel.count_multilabel`.
+    coords : mapping of str to sequence, optional
+        Fixed labels (in order) for grouping columns, instead of the sorted labels found in the
+        input: tensors counted from parts of one dataset then line up and add (this is how
+        :mod:`fastmetrics.dask` counts partitions). A value outside them is an error.
 
     Returns
     -------
@@ -238,6 +242,9 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
                                                    label_cols)
     if gold_idx is not None:
         label_values[gold_column] = pc.unique(gold_idx.values)
+    for c, given in (coords or {}).items():
+        if c in labels:
+            labels[c] = _fixed_labels(labels[c], given, c)
     class_array = _decide_classes(task, mode, label_values, classes)
     m = 2 if class_array is None else len(class_array)
     if class_array is not None and missing == "negative":
@@ -387,6 +394,15 @@ def _collect_labels(src, group_cols, score, gold_idx, label_cols=()):
             raise InputError(f"Column '{c}' has missing (null) values.")
     label_values = {c: pc.unique(pa.chunked_array(v).combine_chunks()) for c, v in label_chunks.items()}
     return labels, lo, hi, label_values
+
+
+def _fixed_labels(found: pa.Array, given, column: str) -> pa.Array:
+    fixed = pa.array(list(given)).cast(found.type)
+    unknown = pc.filter(found, pc.invert(pc.is_in(found, value_set=fixed)))
+    if len(unknown):
+        raise InputError(f"Column '{column}' has the value {unknown[0].as_py()!r}, which is not among the "
+                         "coordinates given.")
+    return fixed
 
 
 def _list_typed(src, column: str) -> bool:

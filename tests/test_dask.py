@@ -1,0 +1,130 @@
+"""Distributed counting on a LocalCluster of 2 worker processes equals fm.count exactly."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import fastmetrics as fm
+
+distributed = pytest.importorskip("distributed")
+fmd = pytest.importorskip("fastmetrics.dask")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _data(n=80_000, seed=0):
+    rng = np.random.default_rng(seed)
+    return pa.table({
+        "system": [f"s{i}" for i in rng.integers(0, 5, n)], "topic": rng.integers(0, 7, n),
+        "item": np.arange(n), "gold": rng.random(n) < 0.3, "pred": rng.random(n) < 0.4,
+        "score": rng.random(n), "label": np.array(list("abcd"))[rng.integers(0, 4, n)],
+        "guess": np.array(list("abcde"))[rng.integers(0, 5, n)],
+    })
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    path = tmp_path_factory.mktemp("parts")
+    table = _data()
+    for i in range(8):
+        pq.write_table(table.slice(i * 10_000, 10_000), path / f"part-{i}.parquet")
+    return str(path)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"thresholds": 11}, {"thresholds": [0.1, 0.5, 0.9]},
+                                    {"pred": "guess", "gold_column": "label"}],
+                         ids=["hard", "binned-k", "binned-array", "multiclass"])
+def test_counts_equal_in_process_counting(client, folder, kwargs):
+    distributed_ = fmd.count(folder, client=client, **kwargs)
+    local = fm.count(folder, **kwargs)
+    assert distributed_.axes == local.axes
+    assert np.array_equal(distributed_.counts, local.counts)
+    for name in local.coords:
+        assert list(distributed_.coords[name]) == list(local.coords[name])
+    assert list(distributed_.classes) == list(local.classes)
+
+
+def test_dask_dataframe_input_and_gold_join(client, tmp_path):
+    import dask.dataframe as dd
+
+    rng = np.random.default_rng(1)
+    topic, item = (x.reshape(-1) for x in np.indices((3, 200)))
+    gold = pa.table({"topic": topic, "item": item, "gold": rng.random(600) < 0.3})
+    runs = pa.table({"system": np.repeat([f"s{i}" for i in range(4)], 600), "topic": np.tile(topic, 4),
+                     "item": np.tile(item, 4), "pred": rng.random(2400) < 0.4})
+    lacking = runs.filter(pa.compute.invert(pa.compute.and_(  # s2 lacks (topic 1, item 7)
+        pa.compute.equal(runs.column("system"), "s2"),
+        pa.compute.and_(pa.compute.equal(runs.column("topic"), 1), pa.compute.equal(runs.column("item"), 7)))))
+    frame = dd.from_pandas(lacking.to_pandas(), npartitions=4)
+    for missing in ("negative", "drop"):
+        got = fmd.count(frame, gold=gold, client=client, missing=missing)
+        want = fm.count(lacking, gold=gold, missing=missing)
+        assert np.array_equal(got.counts, want.counts), missing
+    with pytest.raises(fm.InputError, match="system='s2', topic=1 lacks 1 gold item"):
+        fmd.count(frame, gold=gold, client=client)
+
+
+def test_exact_sweeps_are_refused_with_a_reason(client, folder):
+    with pytest.raises(fm.ParameterError, match="every score of a .system, topic. group in one place"):
+        fmd.count(folder, thresholds="exact", client=client)
+
+
+def test_a_worker_killed_mid_job_does_not_change_the_counts(client, tmp_path):
+    table = _data(1_600_000, seed=2)
+    for i in range(8):
+        pq.write_table(table.slice(i * 200_000, 200_000), tmp_path / f"part-{i}.parquet")
+    expected = fm.count(str(tmp_path), thresholds=51)
+    killed = []
+
+    def killer():
+        deadline = time.time() + 60
+        while time.time() < deadline and not killed:
+            processing = client.processing()
+            for address, keys in processing.items():
+                if any("_count_partition" in str(k) for k in keys):
+                    try:
+                        client.run(os._exit, 1, workers=[address])
+                    except Exception:  # the worker dies while answering: expected
+                        pass
+                    killed.append(address)
+                    return
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    got = fmd.count(str(tmp_path), thresholds=51, client=client)
+    thread.join()
+    assert killed, "the job finished before a worker could be killed"
+    assert np.array_equal(got.counts, expected.counts)
+
+
+def test_importing_fastmetrics_does_not_import_dask():
+    code = "import sys, fastmetrics; fastmetrics.count; print('dask' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_cli_scheduler_gives_the_same_table(folder, tmp_path):
+    from fastmetrics.cli import main
+
+    outputs = []
+    for extra in ([], ["--scheduler", "local:2"]):
+        out = tmp_path / f"board{len(extra)}.csv"
+        assert main(["leaderboard", folder, "--measures", "f1,mcc,k", "--no-baselines", "--out", str(out)] + extra) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert main(["meta", "stability", folder, "--scheduler", "local:2"]) == 2
