@@ -17,7 +17,6 @@ import datetime
 import os
 import platform
 import sys
-import time
 import warnings
 
 import numpy as np

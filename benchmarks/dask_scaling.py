@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 
 import pyarrow.parquet as pq
 
