@@ -235,3 +235,46 @@ def leaderboard(tensor, measures, *, baselines: bool = True, significance: str |
                               correction=correction, progress=progress).summary
     return MetaResult(summary, detail, {"baselines": use_baselines, "significance": significance,
                                         "correction": correction, "resamples": resamples, "seed": seed})
+
+
+def best_thresholds(scores) -> pa.Table:
+    """The best threshold per (system[, topic], measure) of a threshold sweep.
+
+    Parameters
+    ----------
+    scores : Scores
+        Values over axes that include ``threshold`` (e.g. ``fm.count(..., thresholds=101)``).
+
+    Returns
+    -------
+    pyarrow.Table
+        The other batch columns, then ``measure, threshold, value``: the threshold where the
+        measure is best in its own direction (the lowest such threshold on ties; cells undefined
+        at every threshold get nulls).
+    """
+    from .meta._common import higher_is_better
+
+    if "threshold" not in scores.axes:
+        raise ParameterError(f"A sweep needs a 'threshold' axis; these scores have {', '.join(scores.axes)}: "
+                             "count with thresholds=k or an array of thresholds.")
+    axis = scores.axes.index("threshold")
+    grid = np.asarray(scores.coords["threshold"], np.float64)
+    others = [a for a in scores.axes if a != "threshold"]
+    columns: dict[str, list] = {a: [] for a in others}
+    columns.update(measure=[], threshold=[], value=[])
+    shape = tuple(scores.values.shape[1 + scores.axes.index(a)] for a in others)
+    for i, label in enumerate(scores.measures):
+        v = np.moveaxis(scores.values[i], axis, -1).reshape(-1, grid.size)
+        oriented = v if higher_is_better(label) else -v
+        defined = ~np.isnan(oriented).all(axis=1)
+        best = np.argmax(np.where(np.isnan(oriented), -np.inf, oriented), axis=1)
+        for flat in range(v.shape[0]):
+            idx = np.unravel_index(flat, shape) if shape else ()
+            for a, j in zip(others, idx):
+                columns[a].append(np.asarray(scores.coords[a]).tolist()[j])
+            columns["measure"].append(label)
+            columns["threshold"].append(float(grid[best[flat]]) if defined[flat] else None)
+            columns["value"].append(float(v[flat, best[flat]]) if defined[flat] else None)
+    return pa.table({**{a: columns[a] for a in others}, "measure": columns["measure"],
+                     "threshold": pa.array(columns["threshold"], pa.float64()),
+                     "value": pa.array(columns["value"], pa.float64())})

@@ -226,6 +226,43 @@ def cmd_axioms(args) -> None:
         sys.stdout.write(text)
 
 
+def cmd_sweep(args) -> None:
+    from .board import best_thresholds
+
+    by = tuple(c.strip() for c in (args.by or "system").split(",") if c.strip())
+    thresholds = _parse_thresholds(args.thresholds)
+    if thresholds == "exact":
+        raise ParameterError("sweep takes a grid (an int k or thresholds a,b,c) so that systems share thresholds.")
+    tensor = count(args.inputs, gold=args.gold, by=by, thresholds=thresholds, missing=args.missing, score=args.score)
+    scores = tensor.evaluate(_measure_list(args, "binary"))
+    best = best_thresholds(scores)
+    if args.curves:
+        write_table(scores.to_arrow(), args.curves)
+        print(f"wrote the curves ({scores.values.size} values) to {args.curves}", file=sys.stderr)
+    _emit(best, args.out, wide=False)
+
+
+def cmd_report(args) -> None:
+    from .io.readers import open_source
+    from .report.html import collect, write_report
+
+    if not args.out:
+        raise ParameterError("report needs --out report.html or --out report.md.")
+    tensor = _count_from_args(args)
+    measures = _measure_list(args, _task_of(tensor))
+    runs = None
+    columns = open_source(args.inputs).column_names
+    if args.score in columns and "system" in columns and _task_of(tensor) == "binary":
+        runs = open_source(args.inputs).read_all()
+        if args.score != "score":
+            runs = runs.rename_columns(["score" if c == args.score else c for c in runs.column_names])
+    data = collect(tensor, measures, runs=runs, gold=args.gold, thresholds=_positive_int(args.thresholds, "--thresholds"),
+                   seed=args.seed, resamples=args.resamples,
+                   pairs="all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs"), title=args.title)
+    write_report(data, args.out, figures_dir=args.figures)
+    print(f"wrote {args.out} ({len(data.figures)} figures)", file=sys.stderr)
+
+
 def cmd_demo(args) -> None:
     from . import demo
 
@@ -314,6 +351,29 @@ def build_parser() -> argparse.ArgumentParser:
                    help="inconsistency/stability: differences within it are ties (default 1e-5)")
     p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
     p.set_defaults(func=cmd_meta)
+
+    p = sub.add_parser("sweep", help="the best threshold per system (and topic) and measure, and the curves")
+    p.add_argument("inputs", nargs="+", help="runs with scores")
+    p.add_argument("--gold", help="gold labels keyed by (topic, item)")
+    p.add_argument("--measures", default=None, help="comma-separated measure specs")
+    p.add_argument("--by", default=None, help="system (default: topics pooled) or system,topic")
+    p.add_argument("--thresholds", default="101", help="an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
+    p.add_argument("--score", default="score", help="score column (default score)")
+    p.add_argument("--curves", help="write every (system, threshold, measure) value to this file")
+    p.add_argument("--out", help="write the best-threshold table to this file")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("report", help="an HTML or Markdown report: ranked table, figures, definitions")
+    inputs_and_counting(p)
+    p.set_defaults(out=None, detail=None)
+    p.add_argument("--figures", help="also save every figure as PNG and SVG in this folder")
+    p.add_argument("--thresholds", default="51", help="points of each system's threshold curve when scores exist "
+                                                      "(default 51)")
+    p.add_argument("--score", default="score", help="score column (default score)")
+    p.add_argument("--pairs", default="1000", help="topic pairs of the robustness figure (default 1000)")
+    p.add_argument("--title", default="fastmetrics report", help="the report's title")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")
     p.add_argument("measures", nargs="*", help="measures or specs (default: the whole catalog)")

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from .._errors import ParameterError
 
-OUTPUT_SUFFIXES = (".parquet", ".csv", ".json", ".md")
+OUTPUT_SUFFIXES = (".parquet", ".csv", ".json", ".md", ".tex", ".html")
 
 
 def _cell(value, digits: int = 4) -> str:
@@ -99,6 +99,10 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
             rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
                     for r in table.to_pylist()]
             fh.write(json.dumps(rows, indent=1, allow_nan=False).encode())
+        elif suffix == ".tex":
+            fh.write(to_latex(table).encode())
+        elif suffix == ".html":
+            fh.write(to_html(table).encode())
         else:
             fh.write(to_markdown(table).encode())
 
@@ -121,6 +125,9 @@ def _atomic_write(path: Path, folder: Path, write) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; an output file gets the usual mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -146,3 +153,44 @@ def property_matrix_markdown(table: pa.Table) -> str:
         lines += [f"- {_escape_md(r['measure'])} / {r['property']}: {_escape_md(r['counterexample'])}"
                   for r in failures]
     return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def escape_latex(text: str) -> str:
+    """Escape every LaTeX special character (names come from users' files)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def to_latex(table: pa.Table, digits: int = 4, caption: str | None = None) -> str:
+    """A booktabs ``tabular`` (in a ``table`` float when ``caption`` is given), cells escaped,
+    numbers right-aligned -- the format of ranx's LaTeX reports."""
+    names = table.column_names
+    rows = table.to_pylist()
+    numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type) for f in table.schema]
+    spec = "".join("r" if n else "l" for n in numeric)
+    lines = []
+    if caption is not None:
+        lines += [r"\begin{table}[t]", r"\centering", f"\\caption{{{escape_latex(caption)}}}"]
+    lines += [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+              " & ".join(escape_latex(n) for n in names) + r" \\", r"\midrule"]
+    for row in rows:
+        lines.append(" & ".join(escape_latex(_cell(row[n], digits)) for n in names) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if caption is not None:
+        lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def to_html(table: pa.Table, digits: int = 4) -> str:
+    """A plain HTML ``<table>``, every cell escaped."""
+    import html
+
+    names = table.column_names
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(r[n], digits))}</td>" for n in names) + "</tr>"
+                   for r in table.to_pylist())
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"

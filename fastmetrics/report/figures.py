@@ -1,0 +1,144 @@
+"""Figures of the report (matplotlib, the optional ``[report]`` extra).
+
+Each function takes tidy tables or Scores and returns a matplotlib Figure; :func:`png` and
+:func:`svg` turn one into bytes for embedding or saving. Labels come from users' files, so every
+text passes through :func:`label` (matplotlib would read ``$...$`` as math).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from .._errors import ParameterError
+
+
+def _plt():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ParameterError("Figures need matplotlib: pip install 'fastmetrics[report]'.") from None
+    return plt
+
+
+def label(text, width: int = 40) -> str:
+    """A user-supplied name made safe for matplotlib text (no mathtext) and shortened."""
+    text = str(text).replace("\\", "\\\\").replace("$", r"\$")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    _plt().close(fig)
+    return buf.getvalue()
+
+
+def svg(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    return buf.getvalue()
+
+
+def threshold_curves(curves, measures, per_row: int = 4):
+    """Small multiples, one panel per system: each measure against the system's own threshold
+    grid (systems score on different scales), the best threshold of each measure marked."""
+    from ..meta._common import higher_is_better
+
+    plt = _plt()
+    n = len(curves)
+    rows = (n + per_row - 1) // per_row
+    fig, axes = plt.subplots(rows, per_row, figsize=(3.2 * per_row, 2.6 * rows), squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (system, grid, values) in enumerate(curves):
+        ax = axes[k // per_row][k % per_row]
+        for j, m in enumerate(measures):
+            line = values[m]
+            color = colors[j % len(colors)]
+            ax.plot(grid, line, lw=1.4, color=color, label=label(m, 20))
+            if np.isfinite(line).any():
+                b = int(np.nanargmax(line if higher_is_better(m) else -line))
+                ax.plot([grid[b]], [line[b]], "o", color=color, ms=5)
+        ax.set_title(label(system, 34), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+        if k == 0:
+            ax.legend(fontsize=7)
+    for k in range(n, rows * per_row):
+        axes[k // per_row][k % per_row].axis("off")
+    fig.supxlabel("threshold on the system's own scores (predicted positive iff score >= threshold)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def scatter(scores, measure_x: str, measure_y: str):
+    """Every (system, topic) output placed by two measures."""
+    plt = _plt()
+    x = np.asarray(scores[measure_x]).reshape(-1)
+    y = np.asarray(scores[measure_y]).reshape(-1)
+    keep = np.isfinite(x) & np.isfinite(y)
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    ax.scatter(x[keep], y[keep], s=6, alpha=0.35)
+    ax.set_xlabel(label(measure_x))
+    ax.set_ylabel(label(measure_y))
+    ax.set_title(f"each (system, topic) output: {keep.sum()} points", fontsize=9)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def strictness_curves(summary):
+    """Strictness of each measure against the share of top outputs kept (seed 004 Fig. 8)."""
+    plt = _plt()
+    rows = summary.to_pylist()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for m in dict.fromkeys(r["measure"] for r in rows):
+        pts = [(r["threshold"], r["value"]) for r in rows if r["measure"] == m]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], lw=1.5, label=label(m))
+    ax.set_xlabel("top share th (outputs ranked at or above th by the measure)")
+    ax.set_ylabel("strictness (lowest rank any other measure gives them)")
+    ax.set_title("Strictness: higher means the measure's top outputs are top for every other measure")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def robustness_bars(summary):
+    """Mean Spearman correlation between topics per measure, with its standard deviation."""
+    plt = _plt()
+    rows = summary.to_pylist()
+    names = [label(r["measure"]) for r in rows]
+    mean = [r["mean"] if r["mean"] is not None else np.nan for r in rows]
+    std = [r["std"] if r["std"] is not None else 0.0 for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    ax.bar(range(len(names)), mean, yerr=std, capsize=3, color="#4c72b0")
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("Spearman correlation between topic pairs")
+    ax.set_title("Robustness across topics (mean ± standard deviation)")
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def inconsistency_heatmap(summary):
+    """Percent of comparisons where two measures order a pair of systems differently."""
+    plt = _plt()
+    rows = summary.to_pylist()
+    names = list(dict.fromkeys([r["measure_a"] for r in rows] + [r["measure_b"] for r in rows]))
+    grid = np.full((len(names), len(names)), np.nan)
+    for r in rows:
+        grid[names.index(r["measure_a"]), names.index(r["measure_b"])] = r["value"]
+    fig, ax = plt.subplots(figsize=(5.5, 4.8))
+    im = ax.imshow(grid, cmap="magma_r", vmin=0, vmax=max(1.0, np.nanmax(grid)))
+    ax.set_xticks(range(len(names)), [label(n, 18) for n in names], rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(names)), [label(n, 18) for n in names], fontsize=8)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if np.isfinite(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if grid[i, j] > 0.6 * np.nanmax(grid) else "black")
+    fig.colorbar(im, ax=ax, label="% of comparisons ordered differently")
+    ax.set_title("Inconsistency between measures (seed 003 §5)", fontsize=9)
+    return fig

@@ -1,0 +1,148 @@
+"""Reports: sweep, LaTeX/Markdown/HTML escaping, the self-contained HTML report and its check in a
+real (headless Chromium) browser."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.cli import main
+from fastmetrics.report.tables import escape_latex, to_latex, to_markdown
+from tests.meta._data import semeval_paths
+
+EVIL = "<script>alert(1)</script>"
+
+
+def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_path, capsys):
+    from sklearn.metrics import f1_score
+
+    from fastmetrics import demo
+
+    path = demo.write(tmp_path / "demo")
+    out = tmp_path / "best.csv"
+    assert main(["sweep", str(path), "--measures", "f1,k", "--thresholds", "21", "--out", str(out)]) == 0
+    assert main(["sweep", str(path), "--measures", "f1,k", "--thresholds", "21"]) == 0
+    printed = capsys.readouterr().out
+    best = pacsv.read_csv(out).to_pylist()
+    assert {r["measure"] for r in best} == {"f1", "k"} and len(best) == 2 * demo.N_SYSTEMS
+    assert all(r["system"] in printed for r in best)
+    raw = pq.read_table(path).to_pandas()
+    grid = np.linspace(raw.score.min(), raw.score.max(), 21)
+    row = next(r for r in best if r["measure"] == "f1")
+    rows = raw[raw.system == row["system"]]
+    values = [f1_score(rows.gold, rows.score >= t) for t in grid]
+    assert row["value"] == pytest.approx(max(values))
+    assert row["threshold"] == pytest.approx(grid[int(np.argmax(values))])
+
+
+def test_escaping_in_latex_and_markdown():
+    table = pa.table({"system": [EVIL, "a_b & c|d $x$ 100%"], "f1": [0.5, 0.25]})
+    tex = to_latex(table)
+    assert r"\textless{}script\textgreater{}" in tex and r"a\_b \& c|d \$x\$ 100\%" in tex
+    assert escape_latex("{}~^\\") == r"\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}"
+    md = to_markdown(table)
+    assert "<script>" not in md and "&lt;script&gt;" in md and "c\\|d" in md
+
+
+def test_tables_export_to_latex_from_the_cli(tmp_path):
+    runs, gold = semeval_paths()
+    out = tmp_path / "board.tex"
+    assert main(["leaderboard", *runs, "--gold", gold, "--measures", "f1,mcc", "--out", str(out)]) == 0
+    tex = out.read_text()
+    assert tex.startswith("\\begin{tabular}") and "\\_baseline/subtask\\_A\\_baseline\\_true" in tex
+
+
+@pytest.fixture(scope="module")
+def semeval_report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    runs, gold = semeval_paths()
+    out = folder / "semeval.html"
+    assert main(["report", *runs, "--gold", gold, "--measures", "f1,accuracy,mcc,k,precision,recall",
+                 "--out", str(out), "--figures", str(folder / "figs"), "--resamples", "500",
+                 "--title", "SemEval-2016 Task 3 subtask A", "--quiet"]) == 0
+    return out
+
+
+def test_semeval_report_is_self_contained(semeval_report):
+    page = semeval_report.read_text(encoding="utf-8")
+    images = re.findall(r"<img src='([^']*)'", page)
+    assert len(images) >= 4 and all(src.startswith("data:image/png;base64,") for src in images)
+    assert not re.search(r"(src|href)=['\"]?(https?:|//|file:)", page)
+    assert "Content-Security-Policy" in page
+    for section in ("Leaderboard", "Best thresholds", "Figures", "The measures", "How to read this report"):
+        assert section in page
+    figs = sorted(p.name for p in (semeval_report.parent / "figs").iterdir())
+    assert any(n.endswith(".png") for n in figs) and any(n.endswith(".svg") for n in figs)
+
+
+def test_markdown_report_with_figure_files(tmp_path):
+    runs, gold = semeval_paths()
+    out = tmp_path / "report.md"
+    assert main(["report", *runs[:6], "--gold", gold, "--measures", "f1,k", "--out", str(out), "--quiet"]) == 0
+    text = out.read_text()
+    refs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert refs and all((tmp_path / r).exists() for r in refs)
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    if os.environ.get("FASTMETRICS_SKIP_BROWSER") == "1":
+        pytest.skip("no Chromium and FASTMETRICS_SKIP_BROWSER=1")
+    pytest.fail("headless Chromium is needed (Debian: apt-get install chromium chromium-driver; .ci/run does it)")
+
+
+def _browse(page, screenshot):
+    """Load a page in headless Chromium: the DOM after scripts ran, its console output, a screenshot."""
+    browser = _chromium()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+             "--virtual-time-budget=5000", "--window-size=1200,3000"]
+    dom = subprocess.run([browser, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    shot = subprocess.run([browser, *flags, f"--screenshot={screenshot}", page.as_uri()], capture_output=True,
+                          text=True, timeout=120)
+    console = [line for line in (dom.stderr + shot.stderr).splitlines() if "CONSOLE" in line]
+    return dom.stdout, console
+
+
+def _not_blank(png_path):
+    import matplotlib.image as mpimg
+
+    pixels = mpimg.imread(png_path)
+    return pixels.std() > 0.02
+
+
+@pytest.mark.browser
+def test_report_in_a_real_browser(semeval_report):
+    screenshot = semeval_report.parent / "screenshot.png"
+    dom, console = _browse(semeval_report, screenshot)
+    loaded = re.search(r'data-figures-loaded="(\d+)/(\d+)"', dom)
+    assert loaded, "the report's load script did not run"
+    assert int(loaded.group(1)) == int(loaded.group(2)) >= 4
+    errors = [c for c in console if "error" in c.lower() or "refused" in c.lower() or "uncaught" in c.lower()]
+    assert not errors, errors
+    assert screenshot.exists() and _not_blank(screenshot)
+
+
+@pytest.mark.browser
+def test_a_hostile_run_name_is_shown_as_text(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 120
+    table = pa.table({"system": [EVIL if i % 2 else "plain" for i in range(n)], "topic": [f"t{i % 3}" for i in range(n)],
+                      "item": [i // 2 for i in range(n)], "gold": (rng.random(n) < 0.4)[np.arange(n) // 2 * 2],
+                      "pred": rng.random(n) < 0.5, "score": rng.random(n)})
+    path = tmp_path / "evil.parquet"
+    pq.write_table(table, path)
+    page = tmp_path / "evil.html"
+    assert main(["report", str(path), "--measures", "f1,k", "--out", str(page), "--quiet", "--resamples", "200"]) == 0
+    dom, console = _browse(page, tmp_path / "evil.png")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # shown as text
+    assert "<script>alert(1)" not in dom  # never became an element
+    assert not [c for c in console if "alert" in c.lower() or "refused" in c.lower() or "error" in c.lower()]
