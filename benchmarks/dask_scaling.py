@@ -36,7 +36,7 @@ def main():
     print("|---|---:|---:|---:|---:|")
     print(f"| fastmetrics.count (in-process, numba threads) | - | {local:.2f} | {table.num_rows / local / 1e6:.0f}M | 1.00 |")
     for workers in (1, 2):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
         client = Client(cluster)
         fmd.count(folder, thresholds=101, client=client)
         seconds = best_of(lambda: fmd.count(folder, thresholds=101, client=client))

@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
 from .tensor import ConfusionTensor
@@ -51,8 +52,35 @@ def _frame(source, columns):
 
 
 def _as_arrow(part) -> pa.Table:
-    table = pa.Table.from_pandas(part, preserve_index=False)
-    return table
+    """A partition as Arrow: a Parquet file path is read straight into Arrow on the worker (no
+    pandas round trip); a pandas partition of a Dask DataFrame is converted."""
+    if isinstance(part, tuple):
+        path, columns = part
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path, columns=columns)
+    return pa.Table.from_pandas(part, preserve_index=False)
+
+
+def _parquet_files(source, columns):
+    """The files of a Parquet dataset pyarrow can open itself (local paths, s3://, gs://, hdfs://),
+    as (path, columns) partitions; None for anything else (then Dask's reader is used)."""
+    if not isinstance(source, str):
+        return None, None
+    import pyarrow.dataset as pads
+
+    try:
+        dataset = pads.dataset(source, format="parquet")
+    except (pa.ArrowInvalid, OSError, ValueError):
+        return None, None
+    missing = [c for c in columns if c not in dataset.schema.names]
+    if missing:
+        raise InputError(f"The Parquet dataset {source!r} lacks the column(s) {', '.join(missing)}; it has "
+                         f"{', '.join(dataset.schema.names)}.")
+    files = dataset.files
+    if dataset.filesystem.type_name != "local":
+        files = [f"{dataset.filesystem.type_name}://{f}" for f in files]
+    return [(f, columns) for f in files], list(dataset.schema.names)
 
 
 def _survey(part, group_cols, label_cols, score):
@@ -130,14 +158,22 @@ def count(source, *, gold=None, by=("system", "topic"), pred="pred", score="scor
     columns_needed = list(dict.fromkeys(list(by) + ([pred] if hard else [score]) + ([gold_column] if gold is None else [item])
                                         + (["topic"] if gold is not None and "topic" in by else [])
                                         + ([weight] if weight else [])))
-    frame = _frame(source, [c for c in columns_needed])
-    group_cols = [c for c in by if c in frame.columns]
+    columns_present = _parquet_files(source, [])[1]
+    wanted = [c for c in columns_needed if columns_present is None or c in columns_present
+              or c not in ("system", "topic")]
+    parts, _ = _parquet_files(source, wanted)
+    if parts is None:
+        frame = _frame(source, wanted)
+        parts = frame.to_delayed()
+        present = list(frame.columns)
+    else:
+        present = wanted
+    group_cols = [c for c in by if c in present]
     label_cols = [pred] if hard else []
     if gold is None:
         label_cols.append(gold_column)
     need_range = isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool)
 
-    parts = frame.to_delayed()
     surveys = dask.compute(*[dask.delayed(_survey)(p, group_cols, label_cols, score if need_range else None)
                              for p in parts], scheduler=client.get if client is not None else None)
     if sum(n for _, n in surveys) == 0:
@@ -146,13 +182,13 @@ def count(source, *, gold=None, by=("system", "topic"), pred="pred", score="scor
     for c in group_cols:
         chunks = [s[c] for s, n in surveys if n]
         values = pa.chunked_array([ch.cast(chunks[0].type) for ch in chunks]).combine_chunks().unique()
-        coords[c] = values.take(pa.compute.sort_indices(values)).to_pylist()
+        coords[c] = values.take(pc.sort_indices(values)).to_pylist()
     if gold is not None and "topic" in group_cols:
         from .io.readers import read_gold
         gold_table_ = read_gold(gold) if not isinstance(gold, pa.Table) else gold
         topics = pa.chunked_array([pa.array(coords["topic"]), gold_table_.column("topic").unique()
                                    .cast(pa.array(coords["topic"]).type)]).combine_chunks().unique()
-        coords["topic"] = topics.take(pa.compute.sort_indices(topics)).to_pylist()
+        coords["topic"] = topics.take(pc.sort_indices(topics)).to_pylist()
     options = dict(by=tuple(group_cols), pred=pred, score=score, gold_column=gold_column, item=item, weight=weight,
                    coords=coords)
     gold_table = None
@@ -272,6 +308,6 @@ def client_for(scheduler: str):
 
     if scheduler == "local" or scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1]) if ":" in scheduler else None
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
         return Client(cluster)
     return Client(scheduler)

@@ -19,7 +19,7 @@ fmd = pytest.importorskip("fastmetrics.dask")
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     c = distributed.Client(cluster)
     yield c
     c.close()

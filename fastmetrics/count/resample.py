@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from numba import njit, prange
 
 from .._errors import InputError, ParameterError
@@ -85,11 +86,11 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
         gold_table = read_gold(gold) if not isinstance(gold, pa.Table) else gold
         gold_topic = gold_table.column("topic") if "topic" in gold_table.column_names and "topic" in columns \
             else pa.array(["-"] * gold_table.num_rows)
-        index = pa.compute.index_in(enc.join_key(topic, table.column(item)),
+        index = pc.index_in(enc.join_key(topic, table.column(item)),
                                     value_set=enc.join_key(gold_topic, gold_table.column("item")))
-        keep = pa.compute.is_valid(index)
-        if not pa.compute.all(keep).as_py():
-            table, topic, index = table.filter(keep), pa.compute.filter(topic, keep), index.drop_null()
+        keep = pc.is_valid(index)
+        if not pc.all(keep).as_py():
+            table, topic, index = table.filter(keep), pc.filter(topic, keep), index.drop_null()
         gold_values = gold_table.column("gold").combine_chunks().take(index)
     else:
         gold_values = table.column(gold_column)
@@ -101,9 +102,9 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
     codes = [enc.encode_with(table.column(c), pa.array(whole.coords[c].tolist()).cast(table.column(c).type), c,
                              src.names[0]) for c in group_cols]
     group = np.ravel_multi_index(codes, sizes).astype(np.int64) if codes else np.zeros(table.num_rows, np.int64)
-    keys = pa.compute.dictionary_encode(enc.join_key(topic, table.column(item).combine_chunks()))
+    keys = pc.dictionary_encode(enc.join_key(topic, table.column(item).combine_chunks()))
     item_codes = keys.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    topic_codes = pa.compute.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False)
+    topic_codes = pc.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False)
     item_topic = np.zeros(len(keys.dictionary), np.int64)
     item_topic[item_codes] = topic_codes
     half = half_assignment(item_topic, int(topic_codes.max()) + 1, int(replicates), rng)
