@@ -212,7 +212,8 @@ def cmd_axioms(args) -> None:
     from .report import property_matrix_markdown, write_text
 
     properties = _split(args.properties)
-    table = axioms.axioms(args.measures or None, properties, n_max=args.n_max, smoothing=args.smoothing)
+    table = axioms.axioms(args.measures or None, properties, n_max=args.n_max, smoothing=args.smoothing,
+                          classes=args.classes)
     if args.format == "json":
         rows = [{k: r[k] for k in ("measure", "property", "holds", "counterexample", "note", "numeric")}
                 for r in table.to_pylist()]
@@ -377,7 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")
     p.add_argument("measures", nargs="*", help="measures or specs (default: the whole catalog)")
-    p.add_argument("--n-max", type=int, default=12, help="largest test set enumerated (default 12)")
+    p.add_argument("--n-max", type=int, default=12, help="largest test set enumerated (default 12; 6 for --classes > 2)")
+    p.add_argument("--classes", type=int, default=2,
+                   help="2: binary properties; m > 2: seed 003's properties of the native multiclass definitions")
     p.add_argument("--properties", help="comma-separated property ids (default: all)")
     p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
     p.add_argument("--format", choices=("md", "json"), default="md")

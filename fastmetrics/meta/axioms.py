@@ -663,8 +663,12 @@ def check(measure, properties=None, *, n_max: int = DEFAULT_N_MAX, smoothing=Non
     return out
 
 
-def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smoothing=None) -> pa.Table:
+def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smoothing=None, classes: int = 2) -> pa.Table:
     """The property profile of several measures as a tidy table.
+
+    With ``classes`` = m > 2 the native multiclass definitions are checked on m x m matrices
+    (:func:`check_multiclass`; ``n_max`` then defaults to 6 and measures without a multiclass
+    definition are left out).
 
     Returns
     -------
@@ -674,7 +678,14 @@ def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smooth
         cannot be decided (``IMB`` when the trivial classifiers are undefined).
     """
     names = registry.names() if measures is None else list(measures)
-    rows = [v for m in names for v in check(m, properties, n_max=n_max, smoothing=smoothing)]
+    if classes > 2:
+        if smoothing is not None:
+            raise ParameterError("Smoothing applies to binary counts; check it with classes=2.")
+        names = [m for m in names if registry.make_spec(m).measure.multiclass is not None]
+        n = min(n_max, 6) if n_max == DEFAULT_N_MAX else n_max
+        rows = [v for m in names for v in check_multiclass(m, properties, m=classes, n_max=n)]
+    else:
+        rows = [v for m in names for v in check(m, properties, n_max=n_max, smoothing=smoothing)]
     return pa.table({
         "measure": [v.measure for v in rows], "property": [v.property for v in rows],
         "holds": pa.array([v.holds for v in rows], pa.bool_()),
@@ -739,3 +750,206 @@ def register_function(name: str, function: Callable, *, higher_is_better: bool =
         latex=formula or name, range=tuple(range), higher_is_better=higher_is_better, family=family,
         undefined_when=undefined_when, reference=reference,
     ))
+
+
+# --- seed 003's properties for multiclass definitions (the "✓/✗" cells of Table 2) -------------------
+
+MULTICLASS_PROPERTIES = ("max", "min", "csym", "sym", "dist", "mon", "smon", "cb", "acb")
+N_DIST_MULTICLASS = 4
+
+
+def all_class_matrices(m: int, n_max: int, n_min: int = 1) -> np.ndarray:
+    """Every m x m count matrix with n_min <= n <= n_max, as ``C[k, m, m]`` ordered by n."""
+    out = []
+    for n in range(n_min, n_max + 1):
+        cells = m * m
+        # compositions of n into m*m parts (stars and bars over the bar positions)
+        import itertools
+
+        for bars in itertools.combinations(range(n + cells - 1), cells - 1):
+            parts = np.diff((-1,) + bars + (n + cells - 1,)) - 1
+            out.append(parts.reshape(m, m))
+    return np.array(out, dtype=np.float64)
+
+
+class _MatrixEvaluator:
+    """A measure's native multiclass definition as an oriented function of C[..., m, m]."""
+
+    def __init__(self, spec):
+        if spec.measure.multiclass is None:
+            raise ParameterError(f"Measure '{spec.measure.name}' has no native multiclass definition to check.")
+        self.spec = spec
+        self.sign = 1.0 if spec.measure.higher_is_better else -1.0
+        self.label = spec.label
+
+    def __call__(self, C):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            v = np.asarray(api.compute(self.spec, counts=np.asarray(C, np.float64), warn=False), np.float64)
+        v = np.array(v, dtype=np.float64)
+        v[~np.isfinite(v)] = np.nan
+        return self.sign * v
+
+
+def _mfmt(c) -> str:
+    return "[" + "; ".join(" ".join(_num(x) for x in row) for row in c) + "]"
+
+
+def _m_extreme(f, C, where, kind):
+    v = f(C)
+    ok = ~np.isnan(v)
+    special = where & ok
+    if not special.any():
+        return None, None, "undefined on every such matrix"
+    ref = v[_first(special)]
+    i = _first(special & (np.abs(v - ref) > EQ))
+    if i is not None:
+        return False, f"{_mfmt(C[_first(special)])} -> {_val(f.sign * ref)} but {_mfmt(C[i])} -> {_val(f.sign * v[i])}", ""
+    i = _first(~where & ok & ((v >= ref - EQ) if kind == "max" else (v <= ref + EQ)))
+    if i is not None:
+        return False, f"{_mfmt(C[i])} -> {_val(f.sign * v[i])} reaches the value {_val(f.sign * ref)}", ""
+    return True, None, ""
+
+
+def _m_non_unary(C):
+    n = C.sum(axis=(1, 2))[:, None]
+    return ~((C.sum(axis=2) == n).any(axis=1) | (C.sum(axis=1) == n).any(axis=1))
+
+
+def _m_moves(f, C, strong):
+    m = C.shape[1]
+    base = f(C)
+    allowed = _m_non_unary(C)
+    diag = np.eye(m, dtype=bool)
+    is_diag = lambda X: (X[:, ~diag] == 0).all(axis=1)  # noqa: E731
+    zero_diag = lambda X: (X[:, diag] == 0).all(axis=1)  # noqa: E731
+    moves = []
+    for a in range(m):
+        for b in range(m):
+            step = np.zeros((m, m))
+            if strong:
+                step[a, b] = 1 if a == b else -1
+                moves.append((step, f"{'+' if a == b else '-'}c{a}{b}"))
+            elif a != b:
+                for t in (a, b):
+                    s = np.zeros((m, m))
+                    s[a, b] = -1
+                    s[t, t] = 1
+                    moves.append((s, f"c{a}{b} -> c{t}{t}"))
+    for step, what in moves:
+        ok = allowed & (C[:, step < 0] >= 1).all(axis=1)
+        source = C[ok]
+        target = source + step
+        a, b = base[ok], f(target)
+        bad = ~np.isnan(a) & ~np.isnan(b) & ~(a < b - 1e-12)
+        if strong:
+            bad &= ~((is_diag(source) & is_diag(target)) | (zero_diag(source) & zero_diag(target)))
+        i = _first(bad)
+        if i is not None:
+            return False, f"{_mfmt(source[i])} -> {_mfmt(target[i])} ({what}): {_val(f.sign * a[i])} -> {_val(f.sign * b[i])}", ""
+    return True, None, ""
+
+
+def _tables_with_margins(C, a, b):
+    """The enumerated matrices with row sums a and column sums b, and their probability when B is
+    drawn uniformly among labelings with class sizes b (prod a! prod b! / (n! prod c!))."""
+    rows = C[(C.sum(axis=2) == a).all(axis=1) & (C.sum(axis=1) == b).all(axis=1)]
+    n = a.sum()
+    lg = np.vectorize(math.lgamma)
+    logp = (lg(a + 1).sum() + lg(b + 1).sum() - math.lgamma(n + 1) - lg(rows + 1).sum(axis=(1, 2)))
+    return rows, np.exp(logp)
+
+
+def _m_baseline(f, C, exact):
+    m = C.shape[1]
+    values = []
+    sizes = {tuple(x) for x in C.sum(axis=2).astype(int).tolist()}
+    for a_t in sorted(sizes, key=lambda t: (sum(t), t)):
+        a = np.array(a_t, dtype=float)
+        if (a == 0).any():
+            continue  # true labelings with every class (see the binary note on unary labelings)
+        for b_t in sorted(sizes, key=lambda t: (sum(t), t)):
+            b = np.array(b_t, dtype=float)
+            if b.sum() != a.sum() or (b == b.sum()).any():
+                continue
+            if exact:
+                tables, p = _tables_with_margins(C, a, b)
+                v = f(tables)
+                e = np.nan if np.isnan(v).any() else float((p * v).sum() / p.sum())
+            else:
+                e = float(f((a[:, None] * b[None, :] / a.sum())[None])[0])
+            values.append((f"a={a_t}, b={b_t}", f.sign * e))
+    ok, cex = _constant(values, "E[M] =" if exact else "M(expected matrix) =")
+    return ok, cex, f"m = {m}, true labelings with every class"
+
+
+def _m_dist(f, C, m):
+    sym = _m_swap(f, C, lambda X: np.swapaxes(X, 1, 2), "transposed")
+    if sym[0] is False:
+        return False, "not symmetric: " + sym[1], ""
+    mx = _m_extreme(f, C, (C[:, ~np.eye(m, dtype=bool)] == 0).all(axis=1), "max")
+    if mx[0] is not True:
+        return False, "no maximal agreement: " + (mx[1] or mx[2]), ""
+    c_max = float(f(np.eye(m)[None])[0])
+    import itertools
+
+    for n in range(2, N_DIST_MULTICLASS + 1):
+        L = np.array(list(itertools.product(range(m), repeat=n)))
+        onehot = np.eye(m)[L]  # [labeling, item, class]
+        conf = np.einsum("xic,yid->xycd", onehot, onehot)
+        d = c_max - f(conf.reshape(-1, m, m)).reshape(len(L), len(L))
+        excess = d[:, None, :] - (d[:, :, None] + d[None, :, :])
+        bad = np.nan_to_num(excess, nan=-1.0) > EQ
+        if bad.any():
+            a, b, c = np.unravel_index(np.argmax(bad), bad.shape)
+            s = lambda x: "".join(map(str, L[x]))  # noqa: E731
+            return False, f"labelings A={s(a)}, B={s(b)}, C={s(c)}: triangle inequality fails", ""
+    return True, None, f"all labelings of n <= {N_DIST_MULTICLASS} with {m} classes"
+
+
+def _m_swap(f, C, transform, what):
+    a, b = f(C), f(transform(C))
+    differ = ~((np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= 1e-9 * np.maximum(1, np.abs(a))))
+    i = _first(differ)
+    if i is None:
+        return True, None, ""
+    return False, f"{_mfmt(C[i])} -> {_val(f.sign * a[i])}, {what} -> {_val(f.sign * b[i])}", ""
+
+
+def check_multiclass(measure, properties=None, *, m: int = 3, n_max: int = 6) -> list[Verdict]:
+    """Decide seed 003's properties for a measure's native multiclass definition with ``m`` classes,
+    on every m x m matrix with n <= ``n_max`` (``dist``: labelings of n <= 4).
+
+    The same readings as the binary checks; ``cb``/``acb`` take true labelings with every class
+    present and non-unary predicted class sizes, the constant baseline being exact (a sum over all
+    contingency tables with the given margins) for ``cb``.
+    """
+    spec = registry.make_spec(measure)
+    f = _MatrixEvaluator(spec)
+    props = list(MULTICLASS_PROPERTIES) if properties is None else list(properties)
+    unknown = [p for p in props if p not in MULTICLASS_PROPERTIES]
+    if unknown:
+        raise ParameterError(f"Unknown multiclass property {unknown[0]!r}; known: {', '.join(MULTICLASS_PROPERTIES)}.")
+    C = all_class_matrices(m, n_max)
+    off = ~np.eye(m, dtype=bool)
+    import itertools
+
+    perms = [p for p in itertools.permutations(range(m)) if p != tuple(range(m))]
+    checks = {
+        "max": lambda: _m_extreme(f, C, (C[:, off] == 0).all(axis=1), "max"),
+        "min": lambda: _m_extreme(f, C, (C[:, ~off] == 0).all(axis=1), "min"),
+        "csym": lambda: next((r for r in (_m_swap(f, C, lambda X, p=p: X[:, list(p)][:, :, list(p)],
+                                                  f"classes permuted {p}") for p in perms) if r[0] is False),
+                             (True, None, "")),
+        "sym": lambda: _m_swap(f, C, lambda X: np.swapaxes(X, 1, 2), "transposed"),
+        "dist": lambda: _m_dist(f, C, m),
+        "mon": lambda: _m_moves(f, C, strong=False),
+        "smon": lambda: _m_moves(f, C, strong=True),
+        "cb": lambda: _m_baseline(f, C, exact=True),
+        "acb": lambda: _m_baseline(f, C, exact=False),
+    }
+    out = []
+    for p in props:
+        holds, cex, note = checks[p]()
+        out.append(Verdict(f"{spec.label} (m={m})", p, holds, cex, note))
+    return out

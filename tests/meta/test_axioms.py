@@ -212,9 +212,41 @@ def test_docs_profile_is_generated_from_the_checker(capsys):
     from tests.conftest import REPO
 
     doc = (REPO / "docs" / "axioms.md").read_text(encoding="utf-8")
-    marker = "<!-- generated: fastmetrics axioms --format md -->\n"
-    assert marker in doc
+    binary = "<!-- generated: fastmetrics axioms --format md -->\n"
+    multiclass = "<!-- generated: fastmetrics axioms --classes 3 --format md -->\n"
+    assert binary in doc and multiclass in doc
     assert main(["axioms"]) == 0
-    assert doc.split(marker, 1)[1] == capsys.readouterr().out
+    section = doc.split(binary, 1)[1].split("\n## The multiclass profile", 1)[0]
+    assert section == capsys.readouterr().out
+    assert main(["axioms", "--classes", "3"]) == 0
+    assert doc.split(multiclass, 1)[1] == capsys.readouterr().out
     for cell in FOUND:
         assert f"| {cell[0]} | {cell[1]}" in doc
+
+
+# seed 003 Table 2, multiclass reading of the "✓/✗" cells (✗ in the multiclass case)
+TABLE2_MULTICLASS = {
+    "mcc":               "✓✗✓✓✗✗✗✓✓",
+    "accuracy":          "✓✓✓✓✓✓✓✗✗",
+    "balanced_accuracy": "✓✓✓✗✗✓✓✓✓",
+    "cohen_kappa":       "✓✗✓✓✗✗✗✓✓",
+    "confusion_entropy": "✓✗✓✓✗✗✗✗✗",
+    "sba":               "✓✓✓✓✗✓✓✓✓",
+}
+FOUND_MULTICLASS = {("balanced_accuracy", "mon"), ("balanced_accuracy", "smon"), ("sba", "smon"),
+                    ("confusion_entropy", "max")}
+
+
+@pytest.mark.parametrize("measure", list(TABLE2_MULTICLASS))
+def test_seed003_table2_multiclass(measure):
+    got = {v.property: v for v in ax.check_multiclass(measure, m=3, n_max=5)}
+    for prop, mark in zip(TABLE2_PROPS, TABLE2_MULTICLASS[measure]):
+        expected = mark == "✓" and (measure, prop) not in FOUND_MULTICLASS
+        assert got[prop].holds is expected, (measure, prop, got[prop])
+
+
+def test_multiclass_counterexamples_recomputed():
+    q = lambda m, c: float(fm.compute(m, counts=np.array(c, float), warn=False))  # noqa: E731
+    assert q("sba", [[1, 0, 0], [0, 0, 1], [0, 1, 0]]) == q("sba", [[2, 0, 0], [0, 0, 1], [0, 1, 0]])
+    assert q("balanced_accuracy", [[0, 1, 1], [0, 1, 0], [0, 0, 1]]) == pytest.approx(
+        q("balanced_accuracy", [[0, 0, 1], [0, 2, 0], [0, 0, 1]]))
