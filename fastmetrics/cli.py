@@ -259,9 +259,22 @@ def cmd_report(args) -> None:
             runs = runs.rename_columns(["score" if c == args.score else c for c in runs.column_names])
     data = collect(tensor, measures, runs=runs, gold=args.gold, thresholds=_positive_int(args.thresholds, "--thresholds"),
                    seed=args.seed, resamples=args.resamples,
-                   pairs="all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs"), title=args.title)
+                   pairs="all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs"), title=args.title,
+                   scatter=_scatter_pairs(args.scatter))
     write_report(data, args.out, figures_dir=args.figures)
     print(f"wrote {args.out} ({len(data.figures)} figures)", file=sys.stderr)
+
+
+def _scatter_pairs(text):
+    if not text:
+        return None
+    pairs = []
+    for part in registry.split_specs(text):
+        if ":" not in part:
+            raise ParameterError(f"--scatter takes measure pairs a:b separated by commas; got {part!r}.")
+        a, b = (x.strip() for x in part.split(":", 1))
+        pairs.append((a, b))
+    return pairs
 
 
 def cmd_demo(args) -> None:
@@ -374,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument("--pairs", default="1000", help="topic pairs of the robustness figure (default 1000)")
     p.add_argument("--title", default="fastmetrics report", help="the report's title")
+    p.add_argument("--scatter", help="measure pairs to plot output by output, e.g. f1:mcc,accuracy:k "
+                                     "(default: the first measure against the second and the third)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")

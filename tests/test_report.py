@@ -146,3 +146,14 @@ def test_a_hostile_run_name_is_shown_as_text(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # shown as text
     assert "<script>alert(1)" not in dom  # never became an element
     assert not [c for c in console if "alert" in c.lower() or "refused" in c.lower() or "error" in c.lower()]
+
+
+def test_chosen_scatter_pairs(tmp_path):
+    runs, gold = semeval_paths()
+    out = tmp_path / "r.html"
+    assert main(["report", *runs[:5], "--gold", gold, "--measures", "f1,mcc,k", "--scatter", "mcc:k",
+                 "--out", str(out), "--quiet", "--resamples", "200"]) == 0
+    page = out.read_text()
+    assert "mcc against k" in page and "f1 against mcc" not in page
+    assert main(["report", *runs[:5], "--gold", gold, "--measures", "f1,mcc", "--scatter", "f1:lam",
+                 "--out", str(tmp_path / "x.html")]) == 2

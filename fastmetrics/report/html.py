@@ -66,16 +66,19 @@ class ReportData:
     best: object | None = None           # best-threshold table
     figures: list[Figure] = field(default_factory=list)
     n_topics: int = 0
+    scatter: list | None = None
     adjacent: dict = field(default_factory=dict)  # (measure, system) -> Holm-adjusted p vs the next system
 
 
 def collect(tensor, measures, *, runs=None, gold=None, thresholds: int = 51, seed: int = 0, resamples: int = 2000,
-            pairs=1000, title: str = "fastmetrics report", max_curves: int = 8) -> ReportData:
+            pairs=1000, title: str = "fastmetrics report", max_curves: int = 8, scatter=None) -> ReportData:
     """Compute the leaderboard, the meta-evaluation, the threshold curves and the figures.
 
     ``runs`` (an Arrow table with a ``score`` column) gives the curves: each of the best
     ``max_curves`` systems is swept over ``thresholds`` points of its own score range, all topics
-    pooled (systems score on different scales, so one shared grid would flatten most curves)."""
+    pooled (systems score on different scales, so one shared grid would flatten most curves).
+    ``scatter``: the measure pairs to plot output by output (default: the first measure against
+    the second and the third)."""
     from .. import meta
     from ..board import leaderboard
 
@@ -88,6 +91,14 @@ def collect(tensor, measures, *, runs=None, gold=None, thresholds: int = 51, see
     robust = meta.robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None
     incons = meta.inconsistency(scores) if multi else None
     data = ReportData(title, measures, board, scores, strict, robust, incons, n_topics=n_topics)
+    if scatter is not None:
+        for a, b in scatter:
+            for name in (a, b):
+                if name not in measures:
+                    from .._errors import ParameterError
+                    raise ParameterError(f"Scatter pair {a}:{b}: {name!r} is not among the report's measures "
+                                         f"({', '.join(measures)}).")
+        data.scatter = [tuple(p) for p in scatter]
     data.adjacent = _adjacent_tests(data, resamples, seed)
     if runs is not None:
         _curves(data, runs, gold, thresholds, max_curves)
@@ -143,11 +154,12 @@ def _figures(data) -> list[Figure]:
                              "threshold, on a grid over that system's own score range; dots mark each measure's "
                              "best threshold. A flat stretch is a range of thresholds that changes no decision.",
                              figs.threshold_curves, data.curves, shown))
-        for other in data.measures[1:3]:
-            out.append(_make(f"scatter_{first}_{other}", f"{first} against {other}",
-                             f"Every (system, topic) output placed by {first} and {other}. Points off a "
+        pairs = data.scatter if data.scatter is not None else [(first, o) for o in data.measures[1:3]]
+        for x, y in pairs:
+            out.append(_make(f"scatter_{x}_{y}", f"{x} against {y}",
+                             f"Every (system, topic) output placed by {x} and {y}. Points off a "
                              "monotone curve are outputs the two measures rank differently.",
-                             figs.scatter, data.scores, first, other))
+                             figs.scatter, data.scores, x, y))
         meta_figures = (
             (data.strictness, "strictness", "Strictness of each measure",
              "For the outputs a measure ranks in its top share th, the lowest rank that any other measure gives "
