@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
 
 from ._errors import ParameterError
 from .tensor import Scores
@@ -53,25 +51,6 @@ BASELINES = ("placebo", "zero", "random")
 _RANDOM_EXACT_CELLS = 2_000_000
 
 
-@njit(cache=True)
-def _log_binom_half(n, ks):
-    """log P(X = k) for X ~ Binomial(n, 1/2), each k of ``ks``."""
-    out = np.empty(ks.size)
-    base = math.lgamma(n + 1.0) - n * math.log(2.0)
-    for i in range(ks.size):
-        k = ks[i]
-        out[i] = base - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
-    return out
-
-
-def _support(n: float) -> np.ndarray:
-    """Values of Binomial(n, 1/2) carrying all but ~1e-15 of its mass (mean +- 8 sd)."""
-    half_width = 8.0 * math.sqrt(n) / 2.0 + 1.0
-    lo = max(0, int(math.floor(n / 2.0 - half_width)))
-    hi = min(int(n), int(math.ceil(n / 2.0 + half_width)))
-    return np.arange(lo, hi + 1, dtype=np.float64)
-
-
 def random_baseline(spec, ap: float, an: float) -> float:
     """Expected value of a measure for the classifier that labels each item positive with
     probability 1/2 (seed 004 §6.5's random baseline), on a topic with ``ap`` positives and ``an``
@@ -80,22 +59,11 @@ def random_baseline(spec, ap: float, an: float) -> float:
     The expectation is exact (summed over the joint distribution, conditioned on the outcomes
     where the measure is defined) while the support has at most 2 million cells; beyond that the
     measure is taken at the expected counts (ap/2, an/2, ap/2, an/2), an O(1/n) approximation.
+    See :mod:`fastmetrics.measures.chance`.
     """
-    from .measures import api
+    from .measures import chance
 
-    if ap + an == 0:
-        return np.nan
-    tp = _support(ap)
-    fp = _support(an)
-    if tp.size * fp.size > _RANDOM_EXACT_CELLS:
-        return float(api.compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, warn=False))
-    log_w = _log_binom_half(float(ap), tp)[:, None] + _log_binom_half(float(an), fp)[None, :]
-    w = np.exp(log_w - log_w.max())
-    values = api.compute(spec, tp=tp[:, None], fp=fp[None, :], fn=ap - tp[:, None], tn=an - fp[None, :], warn=False)
-    defined = ~np.isnan(values)
-    if not defined.any():
-        return np.nan
-    return float((w * np.where(defined, values, 0.0)).sum() / w[defined].sum())
+    return chance.expected_random(spec, ap, an, "uniform", max_cells=_RANDOM_EXACT_CELLS)
 
 
 def baseline_counts(tensor) -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +134,7 @@ def leaderboard(tensor, measures, *, baselines: bool = True, significance: str |
         Table 6; null without baselines). ``detail``: the significance tests, if asked.
     """
     from .meta import significance as paired_tests
-    from .meta._common import MetaResult, higher_is_better, labels_array
+    from .meta._common import MetaResult, higher_is_better, labels_array, system_topic_values
     from .tensor import _measure_entries
 
     if "system" not in tensor.axes or set(tensor.axes) - {"system", "topic"}:
@@ -175,8 +143,7 @@ def leaderboard(tensor, measures, *, baselines: bool = True, significance: str |
     scores = tensor.evaluate([e[2] for e in entries], smoothing=smoothing)
     pooled = tensor.sum("topic") if "topic" in tensor.axes else tensor
     micro = pooled.evaluate([e[2] for e in entries], smoothing=smoothing).values  # [measure, system]
-    system_axis = tensor.axes.index("system")
-    values = np.moveaxis(scores.values, 1 + system_axis, 1).reshape(len(entries), len(tensor.coords["system"]), -1)
+    values, _, _ = system_topic_values(scores, oriented=False)  # [measure, system, topic]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         macro = np.nanmean(values, axis=2)

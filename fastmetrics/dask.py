@@ -31,24 +31,9 @@ from .tensor import ConfusionTensor
 def _require_dask():
     try:
         import dask  # noqa: F401
-        import dask.dataframe  # noqa: F401  (the Parquet reader)
+        import distributed  # noqa: F401
     except ImportError:  # pragma: no cover - exercised only without the extra
         raise ParameterError("Distributed counting needs Dask: pip install 'fastmetrics[dask]'.") from None
-
-
-def _frame(source, columns):
-    import dask.dataframe as dd
-
-    if isinstance(source, dd.DataFrame):
-        missing = [c for c in columns if c not in source.columns]
-        if missing:
-            raise InputError(f"The Dask DataFrame lacks the column(s) {', '.join(missing)}; it has "
-                             f"{', '.join(map(str, source.columns))}.")
-        return source[columns]
-    try:
-        return dd.read_parquet(source, columns=columns)
-    except (ValueError, OSError, FileNotFoundError) as exc:
-        raise InputError(f"Cannot read the Parquet dataset {source!r}: {exc}") from None
 
 
 def _as_arrow(part) -> pa.Table:
@@ -62,25 +47,47 @@ def _as_arrow(part) -> pa.Table:
     return pa.Table.from_pandas(part, preserve_index=False)
 
 
+def _optional(columns, names):
+    """``system`` and ``topic`` may be absent (one system, one topic), as in fastmetrics.count."""
+    return [c for c in columns if c in names or c not in ("system", "topic")]
+
+
+def _frame(source, columns):
+    import dask.dataframe as dd
+
+    try:
+        frame = source if isinstance(source, dd.DataFrame) else dd.read_parquet(source)
+    except (ValueError, OSError, FileNotFoundError) as exc:
+        raise InputError(f"Cannot read the Parquet dataset {source!r}: {exc}") from None
+    columns = _optional(columns, frame.columns)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"The input lacks the column(s) {', '.join(missing)}; it has "
+                         f"{', '.join(map(str, frame.columns))}.")
+    return frame[columns]
+
+
 def _parquet_files(source, columns):
-    """The files of a Parquet dataset pyarrow can open itself (local paths, s3://, gs://, hdfs://),
-    as (path, columns) partitions; None for anything else (then Dask's reader is used)."""
+    """(path, columns) partitions of a Parquet dataset pyarrow can open itself (local paths,
+    s3://, gs://, hdfs://) and the columns read, or None for anything else."""
     if not isinstance(source, str):
-        return None, None
+        return None
     import pyarrow.dataset as pads
 
     try:
         dataset = pads.dataset(source, format="parquet")
     except (pa.ArrowInvalid, OSError, ValueError):
-        return None, None
-    missing = [c for c in columns if c not in dataset.schema.names]
+        return None
+    names = dataset.schema.names
+    columns = _optional(columns, names)
+    missing = [c for c in columns if c not in names]
     if missing:
         raise InputError(f"The Parquet dataset {source!r} lacks the column(s) {', '.join(missing)}; it has "
-                         f"{', '.join(dataset.schema.names)}.")
+                         f"{', '.join(names)}.")
     files = dataset.files
     if dataset.filesystem.type_name != "local":
         files = [f"{dataset.filesystem.type_name}://{f}" for f in files]
-    return [(f, columns) for f in files], list(dataset.schema.names)
+    return [(f, columns) for f in files], columns
 
 
 def _survey(part, group_cols, label_cols, score):
@@ -148,95 +155,101 @@ def count(source, *, gold=None, by=("system", "topic"), pred="pred", score="scor
     _require_dask()
     import dask
 
-    if isinstance(thresholds, str) or (thresholds is None and pred is None):
+    if isinstance(thresholds, str):
         raise ParameterError(
             "Exact threshold sweeps need every score of a (system, topic) group in one place, which a "
             "partitioned dataset does not give; pass thresholds=k (a grid over the global score range) or an "
             "array of thresholds, or count exact sweeps with fastmetrics.count on one machine.")
+    if task == "multilabel":
+        raise ParameterError("Multilabel input is counted in one process: use fastmetrics.count.")
+    client = client if client is not None else _current_client()
     hard = thresholds is None
-    by = tuple(by)
-    columns_needed = list(dict.fromkeys(list(by) + ([pred] if hard else [score]) + ([gold_column] if gold is None else [item])
-                                        + (["topic"] if gold is not None and "topic" in by else [])
-                                        + ([weight] if weight else [])))
-    columns_present = _parquet_files(source, [])[1]
-    wanted = [c for c in columns_needed if columns_present is None or c in columns_present
-              or c not in ("system", "topic")]
-    parts, _ = _parquet_files(source, wanted)
-    if parts is None:
-        frame = _frame(source, wanted)
-        parts = frame.to_delayed()
-        present = list(frame.columns)
-    else:
-        present = wanted
-    group_cols = [c for c in by if c in present]
-    label_cols = [pred] if hard else []
-    if gold is None:
-        label_cols.append(gold_column)
-    need_range = isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool)
-
-    surveys = dask.compute(*[dask.delayed(_survey)(p, group_cols, label_cols, score if need_range else None)
-                             for p in parts], scheduler=client.get if client is not None else None)
-    if sum(n for _, n in surveys) == 0:
-        raise InputError("The input has no rows.")
-    coords = {}
-    for c in group_cols:
-        chunks = [s[c] for s, n in surveys if n]
-        values = pa.chunked_array([ch.cast(chunks[0].type) for ch in chunks]).combine_chunks().unique()
-        coords[c] = values.take(pc.sort_indices(values)).to_pylist()
-    if gold is not None and "topic" in group_cols:
-        from .io.readers import read_gold
-        gold_table_ = read_gold(gold) if not isinstance(gold, pa.Table) else gold
-        topics = pa.chunked_array([pa.array(coords["topic"]), gold_table_.column("topic").unique()
-                                   .cast(pa.array(coords["topic"]).type)]).combine_chunks().unique()
-        coords["topic"] = topics.take(pc.sort_indices(topics)).to_pylist()
-    options = dict(by=tuple(group_cols), pred=pred, score=score, gold_column=gold_column, item=item, weight=weight,
-                   coords=coords)
     gold_table = None
     if gold is not None:
-        from .io.readers import read_gold
-        gold_table = read_gold(gold) if not isinstance(gold, pa.Table) else gold
+        from .io.readers import gold_table as load_gold
+        gold_table = load_gold(gold)
+    needed = list(dict.fromkeys(list(by) + ([pred] if hard else [score]) + ([gold_column] if gold is None else [item])
+                                + (["topic"] if gold is not None and "topic" in by else []) + ([weight] if weight else [])))
+    parts, present = _partitions(source, needed)
+    group_cols = [c for c in by if c in present]
+    label_cols = ([pred] if hard else []) + ([gold_column] if gold is None else [])
+    need_range = isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool)
+
+    # pass 1: labels of every grouping column (and of the classes, and the score range)
+    surveys = _run([dask.delayed(_survey)(p, group_cols, label_cols, score if need_range else None) for p in parts],
+                   client, retries)
+    surveys = [s for s, n in surveys if n]
+    if not surveys:
+        raise InputError("The input has no rows.")
+    coords = {c: _sorted_union([s[c] for s in surveys]) for c in group_cols}
+    if gold_table is not None and "topic" in group_cols:
+        coords["topic"] = _sorted_union([pa.array(coords["topic"]), gold_table.column("topic").combine_chunks()])
+    options = dict(by=tuple(group_cols), pred=pred, score=score, gold_column=gold_column, item=item, weight=weight,
+                   coords=coords)
     if hard:
-        found = [pa.chunked_array([s[c] for s, n in surveys if n]).combine_chunks() for c in label_cols]
+        from .io import encode as enc
+
+        found = [pa.chunked_array([s[c] for s in surveys]).combine_chunks() for c in label_cols]
         names = list(label_cols)
         if gold_table is not None:
             found.append(gold_table.column("gold").combine_chunks().unique())
             names.append("gold")
-        from .io import encode as enc
-        if task == "multiclass" or (task == "auto" and not all(enc.is_binary_like(f) for f in found)) \
-                or classes is not None:
+        if task == "multiclass" or classes is not None or (task == "auto" and not all(map(enc.is_binary_like, found))):
             if missing == "negative" and gold is not None:
                 raise ParameterError("missing='negative' has no meaning for multiclass labels; use 'error' or 'drop'.")
             options.update(task="multiclass", classes=enc.class_labels(found, names, classes).to_pylist())
         else:
             options.update(task="binary")
+    elif need_range:
+        from .count import threshold_grid
+
+        lo = min(s["__range__"][0] for s in surveys)
+        hi = max(s["__range__"][1] for s in surveys)
+        options["thresholds"] = threshold_grid(int(thresholds), lo, hi)
     else:
-        if need_range:
-            lo = min(s["__range__"][0] for s, n in surveys if n)
-            hi = max(s["__range__"][1] for s, n in surveys if n)
-            from .count import threshold_grid
-            options["thresholds"] = threshold_grid(int(thresholds), lo, hi)
-        else:
-            options["thresholds"] = np.asarray(thresholds, np.float64)
+        options["thresholds"] = np.asarray(thresholds, np.float64)
     if gold_table is not None:
-        options.update(gold=gold_table, missing="drop")
+        options.update(gold=gold_table, missing="drop")  # items a run lacks are settled on the client
 
-    counted = [dask.delayed(_count_partition)(p, options) for p in parts]
-    total = _tree_sum(counted)
-    with dask.config.set({"distributed.scheduler.allowed-failures": max(retries, 0) + 1}):
-        if client is not None:
-            counts = client.compute(total, retries=retries).result()
-        else:
-            counts = dask.compute(total, retries=retries)[0] if _has_client() else dask.compute(total)[0]
-    return _assemble(counts, options, coords, group_cols, gold, missing)
+    # pass 2: count every partition against the same coordinates, tree-sum the tensors
+    counts = _run(_tree_sum([dask.delayed(_count_partition)(p, options) for p in parts]), client, retries)
+    return _assemble(counts, options, coords, group_cols, gold_table, missing)
 
 
-def _has_client() -> bool:
+def _partitions(source, columns):
+    """The partitions to count and the columns read: Parquet files read by pyarrow on the
+    workers when pyarrow can open the dataset, else the partitions of a Dask DataFrame (or of
+    Dask's Parquet reader, for fsspec URLs pyarrow does not know)."""
+    files = _parquet_files(source, columns)
+    if files is not None:
+        return files
+    frame = _frame(source, columns)
+    return frame.to_delayed(), list(frame.columns)
+
+
+def _sorted_union(arrays) -> list:
+    values = pa.chunked_array([a.cast(arrays[0].type) for a in arrays]).combine_chunks().unique()
+    return values.take(pc.sort_indices(values)).to_pylist()
+
+
+def _current_client():
     try:
         from distributed import default_client
-        default_client()
-        return True
+
+        return default_client()
     except (ImportError, ValueError):
-        return False
+        return None
+
+
+def _run(graph, client, retries):
+    """Compute a delayed object (or a list of them) on the client, retrying failed tasks, or on
+    Dask's default scheduler without one."""
+    import dask
+
+    if client is None:
+        return dask.compute(graph)[0]
+    with dask.config.set({"distributed.scheduler.allowed-failures": max(retries, 0) + 1}):
+        return client.compute(graph, retries=retries, sync=True)
 
 
 def _assemble(counts, options, coords, group_cols, gold, missing) -> ConfusionTensor:
@@ -252,7 +265,7 @@ def _assemble(counts, options, coords, group_cols, gold, missing) -> ConfusionTe
     tensor = ConfusionTensor(counts, axes, tensor_coords,
                              classes=np.asarray(classes, dtype=object if isinstance(classes[0], str) else None))
     if gold is not None:
-        tensor = _apply_missing(tensor, options["gold"], missing, group_cols)
+        tensor = _apply_missing(tensor, gold, missing, group_cols)
     return tensor
 
 

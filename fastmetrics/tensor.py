@@ -383,20 +383,20 @@ class MultilabelTensor(ConfusionTensor):
         shape = self.batch_shape if average is None else self.batch_shape[:-1]
         values = np.empty((len(entries),) + shape, np.float64)
         c = self.counts
-        for i, (spec, average, _) in enumerate(entries):
+        for i, (spec, avg, _) in enumerate(entries):
             kw = dict(smoothing=smoothing, undefined=undefined, warn=warn)
-            if average is None:
+            if avg is None:
                 api.compute(spec, counts=c, out=values[i, ...], **kw)
-            elif average == "samples":
+            elif avg == "samples":
                 values[i, ...] = self._per_object(spec, undefined)
-            elif average == "micro" and spec.measure.multilabel is not None:
+            elif avg == "micro" and spec.measure.multilabel is not None:
                 values[i, ...] = api.apply_undefined(spec.measure.multilabel(self, spec), undefined, spec.label, warn)
-            elif average == "micro":
+            elif avg == "micro":
                 api.compute(spec, counts=c.sum(axis=-3), out=values[i, ...], **kw)
             else:
                 per = api.compute(spec, counts=c, smoothing=smoothing, undefined=undefined, warn=False)
-                mean = averaging.average_classes(per, c[..., 1, :].sum(-1), c[..., :, 1].sum(-1), average)
-                values[i, ...] = api.apply_undefined(mean, undefined, f"{spec.label} ({average})", warn)
+                mean = averaging.average_classes(per, c[..., 1, :].sum(-1), c[..., :, 1].sum(-1), avg)
+                values[i, ...] = api.apply_undefined(mean, undefined, f"{spec.label} ({avg})", warn)
         return Scores(values, [e[2] for e in entries], axes,
                       {k: v for k, v in self.coords.items() if k in axes})
 

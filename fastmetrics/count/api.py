@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import encode as enc
-from ..io.readers import open_source, read_gold
+from ..io.readers import gold_table as load_gold, open_source
 from ..tensor import ConfusionTensor
 from . import _kernels
 
@@ -113,11 +113,6 @@ def exact_counts(group, gold, score, n_groups: int, weight=None):
     out_counts = np.empty((n_out, 2, 2), np.float64 if w.size else np.int64)
     _kernels._exact_sweep_groups(order, offsets, out_offsets, gold, score, w, out_group, out_threshold, out_counts)
     return out_group, out_threshold, out_counts
-
-
-def _as_table(obj) -> pa.Table:
-    from ..io.readers import _table_from_object
-    return _table_from_object(obj)
 
 
 def _labels_to_numpy(labels: pa.Array) -> np.ndarray:
@@ -349,8 +344,7 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
 def _open_gold(gold, src, group_cols, item, gold_column):
     """Index a separate gold by (topic, item); join on item alone when either side has no topic."""
     columns = src.column_names
-    gold_table = read_gold(gold) if isinstance(gold, (str, list, tuple)) or hasattr(gold, "__fspath__") \
-        else _as_table(gold)
+    gold_table = load_gold(gold)
     join_on_topic = "topic" in columns and "topic" in gold_table.column_names
     if not join_on_topic:
         if "topic" in group_cols:
@@ -493,14 +487,7 @@ def _from_count_table(src, group_cols) -> ConfusionTensor:
     labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
     sizes = tuple(len(labels[c]) for c in group_cols)
     codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
-    counts = {}
-    for name in enc.COUNT_COLUMNS:
-        col = table.column(name).combine_chunks()
-        enc._no_nulls(col, name, src.names[0])
-        values = col.to_numpy(zero_copy_only=False)
-        if not np.issubdtype(values.dtype, np.number) or (values < 0).any() or not np.isfinite(values).all():
-            raise InputError(f"Column '{name}' must hold non-negative finite counts.")
-        counts[name] = values
+    counts = {name: _count_values(table, name, src.names[0]) for name in enc.COUNT_COLUMNS}
     dtype = np.int64 if all(np.issubdtype(v.dtype, np.integer) for v in counts.values()) else np.float64
     out = np.zeros(sizes + (2, 2), dtype)
     idx = tuple(codes)
@@ -525,13 +512,19 @@ def _from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
     codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
     true = _label_codes(table.column("true"), class_array, "true", src.names[0])
     predicted = _label_codes(table.column("pred"), class_array, "pred", src.names[0])
-    col = table.column("count").combine_chunks()
-    enc._no_nulls(col, "count", src.names[0])
-    values = col.to_numpy(zero_copy_only=False)
-    if not np.issubdtype(values.dtype, np.number) or (values < 0).any() or not np.isfinite(values).all():
-        raise InputError("Column 'count' must hold non-negative finite counts.")
+    values = _count_values(table, "count", src.names[0])
     m = len(class_array)
     out = np.zeros(sizes + (m, m), np.int64 if np.issubdtype(values.dtype, np.integer) else np.float64)
     out[tuple(codes) + (true, predicted)] = values
     coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
     return ConfusionTensor(out, group_cols, coords, classes=_labels_to_numpy(class_array))
+
+
+def _count_values(table: pa.Table, name: str, part: str) -> np.ndarray:
+    """A column of precomputed counts as numpy: no nulls, numeric, finite, non-negative."""
+    col = table.column(name).combine_chunks()
+    enc._no_nulls(col, name, part)
+    values = col.to_numpy(zero_copy_only=False)
+    if not np.issubdtype(values.dtype, np.number) or (values < 0).any() or not np.isfinite(values).all():
+        raise InputError(f"Column '{name}' must hold non-negative finite counts.")
+    return values

@@ -16,9 +16,10 @@ from numba import njit, prange
 
 from .._errors import InputError, ParameterError
 from ..io import encode as enc
-from ..io.readers import open_source, read_gold
+from ..io.readers import open_source
 from ..tensor import ConfusionTensor
-from .api import _label_codes, count
+from .._seeding import rng_of
+from .api import _label_codes, _open_gold, count
 
 
 @njit(cache=True, parallel=True)
@@ -65,8 +66,6 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
     if missing == "negative":
         raise ParameterError("Split-half stability needs the items each run covers: use missing='error' or 'drop'.")
-    from ..meta._common import rng_of
-
     rng = rng_of(seed)
     whole = count(source, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing,
                   task=task, classes=classes, format=format)
@@ -83,15 +82,14 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
                                             + (["topic"] if "topic" in columns else []))))
     topic = table.column("topic").combine_chunks() if "topic" in columns else pa.array(["-"] * table.num_rows)
     if gold is not None:
-        gold_table = read_gold(gold) if not isinstance(gold, pa.Table) else gold
-        gold_topic = gold_table.column("topic") if "topic" in gold_table.column_names and "topic" in columns \
-            else pa.array(["-"] * gold_table.num_rows)
-        index = pc.index_in(enc.join_key(topic, table.column(item)),
-                                    value_set=enc.join_key(gold_topic, gold_table.column("item")))
+        # the same join as fm.count: (topic, item) keys, or item alone when either side has no topic
+        gold_idx, join_on_topic = _open_gold(gold, src, group_cols, item, gold_column)
+        key_topic = topic if join_on_topic else pa.array(["-"] * table.num_rows)
+        index = pc.index_in(enc.join_key(key_topic, table.column(item)), value_set=gold_idx.keys)
         keep = pc.is_valid(index)
-        if not pc.all(keep).as_py():
+        if not pc.all(keep).as_py():  # rows count() refused unless missing="drop" allowed them
             table, topic, index = table.filter(keep), pc.filter(topic, keep), index.drop_null()
-        gold_values = gold_table.column("gold").combine_chunks().take(index)
+        gold_values = gold_idx.values.take(index)
     else:
         gold_values = table.column(gold_column)
     binary = whole.m == 2 and whole.classes.tolist() == [0, 1]

@@ -246,6 +246,13 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
     return open_source(paths, format=format).read_all()
 
 
+def gold_table(gold) -> pa.Table:
+    """A separate gold given as a path (run-format file or table file) or as an in-memory table."""
+    if isinstance(gold, (str, list, tuple)) or hasattr(gold, "__fspath__"):
+        return read_gold(gold)
+    return _decoded(_table_from_object(gold))
+
+
 def read_gold(source, *, format: str = "auto") -> pa.Table:
     """Read a gold table: a run-format file (its ``label`` is the gold), or a table with
     ``topic, item, gold`` columns."""

@@ -195,11 +195,8 @@ def _balanced_accuracy_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _informedness_kernel(tp, fp, fn, tn):
-    ap = tp + fn
-    an = fp + tn
-    if ap == 0.0 or an == 0.0:
-        return NAN
-    return tp / ap + tn / an - 1.0
+    # NaN when a class is absent from gold: recall or specificity is undefined
+    return _recall_kernel(tp, fp, fn, tn) + _specificity_kernel(tp, fp, fn, tn) - 1.0
 
 
 @binary_ufunc()

@@ -64,12 +64,6 @@ def system_topic_values(scores, oriented: bool = True):
     return values, np.asarray(scores.coords["system"]), topics
 
 
-def rng_of(seed) -> np.random.Generator:
-    if seed is None or isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise ParameterError(f"A seed must be an integer (same seed, same result); got {seed!r}.")
-    return np.random.default_rng(int(seed))
-
-
 def labels_array(values) -> pa.Array:
     arr = np.asarray(values)
     return pa.array(arr.tolist())

@@ -51,7 +51,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ..measures import api, registry
+from ..measures import api, chance, registry
 from numba import vectorize
 
 TOL = 1e-9
@@ -258,57 +258,16 @@ def check_FIX(f, C, **_):
     return True, None, ""
 
 
-def _log_choose(n, k):
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def _hypergeom(n, a, k):
-    """Support and probabilities of tp ~ Hypergeometric(n items, a positives, k drawn)."""
-    lo, hi = max(0, a + k - n), min(a, k)
-    tp = np.arange(lo, hi + 1, dtype=np.float64)
-    logp = np.array([_log_choose(a, t) + _log_choose(n - a, k - t) - _log_choose(n, k) for t in tp])
-    return tp, np.exp(logp)
-
-
 def _expectation(f, outcomes, weights, require_all: bool = False):
-    v = f(*outcomes)
-    ok = ~np.isnan(v)
-    if require_all and not ok.all():
-        return np.nan
-    if not ok.any():
-        return np.nan
-    return float((weights[ok] * v[ok]).sum() / weights[ok].sum())
+    return chance.expectation(f(*outcomes), weights, require_all)
 
 
 def expected_random(measure, ap: int, an: int, model: str = "count", smoothing=None) -> float:
     """E[M] of the random classifier on a test set with ``ap`` positives and ``an`` negatives,
     in the measure's own direction; ``model`` "count" (uniform number of predicted positives) or
-    "uniform" (uniform over labelings). ``expected_random("f1", 100, 0)`` is 0.612 (seed 000 §4)."""
-    f = _Evaluator(registry.make_spec(measure), smoothing)
-    (_, e), = _random_expectations_single(f, ap + an, ap, model)
-    return f.sign * e
-
-
-def _random_expectations_single(f, n, ap, model):
-    an = n - ap
-    if model == "count":
-        tps, fps, ws = [], [], []
-        for k in range(n + 1):
-            tp, p = _hypergeom(n, ap, k)
-            tps.append(tp)
-            fps.append(k - tp)
-            ws.append(p / (n + 1))
-        tp, fp, w = np.concatenate(tps), np.concatenate(fps), np.concatenate(ws)
-    elif model == "uniform":
-        tp_s = np.arange(ap + 1, dtype=np.float64)
-        fp_s = np.arange(an + 1, dtype=np.float64)
-        wt = np.exp([_log_choose(ap, t) - ap * math.log(2) for t in tp_s])
-        wf = np.exp([_log_choose(an, t) - an * math.log(2) for t in fp_s])
-        tp, fp = (x.reshape(-1) for x in np.meshgrid(tp_s, fp_s, indexing="ij"))
-        w = np.outer(wt, wf).reshape(-1)
-    else:
-        raise ParameterError(f"model must be 'count' or 'uniform'; got {model!r}.")
-    yield (ap, an), _expectation(f, (tp, fp, ap - tp, an - fp), w)
+    "uniform" (uniform over labelings). ``expected_random("f1", 100, 0)`` is 0.612 (seed 000 §4).
+    See :mod:`fastmetrics.measures.chance`."""
+    return chance.expected_random(registry.make_spec(measure), ap, an, model, smoothing)
 
 
 def _constant(values, what):
@@ -327,8 +286,9 @@ def _cha(f, n_max, model):
     values = []
     for n in range(1, n_max + 1):
         for ap in range(n + 1):
-            for key, e in _random_expectations_single(f, n, ap, model):
-                values.append((f"AP={key[0]}, AN={key[1]}", f.sign * e))
+            tp, fp, w = chance.random_outcomes(ap, n - ap, model)
+            e = _expectation(f, (tp, fp, ap - tp, n - ap - fp), w)
+            values.append((f"AP={ap}, AN={n - ap}", f.sign * e))
     ok, cex = _constant(values, "E[M(random)] =")
     return ok, cex, ""
 
@@ -485,7 +445,7 @@ def check_cb(f, C, n_max, **_):
     for n in range(2, n_max + 1):
         for a1 in range(1, n):
             for b1 in range(1, n):
-                tp, p = _hypergeom(n, a1, b1)
+                tp, p = chance.hypergeometric(n, a1, b1)
                 e = _expectation(f, (tp, b1 - tp, a1 - tp, n - a1 - b1 + tp), p, require_all=True)
                 skipped += np.isnan(e)
                 values.append((f"n={n}, a1={a1}, b1={b1}", f.sign * e))

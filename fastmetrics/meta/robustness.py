@@ -16,7 +16,8 @@ import pyarrow as pa
 from numba import njit, prange
 
 from .._errors import ParameterError
-from ._common import MetaResult, labels_array, rng_of, system_topic_values
+from .._seeding import rng_of
+from ._common import MetaResult, labels_array, system_topic_values
 
 
 @njit(cache=True, inline="always")

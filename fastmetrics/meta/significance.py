@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ._common import MetaResult, Progress, labels_array, rng_of, system_topic_values
+from .._seeding import rng_of
+from ._common import MetaResult, Progress, labels_array, system_topic_values
 
 METHODS = ("fisher", "bootstrap")
 

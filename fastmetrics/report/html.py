@@ -22,7 +22,7 @@ import numpy as np
 from .. import __version__
 from ..measures import registry
 from . import figures as figs
-from .tables import _escape_md, write_text
+from .tables import _escape_md, write_bytes, write_text
 
 _SCRIPT = ("window.addEventListener('load',function(){var m=document.images,k=0;"
            "for(var i=0;i<m.length;i++){if(m[i].complete&&m[i].naturalWidth>0){k++;}}"
@@ -182,7 +182,8 @@ def _adjacent_tests(data, resamples, seed) -> dict:
     """Paired bootstrap tests of each system against the next one in the ranking, per measure,
     Holm-corrected over those len(systems) - 1 comparisons (testing every pair would make the
     correction too strict for any resampling budget to reach)."""
-    from ..meta._common import rng_of, system_topic_values
+    from .._seeding import rng_of
+    from ..meta._common import system_topic_values
     from ..meta.significance import holm, paired_p_values
 
     values, systems, _ = system_topic_values(data.scores, oriented=False)
@@ -322,9 +323,7 @@ def save_figures(data: ReportData, folder: str | os.PathLike) -> list[Path]:
             if payload is None:
                 continue
             path = folder / f"{_safe_name(f.name)}.{suffix}"
-            tmp = path.with_name("." + path.name + ".tmp")
-            tmp.write_bytes(payload)
-            os.replace(tmp, path)
+            write_bytes(payload, path)
             written.append(path)
     return written
 

@@ -111,11 +111,16 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
 
 def write_text(text: str, path: str | os.PathLike) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
+    write_bytes(text.encode(), path)
+
+
+def write_bytes(payload: bytes, path: str | os.PathLike) -> None:
+    """Write ``payload`` to ``path`` atomically."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
-    _atomic_write(path, folder, lambda fh: fh.write(text.encode()))
+    _atomic_write(path, folder, lambda fh: fh.write(payload))
 
 
 def _atomic_write(path: Path, folder: Path, write) -> None:

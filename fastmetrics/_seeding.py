@@ -1,0 +1,17 @@
+"""Seeds of every random choice (splits, topic pairs, resamples): same seed, same result.
+
+Outside the stages, so that counting (split halves) and meta-evaluation share one rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._errors import ParameterError
+
+
+def rng_of(seed) -> np.random.Generator:
+    """A numpy Generator from an integer seed; anything else is refused."""
+    if seed is None or isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
+        raise ParameterError(f"A seed must be an integer (same seed, same result); got {seed!r}.")
+    return np.random.default_rng(int(seed))

@@ -1,0 +1,95 @@
+"""Measures of random classifiers: the outcomes of a classifier that ignores the items, and the
+expected value of a measure over them.
+
+Two random classifiers on a test set with ``ap`` positives and ``an`` negatives:
+
+- ``"uniform"``: every item positive with probability 1/2 (every labeling equally likely), so
+  tp ~ Bin(ap, 1/2) and fp ~ Bin(an, 1/2) independently -- seed 004's random baseline;
+- ``"count"``: the number k of predicted positives uniform on 0..n, then k items at random, so
+  tp ~ Hypergeometric(n, ap, k) -- the model that reproduces seed 000's E[F1] numbers.
+
+Expectations are taken over the outcomes where the measure is defined (conditioned on them).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .._errors import ParameterError
+
+MODELS = ("uniform", "count")
+_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def log_choose(n, k) -> np.ndarray:
+    k = np.asarray(k, np.float64)
+    return math.lgamma(n + 1) - _lgamma(k + 1) - _lgamma(n - k + 1)
+
+
+def hypergeometric(n: int, a: int, k: int):
+    """Support and probabilities of tp ~ Hypergeometric(n items, a positives, k drawn)."""
+    tp = np.arange(max(0, a + k - n), min(a, k) + 1, dtype=np.float64)
+    return tp, np.exp(log_choose(a, tp) + log_choose(n - a, k - tp) - log_choose(n, k))
+
+
+def _binomial_half_support(n: float):
+    """Values and probabilities of Bin(n, 1/2) carrying all but ~1e-15 of its mass (mean +- 8 sd;
+    the whole support up to n = 256)."""
+    half_width = 8.0 * math.sqrt(n) / 2.0 + 1.0
+    lo = max(0, int(math.floor(n / 2.0 - half_width)))
+    hi = min(int(n), int(math.ceil(n / 2.0 + half_width)))
+    x = np.arange(lo, hi + 1, dtype=np.float64)
+    return x, np.exp(log_choose(n, x) - n * math.log(2.0))
+
+
+def random_outcomes(ap: int, an: int, model: str = "uniform"):
+    """``(tp, fp, weights)`` over the outcomes of the random classifier ``model``."""
+    if model == "uniform":
+        tp, wt = _binomial_half_support(ap)
+        fp, wf = _binomial_half_support(an)
+        return np.repeat(tp, fp.size), np.tile(fp, tp.size), np.outer(wt, wf).reshape(-1)
+    if model == "count":
+        n = int(ap + an)
+        parts = [hypergeometric(n, int(ap), k) for k in range(n + 1)]
+        tp = np.concatenate([t for t, _ in parts])
+        fp = np.concatenate([k - t for k, (t, _) in enumerate(parts)])
+        w = np.concatenate([p / (n + 1) for _, p in parts])
+        return tp, fp, w
+    raise ParameterError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
+
+
+def expectation(values, weights, require_all: bool = False) -> float:
+    """The weighted mean of ``values`` where defined (NaN if none is, or if ``require_all`` and
+    one is not)."""
+    values = np.asarray(values, np.float64)
+    ok = ~np.isnan(values)
+    if not ok.any() or (require_all and not ok.all()):
+        return np.nan
+    return float((weights[ok] * values[ok]).sum() / weights[ok].sum())
+
+
+def expected_random(spec, ap: int, an: int, model: str = "uniform", smoothing=None,
+                    max_cells: int | None = None) -> float:
+    """E[M] of the random classifier ``model`` on a test set, in the measure's own direction.
+
+    ``max_cells``: beyond that many outcomes (large test sets) the measure is taken at the
+    expected counts instead, an O(1/n) approximation (seed 004's random baseline on big topics).
+    """
+    from .api import compute
+
+    if ap + an == 0:
+        return np.nan
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        if model == "uniform" and max_cells is not None:
+            size = _binomial_half_support(ap)[0].size * _binomial_half_support(an)[0].size
+            if size > max_cells:
+                return float(compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, smoothing=smoothing,
+                                     warn=False))
+        tp, fp, w = random_outcomes(ap, an, model)
+        values = compute(spec, tp=tp, fp=fp, fn=ap - tp, tn=an - fp, smoothing=smoothing, warn=False)
+    values = np.where(np.isfinite(values), values, np.nan)
+    return expectation(values, w)
