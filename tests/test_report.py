@@ -12,7 +12,6 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-import fastmetrics as fm
 from fastmetrics.cli import main
 from fastmetrics.report.tables import escape_latex, to_latex, to_markdown
 from tests.meta._data import semeval_paths

@@ -1,6 +1,5 @@
 """Robustness across topics (seed 004 §6.4) against scipy.stats.spearmanr in a loop."""
 
-import itertools
 import warnings
 
 import numpy as np
