@@ -74,7 +74,7 @@ def test_dask_dataframe_input_and_gold_join(client, tmp_path):
         got = fmd.count(frame, gold=gold, client=client, missing=missing)
         want = fm.count(lacking, gold=gold, missing=missing)
         assert np.array_equal(got.counts, want.counts), missing
-    with pytest.raises(fm.InputError, match="system='s2', topic=1 lacks 1 gold item"):
+    with pytest.raises(fm.InputError, match="Run 's2' lacks 1 of the 600 gold item.*topic 1, item 7"):
         fmd.count(frame, gold=gold, client=client)
 
 

@@ -1,107 +1,314 @@
-"""Numba counting kernels. Private: arrays in, arrays out, no validation, no warnings.
+"""Numba counting kernels. Private: arrays in, arrays out; bad rows are reported, never written.
 
-Every kernel accumulates into per-chunk partial arrays inside a ``prange`` over row chunks and
-sums them at the end, so both cores work without atomics and the result does not depend on the
-thread count. Counts are additive, so the caller may call a kernel once per record batch and add.
+A column reaches a kernel *encoded* as a small tuple (see :func:`code_of` and
+:mod:`fastmetrics.count.encoders`) and :func:`code_of` turns row ``r`` into its integer code, or -1
+when the value is outside the plan. So reading Arrow's buffers, validating and counting are one
+pass: no intermediate code arrays, no per-row Python. A row with a bad value is skipped and its
+index recorded in ``errors[chunk, kind]`` (kinds: 0/1 grouping columns, 2 gold, 3 prediction or
+score, 4 weight); the caller turns the first one into a message. No index can leave its array:
+every code is range-checked before use and every bucket is clamped to ``[0, k]``.
+
+The parallel kernels count into per-chunk partial arrays inside a ``prange`` over row chunks and
+sum them at the end, so both cores work without atomics and the result does not depend on the
+thread count. Counts are additive: callers call a kernel once per record batch and add.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
+
+GROUP_A, GROUP_B, GOLD, VALUE, WEIGHT = 0, 1, 2, 3, 4
+N_KINDS = 5
 
 
-@njit(cache=True, parallel=True)
-def _hard_counts_parallel(group, gold, pred, weight, n_groups, m, partial, out):
-    """out[g, i, j] += number (or weight) of rows of group g with gold i and prediction j."""
-    n = group.size
-    n_chunks = partial.shape[0]
-    partial[:] = 0  # scratch reused across record batches
-    chunk = (n + n_chunks - 1) // n_chunks
-    weighted = weight.size > 0
-    for c in prange(n_chunks):
-        start = c * chunk
-        stop = min(n, start + chunk)
-        p = partial[c]
-        if weighted:
-            for r in range(start, stop):
-                p[group[r], gold[r], pred[r]] += weight[r]
-        else:
-            for r in range(start, stop):
-                p[group[r], gold[r], pred[r]] += 1
-    for c in range(n_chunks):
-        out += partial[c]
+def code_of(col, r):
+    """Code of row ``r`` of an encoded column, -1 when the value is outside the plan.
+
+    The column's form is part of its numba type, so each kernel is compiled for the forms it
+    meets and no row pays for a branch on the form:
+
+    - ``(0,)``: absent axis, code 0;
+    - ``(bitmap, bit_offset)``: a boolean column, code = the bit;
+    - ``(values, lo, size)``: integers over a contiguous range, code = value - lo;
+    - ``(values, lut, lo)``: a table over the values' range (or a dictionary's indices).
+    """
+    raise NotImplementedError("code_of is only callable from numba kernels")
 
 
-@njit(cache=True, inline="always")
-def _bucket_even(score, thresholds, lo, inv_step):
-    """Number of thresholds <= score, for a sorted grid that is (nearly) evenly spaced.
+@overload(code_of)
+def _code_of(col, r):
+    if len(col) == 1:
+        return lambda col, r: np.int64(0)
+    if len(col) == 2:
+        def bit(col, r):
+            b = col[1] + r
+            return np.int64((col[0][b >> 3] >> (b & 7)) & 1)
+        return bit
+    if isinstance(col[1], types.Array):
+        def lookup(col, r):
+            # one unsigned comparison checks both ends of the range
+            i = np.uint64(np.int64(col[0][r]) - col[2])
+            return np.int64(col[1][i]) if i < np.uint64(col[1].size) else np.int64(-1)
+        return lookup
 
-    The multiply gives the bucket up to rounding; the two short loops settle it exactly against
-    the stored threshold values, so ties on a threshold are counted as positive (score >= t).
+    def offset(col, r):
+        i = np.uint64(np.int64(col[0][r]) - col[1])
+        return np.int64(i) if i < np.uint64(col[2]) else np.int64(-1)
+    return offset
+
+
+@njit(cache=True)
+def _note(err, kind, r):
+    if err[kind] < 0:
+        err[kind] = r
+
+
+@njit(cache=True)
+def _row_codes(a, b, stride_a, gold, r, err):
+    """(group, gold class) of row r, or (-1, -1) after noting which column was bad."""
+    ga = code_of(a, r)
+    gb = code_of(b, r)
+    i = code_of(gold, r)
+    if ga < 0:
+        _note(err, GROUP_A, r)
+    elif gb < 0:
+        _note(err, GROUP_B, r)
+    elif i < 0:
+        _note(err, GOLD, r)
+    else:
+        return ga * stride_a + gb, i
+    return np.int64(-1), np.int64(-1)
+
+
+@njit(cache=True)
+def _weight_ok(weight, r, err):
+    w = weight[r]
+    if w > 0.0 and w < np.inf:
+        return True
+    _note(err, WEIGHT, r)
+    return False
+
+
+@njit(cache=True)
+def _bucket(score, thresholds, even, lo, inv_step):
+    """Number of thresholds <= score, always in [0, k].
+
+    On an evenly spaced grid one multiplication guesses the bucket and two short walks settle it
+    against the stored values (ties count as positive: score >= t); a NaN or infinite guess
+    (a range near the float limits) falls to 0 and the walk finds the bucket all the same.
+    Otherwise a binary search.
     """
     k = thresholds.size
-    x = (score - lo) * inv_step
-    if x < 0.0:
-        b = 0
-    elif x >= k:
-        b = k
-    else:
-        b = int(x) + 1
-    while b < k and thresholds[b] <= score:
-        b += 1
-    while b > 0 and thresholds[b - 1] > score:
-        b -= 1
-    return b
-
-
-@njit(cache=True, inline="always")
-def _bucket_search(score, thresholds):
-    """Number of thresholds <= score by binary search (any sorted grid)."""
-    lo = 0
-    hi = thresholds.size
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if thresholds[mid] <= score:
-            lo = mid + 1
+    if even:
+        x = (score - lo) * inv_step
+        if x >= k:
+            b = k
+        elif x > 0.0:
+            b = min(int(x) + 1, k)
         else:
-            hi = mid
-    return lo
+            b = 0
+        while b < k and thresholds[b] <= score:
+            b += 1
+        while b > 0 and thresholds[b - 1] > score:
+            b -= 1
+        return b
+    low = 0
+    high = k
+    while low < high:
+        mid = (low + high) >> 1
+        if thresholds[mid] <= score:
+            low = mid + 1
+        else:
+            high = mid
+    return low
 
 
-@njit(cache=True, parallel=True)
-def _sweep_hist_parallel(group, gold, score, weight, thresholds, even, lo, inv_step, n_groups,
-                         partial, out):
-    """out[g, gold, b] += rows whose score passes exactly the b lowest thresholds.
-
-    A row with b passed thresholds is predicted positive at thresholds[0..b-1] and negative at
-    the rest; cumulative sums of this histogram give the confusion counts at every threshold.
-    """
-    n = group.size
-    n_chunks = partial.shape[0]
-    partial[:] = 0  # scratch reused across record batches: no allocation per batch
-    chunk = (n + n_chunks - 1) // n_chunks
+@njit(cache=True)
+def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, p, err):
     weighted = weight.size > 0
-    for c in prange(n_chunks):
-        start = c * chunk
-        stop = min(n, start + chunk)
-        p = partial[c]
-        for r in range(start, stop):
-            s = np.float64(score[r])
-            if even:
-                b = _bucket_even(s, thresholds, lo, inv_step)
-            else:
-                b = _bucket_search(s, thresholds)
-            if weighted:
-                p[group[r], gold[r], b] += weight[r]
-            else:
-                p[group[r], gold[r], b] += 1
-    for c in range(n_chunks):
-        out += partial[c]
+    for r in range(start, stop):
+        g, i = _row_codes(a, b, stride_a, gold, r, err)
+        if g < 0:
+            continue
+        j = code_of(pred, r)
+        if j < 0:
+            _note(err, VALUE, r)
+        elif not weighted:
+            p[g, i, j] += 1
+        elif _weight_ok(weight, r, err):
+            p[g, i, j] += weight[r]
 
 
 @njit(cache=True, parallel=True)
-def _histogram_to_counts(hist, out):
+def hard_batch(n, a, b, stride_a, gold, pred, weight, partial, errors):
+    """partial[c, g, i, j] += rows (or weight) of group g with gold class i and predicted class
+    j. Rows are split in one chunk per partial array; each chunk counts into its own, and the
+    partials are summed once, after the last batch."""
+    n_chunks = partial.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        _hard_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, weight, partial[c], errors[c])
+
+
+@njit(cache=True)
+def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, even, lo, inv_step, p, err):
+    weighted = weight.size > 0
+    for r in range(start, stop):
+        g, i = _row_codes(a, b, stride_a, gold, r, err)
+        if g < 0:
+            continue
+        s = np.float64(score[r])
+        if not (s > -np.inf and s < np.inf):
+            _note(err, VALUE, r)
+            continue
+        k = _bucket(s, thresholds, even, lo, inv_step)
+        if not weighted:
+            p[g, i, k] += 1
+        elif _weight_ok(weight, r, err):
+            p[g, i, k] += weight[r]
+
+
+@njit(cache=True, parallel=True)
+def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, even, lo, inv_step, partial, errors):
+    """partial[c, g, i, k] += rows of group g with gold class i whose score passes exactly the k
+    lowest thresholds; cumulative sums of this histogram give the counts at every threshold."""
+    n_chunks = partial.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        _sweep_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, score, weight, thresholds, even, lo,
+                     inv_step, partial[c], errors[c])
+
+
+@njit(cache=True)
+def _rows_chunk(start, stop, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, err):
+    for r in range(start, stop):
+        g, i = _row_codes(a, b, stride_a, gold, r, err)
+        group_out[r] = g
+        gold_out[r] = i
+        if pred_out.size:
+            j = code_of(pred, r)
+            if j < 0:
+                _note(err, VALUE, r)
+            pred_out[r] = j
+
+
+@njit(cache=True, parallel=True)
+def rows_batch(n, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, errors):
+    """The codes themselves, for jobs that need the rows (exact sweeps, split halves, joins):
+    group_out[r], gold_out[r] and (unless ``pred_out`` is empty) pred_out[r]."""
+    n_chunks = errors.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        _rows_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, group_out, gold_out, pred_out,
+                    errors[c])
+
+
+@njit(cache=True, parallel=True)
+def check_scores(score, errors):
+    """Note the first non-finite score (a sweep needs finite scores) and return the range."""
+    n = score.size
+    n_chunks = errors.shape[0]
+    chunk = (n + n_chunks - 1) // max(n_chunks, 1)
+    lows = np.full(n_chunks, np.inf)
+    highs = np.full(n_chunks, -np.inf)
+    for c in prange(n_chunks):
+        low = np.inf
+        high = -np.inf
+        for r in range(c * chunk, min(n, (c + 1) * chunk)):
+            s = np.float64(score[r])
+            if not (s > -np.inf and s < np.inf):
+                _note(errors[c], VALUE, r)
+                continue
+            low = min(low, s)
+            high = max(high, s)
+        lows[c] = low
+        highs[c] = high
+    return lows.min(), highs.max()
+
+
+@njit(cache=True)
+def int_range(values):
+    """(min, max) of an integer array with at least one value."""
+    low = values[0]
+    high = values[0]
+    for v in values:
+        if v < low:
+            low = v
+        elif v > high:
+            high = v
+    return np.int64(low), np.int64(high)
+
+
+@njit(cache=True)
+def mark_present(values, lo, present):
+    """present[v - lo] = True for every value (the distinct values of an integer column)."""
+    for v in values:
+        present[np.int64(v) - lo] = True
+
+
+@njit(cache=True)
+def mark_items(group, item, n_items, seen):
+    """Set bit (group, item) of ``seen``; return the first row whose bit was already set (a
+    duplicated item), or -1. ``item`` < 0 marks rows to skip."""
+    for r in range(group.size):
+        if item[r] < 0 or group[r] < 0:
+            continue
+        key = group[r] * n_items + item[r]
+        byte = key >> 3
+        bit = np.uint8(1 << (key & 7))
+        if seen[byte] & bit:
+            return r
+        seen[byte] |= bit
+    return -1
+
+
+@njit(cache=True)
+def join_gold(group, topic_stride, n_topics, item, dense, keys, key_rows, n_items, gold_rows):
+    """gold_rows[r] = the gold row of (topic of group[r], item[r]), or -1 when the gold lacks it.
+
+    The topic code is a digit of the group code (``topic_stride``; 0 when the join is on the item
+    alone). The gold is looked up in a dense (topic, item) table when it is small, else by binary
+    search over its sorted keys."""
+    for r in range(group.size):
+        t = (group[r] // topic_stride) % n_topics if topic_stride > 0 else 0
+        key = t * n_items + item[r]
+        if item[r] < 0:
+            gold_rows[r] = -1
+        elif dense.size:
+            gold_rows[r] = dense[key]
+        else:
+            low = np.searchsorted(keys, key)
+            gold_rows[r] = key_rows[low] if low < keys.size and keys[low] == key else -1
+
+
+@njit(cache=True)
+def missing_cells(seen, n_runs, n_gold, topic_stride, n_topics, gold_topic, run_of):
+    """(group code, gold row) of every gold item a run did not cover; a run is a group code
+    with its topic digit removed (``run_of`` maps run index -> that code)."""
+    n_missing = 0
+    for s in range(n_runs):
+        for g in range(n_gold):
+            key = s * n_gold + g
+            if not (seen[key >> 3] >> (key & 7)) & 1:
+                n_missing += 1
+    groups = np.empty(n_missing, np.int64)
+    rows = np.empty(n_missing, np.int64)
+    k = 0
+    for s in range(n_runs):
+        base = run_of[s]
+        for g in range(n_gold):
+            key = s * n_gold + g
+            if not (seen[key >> 3] >> (key & 7)) & 1:
+                groups[k] = base + gold_topic[g] * topic_stride if topic_stride > 0 else base
+                rows[k] = g
+                k += 1
+    return groups, rows
+
+
+@njit(cache=True, parallel=True)
+def histogram_to_counts(hist, out):
     """out[g, t] = the 2x2 counts at threshold t from hist[g, gold, b] (rows passing exactly b
     thresholds): a row is predicted positive at t iff it passes at least t + 1 thresholds."""
     n_groups = hist.shape[0]
@@ -114,16 +321,12 @@ def _histogram_to_counts(hist, out):
             above = 0
             for t in range(k - 1, -1, -1):
                 above += hist[g, cls, t + 1]
-                if cls == 1:
-                    out[g, t, 1, 1] = above
-                    out[g, t, 1, 0] = total - above
-                else:
-                    out[g, t, 0, 1] = above
-                    out[g, t, 0, 0] = total - above
+                out[g, t, cls, 1] = above
+                out[g, t, cls, 0] = total - above
 
 
 @njit(cache=True)
-def _rows_by_group(group, n_groups):
+def rows_by_group(group, n_groups):
     """A stable counting sort of the rows by group: (row order, group offsets)."""
     offsets = np.zeros(n_groups + 1, np.int64)
     for r in range(group.size):
@@ -140,7 +343,7 @@ def _rows_by_group(group, n_groups):
 
 
 @njit(cache=True, parallel=True)
-def _sort_groups_by_score(order, offsets, score, sizes):
+def sort_groups_by_score(order, offsets, score, sizes):
     """Within each group's segment of ``order``, sort rows by descending score (in place) and
     count the distinct scores into ``sizes[g]``."""
     n_groups = offsets.size - 1
@@ -164,7 +367,7 @@ def _sort_groups_by_score(order, offsets, score, sizes):
 
 
 @njit(cache=True, parallel=True)
-def _exact_sweep_groups(order, offsets, out_offsets, gold, score, weight, out_group, out_threshold, out_counts):
+def exact_sweep_groups(order, offsets, out_offsets, gold, score, weight, out_group, out_threshold, out_counts):
     """Confusion counts at every distinct score of every group, from rows sorted per group by
     descending score: after the last row with a given score, the counts are those at threshold
     = that score (score >= t). Groups are independent, so they run in parallel."""

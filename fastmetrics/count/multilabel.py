@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from .._errors import InputError
-from ..io import encode as enc
+from ..io import labels as enc
 from ..tensor import MultilabelTensor
 
 
@@ -75,11 +75,11 @@ def _list_parts(column, categories: pa.Array, name: str, part: str):
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-        raise InputError(f"Column '{name}'{enc._where(part)} has type {column.type}; multilabel input needs a "
+        raise InputError(f"Column '{name}'{enc.where(part)} has type {column.type}; multilabel input needs a "
                          "list of categories per item.")
     if column.null_count:
         row = pc.index(pc.is_null(column), True).as_py()
-        raise InputError(f"Column '{name}'{enc._where(part)} has a missing (null) list at row {row}; "
+        raise InputError(f"Column '{name}'{enc.where(part)} has a missing (null) list at row {row}; "
                          "use an empty list for an item without categories.")
     if column.offset:
         column = pa.concat_arrays([column])  # a sliced list array: rebase offsets at 0
@@ -145,7 +145,7 @@ def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="
         for name in (gold_column, pred):
             col = table.column(name)
             if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
-                raise InputError(f"Column '{name}'{enc._where(part)} has type {col.type}; multilabel input needs "
+                raise InputError(f"Column '{name}'{enc.where(part)} has type {col.type}; multilabel input needs "
                                  "a list of categories per item (or pass category=... for one row per category).")
             found.append(pc.drop_null(pc.unique(pc.list_flatten(col))))
     if n_rows == 0:

@@ -10,16 +10,16 @@ are never copied per replicate: the only per-replicate data is one byte per item
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from numba import njit, prange
 
 from .._errors import InputError, ParameterError
-from ..io import encode as enc
+from .._seeding import rng_of
 from ..io.readers import open_source
 from ..tensor import ConfusionTensor
-from .._seeding import rng_of
-from .api import _label_codes, _open_gold, count
+from .api import plan
+from .assemble import compact, kept_labels, labels_to_numpy
+from ..io.labels import require_columns
+from .tally import Tally, missing_rows
 
 
 @njit(cache=True, parallel=True)
@@ -58,65 +58,63 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
                       classes=None, format="auto") -> ConfusionTensor:
     """``counts[replicate, half, system, topic, m, m]`` for ``replicates`` random halvings.
 
-    Parameters are those of :func:`fastmetrics.count` (hard predictions only); ``missing`` may
-    be ``"error"`` or ``"drop"``. The full counts (``fm.count`` on the same input) equal the sum
-    over ``half`` of every replicate.
+    Parameters are those of :func:`fastmetrics.count` (hard predictions). The rows are read once,
+    with the same plan, kernels, duplicate check and gold join as ``fm.count``; under
+    ``missing="negative"`` the items a run lacks are predicted negative in every half (the
+    gold defines the items). The full counts (``fm.count`` on the same input) equal the sum over
+    ``half`` of every replicate.
     """
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
-    if missing == "negative":
-        raise ParameterError("Split-half stability needs the items each run covers: use missing='error' or 'drop'.")
     rng = rng_of(seed)
-    whole = count(source, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing,
-                  task=task, classes=classes, format=format)
-    if not isinstance(whole, ConfusionTensor) or type(whole) is not ConfusionTensor or "threshold" in whole.axes \
-            or "cell" in whole.axes:
+    src = open_source(source, format=format)
+    count_plan = plan(src, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing, task=task,
+                      classes=classes)
+    if count_plan.mode != "hard":
         raise InputError("Split-half stability needs hard predictions (a 'pred' column) of binary or "
                          "multiclass labels.")
-    src = open_source(source, format=format)
-    columns = src.column_names
-    group_cols = whole.axes
-    enc.require_columns(columns, [item, pred], src.names[0], " for split halves")
-    table = src.read_all(list(dict.fromkeys(list(group_cols) + [item, pred]
-                                            + ([gold_column] if gold is None else [])
-                                            + (["topic"] if "topic" in columns else []))))
-    topic = table.column("topic").combine_chunks() if "topic" in columns else pa.array(["-"] * table.num_rows)
-    if gold is not None:
-        # the same join as fm.count: (topic, item) keys, or item alone when either side has no topic
-        gold_idx, join_on_topic = _open_gold(gold, src, group_cols, item, gold_column)
-        key_topic = topic if join_on_topic else pa.array(["-"] * table.num_rows)
-        index = pc.index_in(enc.join_key(key_topic, table.column(item)), value_set=gold_idx.keys)
-        keep = pc.is_valid(index)
-        if not pc.all(keep).as_py():  # rows count() refused unless missing="drop" allowed them
-            table, topic, index = table.filter(keep), pc.filter(topic, keep), index.drop_null()
-        gold_values = gold_idx.values.take(index)
-    else:
-        gold_values = table.column(gold_column)
-    binary = whole.m == 2 and whole.classes.tolist() == [0, 1]
-    class_array = None if binary else pa.array(whole.classes.tolist())
-    gold_codes = _label_codes(gold_values, class_array, gold_column, src.names[0])
-    pred_codes = _label_codes(table.column(pred), class_array, pred, src.names[0])
-    sizes = whole.batch_shape
-    codes = [enc.encode_with(table.column(c), pa.array(whole.coords[c].tolist()).cast(table.column(c).type), c,
-                             src.names[0]) for c in group_cols]
-    group = np.ravel_multi_index(codes, sizes).astype(np.int64) if codes else np.zeros(table.num_rows, np.int64)
-    keys = pc.dictionary_encode(enc.join_key(topic, table.column(item).combine_chunks()))
-    item_codes = keys.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    topic_codes = pc.dictionary_encode(topic).indices.to_numpy(zero_copy_only=False)
-    item_topic = np.zeros(len(keys.dictionary), np.int64)
-    item_topic[item_codes] = topic_codes
-    half = half_assignment(item_topic, int(topic_codes.max()) + 1, int(replicates), rng)
+    require_columns(src.column_names, [item], src.names[0], " for split halves")
+    tally = Tally(count_plan, keep_rows=True)
+    for part, offset, batch in src.record_batches(count_plan.read_columns):
+        tally.add(batch, part, offset)
+    whole = tally.finish()
+    group, gold_codes, pred_codes, items = (np.concatenate(column) for column in zip(*tally.kept))
+    extra = missing_rows(tally) if count_plan.join is not None else None
+    if extra is not None:
+        group = np.concatenate([group, extra[0]])
+        gold_codes = np.concatenate([gold_codes, extra[1]])
+        pred_codes = np.concatenate([pred_codes, np.zeros(extra[0].size, np.int64)])
+        items = np.concatenate([items, extra[2]])
+    keys, item_codes = np.unique(items, return_inverse=True)
+    item_topic = _item_topics(count_plan, tally, keys)
+    half = half_assignment(item_topic, int(item_topic.max()) + 1, int(replicates), rng)
+    first = _first_halves(group, gold_codes, pred_codes, item_codes, half, count_plan)
+    full = tally.acc.reshape(count_plan.sizes + (count_plan.m, count_plan.m))
+    keep = kept_labels(count_plan, full)
+    coords = {c: labels_to_numpy(count_plan.encoders[c].labels) for c in count_plan.axes}
+    first, coords = compact(count_plan, first, keep, coords, lead=1)
+    full, _ = compact(count_plan, full, keep, dict(coords))
+    counts = np.stack([first, full[None] - first], axis=1)
+    axes = ("replicate", "half") + count_plan.axes
+    halves = ConfusionTensor(counts, axes, {**coords, "replicate": np.arange(replicates), "half": np.array([0, 1])},
+                             classes=whole.classes)
+    return halves.sum(list(count_plan.hidden)) if count_plan.hidden else halves
 
+
+def _item_topics(count_plan, tally, keys):
+    """The topic code of each item key (halves are drawn per topic)."""
+    if count_plan.join is not None:
+        return count_plan.join.topic_codes[keys].astype(np.int64)
+    return keys // tally.n_keys
+
+
+def _first_halves(group, gold_codes, pred_codes, item_codes, half, count_plan):
+    """counts[replicate, group..., m, m] of the rows whose item is in half 0."""
     order = np.argsort(group, kind="stable")
-    n_groups = int(np.prod(sizes, dtype=np.int64))
+    n_groups = count_plan.n_groups
     group_start = np.searchsorted(group[order], np.arange(n_groups + 1)).astype(np.int64)
-    m = whole.m
-    first = np.zeros((int(replicates), n_groups, m, m), np.int64)
+    m = count_plan.m
+    first = np.zeros((half.shape[0], n_groups, m, m), np.int64)
     _half_counts(group_start, gold_codes[order].astype(np.int64), pred_codes[order].astype(np.int64),
-                 item_codes[order], half, first)
-    total = whole.counts.reshape(n_groups, m, m)
-    counts = np.stack([first, total[None] - first], axis=1).reshape((int(replicates), 2) + sizes + (m, m))
-    return ConfusionTensor(counts, ("replicate", "half") + tuple(group_cols),
-                           {**whole.coords, "replicate": np.arange(replicates), "half": np.array([0, 1])},
-                           classes=whole.classes)
-
+                 item_codes[order].astype(np.int64), half, first)
+    return first.reshape((half.shape[0],) + count_plan.sizes + (m, m))

@@ -168,6 +168,67 @@ class Source:
             raise InputError("The input has no rows.")
         return pa.concat_tables(tables, promote_options="default")
 
+    @property
+    def schema(self) -> pa.Schema:
+        return self.parts[0].schema
+
+    def count_rows(self) -> int:
+        return sum(p.num_rows if isinstance(p, pa.Table) else p.count_rows() for p in self.parts)
+
+    def statistics(self, columns: Sequence[str]) -> dict:
+        """``{column: (min, max)}`` from Parquet row-group statistics, for the columns every row
+        group of every part describes (with min/max, no nulls); nothing for in-memory parts."""
+        if not all(isinstance(p, pads.Dataset) for p in self.parts):
+            return {}
+        out = {}
+        wanted = set(columns)
+        for part in self.parts:
+            for fragment in part.get_fragments():
+                metadata = fragment.metadata
+                for rg in range(metadata.num_row_groups):
+                    group = metadata.row_group(rg)
+                    seen = set()
+                    for j in range(group.num_columns):
+                        chunk = group.column(j)
+                        name = chunk.path_in_schema
+                        stats = chunk.statistics
+                        if name not in wanted or stats is None or not stats.has_min_max or stats.null_count:
+                            continue
+                        seen.add(name)
+                        low, high = stats.min, stats.max
+                        old = out.get(name)
+                        out[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+                    wanted &= seen  # a column some row group does not describe is read instead
+        return {c: v for c, v in out.items() if c in wanted}
+
+    def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
+        """Yield ``(part name, first row's index in the part, batch)`` holding ``columns`` as
+        stored: dictionary-encoded columns stay encoded (the count stage reads their indices)."""
+        columns = list(columns)
+        for name, part in zip(self.names, self.parts):
+            offset = 0
+            if isinstance(part, pa.Table):
+                batches = part.select(columns).to_batches()
+            else:
+                batches = self._parquet_batches(name, part, columns)
+            for batch in batches:
+                if batch.num_rows:
+                    yield name, offset, batch
+                    offset += batch.num_rows
+
+    @staticmethod
+    def _parquet_batches(name, dataset, columns):
+        try:
+            # small readahead: memory stays a few batches whatever the dataset's size
+            for batch in dataset.to_batches(columns=columns, batch_size=BATCH_ROWS, batch_readahead=2,
+                                            fragment_readahead=1, use_threads=True):
+                yield batch
+                # Arrow's allocator keeps freed pages per thread; handing them back after each
+                # batch is what keeps a 100M-row stream at a flat peak
+                pa.default_memory_pool().release_unused()
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"Cannot read Parquet data '{name}': {_arrow_reason(exc)}") from None
+
 
 def _decoded(table: pa.Table) -> pa.Table:
     for i, field in enumerate(table.schema):
@@ -220,8 +281,8 @@ def open_source(source, *, format: str = "auto", label_name: str = "pred") -> So
             system = run_system_name(path)
             parts.append(table.append_column("system", pa.array([system] * table.num_rows, pa.string())))
         names.append(path)
-    schemas = {tuple(p.schema.names) for p in parts}
-    if len(schemas) > 1 and not all(isinstance(p, pa.Table) for p in parts):
+    schemas = {tuple(sorted(p.schema.names)) for p in parts}
+    if len(schemas) > 1:
         raise InputError("The input files do not share one schema: " + "; ".join(
             f"{n}: {', '.join(p.schema.names)}" for n, p in zip(names, parts)))
     return Source(parts, names)

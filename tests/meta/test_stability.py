@@ -89,5 +89,16 @@ def test_stability_errors():
         meta.stability(scores_only, measures=["f1"], replicates=2)
     with pytest.raises(fm.ParameterError, match="replicates"):
         meta.stability(_runs(), measures=["f1"], replicates=0)
-    with pytest.raises(fm.ParameterError, match="missing='error' or 'drop'"):
-        meta.stability(_runs(), measures=["f1"], replicates=2, missing="negative")
+
+def test_split_halves_count_lacking_items_as_negative():
+    """--missing negative: the gold defines the items; a run's lacking items are predicted
+    negative in whichever half they fall, so the halves still add up to fm.count's counts."""
+    gold = pa.table({"topic": ["t"] * 6, "item": list(range(6)), "gold": [True, False, True, True, False, False]})
+    runs = pa.table({"system": ["a"] * 6 + ["b"] * 4, "topic": ["t"] * 10, "item": list(range(6)) + [0, 1, 2, 3],
+                     "pred": [True, True, False, True, False, True, True, False, True, True]})
+    halves = split_half_counts(runs, gold, replicates=7, seed=3, missing="negative")
+    whole = fm.count(runs, gold, missing="negative")
+    np.testing.assert_array_equal(halves.counts.sum(axis=1), np.broadcast_to(whole.counts, (7,) + whole.counts.shape))
+    assert whole.counts[1, 0, 0, 0] == 3  # item 1, and the lacking items 4 and 5 (gold negative)
+    result = meta.stability(runs, gold, measures=["accuracy"], replicates=3, missing="negative")
+    assert result.summary.num_rows == 1

@@ -1,14 +1,11 @@
-"""Validation and dictionary encoding: Arrow columns -> int32 codes and numpy views.
+"""Label columns and schema checks: binary or not, class label sets, required columns.
 
-Two passes over the source: :func:`plan` reads only the grouping columns (and the score range
-when a grid must be laid over it) to fix global dictionaries, so every record batch of a
-streamed Parquet dataset is encoded against the same codes; :func:`encode_batch` then turns one
-batch into the arrays the count kernels take.
+The hot path (encoding record batches for the counting kernels) lives in
+:mod:`fastmetrics.count.encoders`; these helpers serve the plan (which values make a task
+binary, which classes there are) and the small inputs read whole (count tables, multilabel).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -16,11 +13,10 @@ import pyarrow.compute as pc
 
 from .._errors import InputError
 
-MISSING_POLICIES = ("error", "negative", "drop")
 COUNT_COLUMNS = ("tp", "fp", "fn", "tn")
 
 
-def _where(part: str) -> str:
+def where(part: str) -> str:
     return "" if part in ("<table>", None) else f" in '{part}'"
 
 
@@ -28,15 +24,15 @@ def require_columns(columns, required, part: str, purpose: str = "") -> None:
     missing = [c for c in required if c not in columns]
     if missing:
         raise InputError(
-            f"The input{_where(part)} is missing the required column{'s' if len(missing) > 1 else ''} "
+            f"The input{where(part)} is missing the required column{'s' if len(missing) > 1 else ''} "
             f"{', '.join(repr(c) for c in missing)}{purpose}; columns present: {', '.join(columns)}."
         )
 
 
-def _no_nulls(array, column: str, part: str) -> None:
+def no_nulls(array, column: str, part: str) -> None:
     if array.null_count:
         row = pc.index(pc.is_null(array), True).as_py()
-        raise InputError(f"Column '{column}'{_where(part)} has a missing (null) value at row {row}.")
+        raise InputError(f"Column '{column}'{where(part)} has a missing (null) value at row {row}.")
 
 
 def sorted_labels(arrays: list, column: str) -> pa.Array:
@@ -55,7 +51,7 @@ def encode_with(array, dictionary: pa.Array, column: str, part: str,
     local = pc.index_in(encoded.dictionary, value_set=dictionary)
     if local.null_count:
         bad = encoded.dictionary.filter(pc.is_null(local))[0].as_py()
-        raise InputError(f"Column '{column}'{_where(part)} has the value {bad!r}, {unknown}.")
+        raise InputError(f"Column '{column}'{where(part)} has the value {bad!r}, {unknown}.")
     mapping = local.to_numpy(zero_copy_only=False).astype(np.int32)
     return mapping[encoded.indices.to_numpy(zero_copy_only=False)]
 
@@ -64,7 +60,7 @@ def binary_codes(array, column: str, part: str) -> np.ndarray:
     """A bool or 0/1 column as int8 codes; anything else is an error naming the column."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
-    _no_nulls(array, column, part)
+    no_nulls(array, column, part)
     if pa.types.is_boolean(array.type):
         return array.to_numpy(zero_copy_only=False).astype(np.int8)
     if pa.types.is_integer(array.type) or pa.types.is_floating(array.type):
@@ -72,7 +68,7 @@ def binary_codes(array, column: str, part: str) -> np.ndarray:
         bad = (values != 0) & (values != 1)
         if bad.any():
             raise InputError(
-                f"Column '{column}'{_where(part)} must be binary (bool or 0/1) for binary measures; "
+                f"Column '{column}'{where(part)} must be binary (bool or 0/1) for binary measures; "
                 f"found the value {values[bad][0].item()!r} at row {int(np.argmax(bad))}."
             )
         return values.astype(np.int8)
@@ -83,11 +79,11 @@ def binary_codes(array, column: str, part: str) -> np.ndarray:
         bad = pc.invert(pc.or_(is_true, is_false)).to_numpy(zero_copy_only=False)
         if bad.any():
             raise InputError(
-                f"Column '{column}'{_where(part)} must be binary (true/false or 0/1) for binary measures; "
+                f"Column '{column}'{where(part)} must be binary (true/false or 0/1) for binary measures; "
                 f"found the value {array[int(np.argmax(bad))].as_py()!r} at row {int(np.argmax(bad))}."
             )
         return is_true.to_numpy(zero_copy_only=False).astype(np.int8)
-    raise InputError(f"Column '{column}'{_where(part)} has type {array.type}; expected bool or 0/1 integers.")
+    raise InputError(f"Column '{column}'{where(part)} has type {array.type}; expected bool or 0/1 integers.")
 
 
 _BINARY_STRINGS = ("true", "false", "1", "0", "yes", "no")
@@ -158,72 +154,21 @@ def class_labels(arrays: list, column_names: list[str], given=None) -> pa.Array:
     return classes
 
 
-def score_values(array, column: str, part: str) -> np.ndarray:
-    """A float score column as a numpy view; NaN, infinity and nulls are errors."""
+def weight_values(array, column: str, part: str) -> np.ndarray:
+    """A weight column as float64: numbers, no nulls, finite and > 0."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
-        raise InputError(f"Column '{column}'{_where(part)} has type {array.type}; expected float scores.")
-    _no_nulls(array, column, part)
-    values = array.to_numpy(zero_copy_only=False)
-    if values.dtype.kind == "f":
-        finite = np.isfinite(values)
-        if not finite.all():
-            row = int(np.argmin(finite))
-            raise InputError(
-                f"Column '{column}'{_where(part)} has the non-finite value {values[row].item()!r} at row {row}; "
-                "scores must be finite numbers."
-            )
-    else:
-        values = values.astype(np.float64)
-    return values
-
-
-def weight_values(array, column: str, part: str) -> np.ndarray:
-    values = score_values(array, column, part).astype(np.float64, copy=False)
+        raise InputError(f"Column '{column}'{where(part)} has type {array.type}; expected numbers.")
+    no_nulls(array, column, part)
+    values = array.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    if not np.isfinite(values).all():
+        row = int(np.argmin(np.isfinite(values)))
+        raise InputError(f"Column '{column}'{where(part)} must hold finite weights; found {values[row]!r} at row {row}.")
     if values.size and values.min() <= 0:
         row = int(np.argmin(values))
-        raise InputError(f"Column '{column}'{_where(part)} must hold weights > 0; found {values[row].item()!r} at row {row}.")
+        raise InputError(f"Column '{column}'{where(part)} must hold weights > 0; found {values[row].item()!r} at row {row}.")
     return values
-
-
-@dataclass
-class GoldIndex:
-    """A gold table keyed by (topic, item): the rows a run must cover."""
-
-    keys: pa.Array          # "topic\x1fitem" strings
-    values: pa.Array        # the gold label per gold item, as read
-    gold: np.ndarray        # class code per gold item, filled once the classes are fixed
-    topic: pa.Array         # topic label per gold item
-    item: pa.Array          # item label per gold item
-    topic_codes: np.ndarray = field(default=None)  # int32, filled once the topic coords are fixed
-
-
-def join_key(topic, item) -> pa.Array:
-    if isinstance(topic, pa.ChunkedArray):
-        topic = topic.combine_chunks()
-    if isinstance(item, pa.ChunkedArray):
-        item = item.combine_chunks()
-    return pc.binary_join_element_wise(topic.cast(pa.string()), item.cast(pa.string()), "\x1f")
-
-
-def gold_index(table: pa.Table, *, topic: str, item: str, gold: str, part: str = "gold") -> GoldIndex:
-    """Validate a gold table and index it by (topic, item); duplicates are an error."""
-    require_columns(table.column_names, [topic, item, gold], part, " of a gold table")
-    if table.num_rows == 0:
-        raise InputError("The gold table has no rows.")
-    for col in (topic, item):
-        _no_nulls(table.column(col).combine_chunks(), col, part)
-    keys = join_key(table.column(topic), table.column(item))
-    counts = pc.value_counts(keys)
-    dup = pc.filter(counts, pc.greater(counts.field("counts"), 1))
-    if len(dup):
-        t, i = dup[0]["values"].as_py().split("\x1f", 1)
-        raise InputError(f"The gold has the (topic, item) = ({t!r}, {i!r}) more than once.")
-    values = table.column(gold).combine_chunks()
-    _no_nulls(values, gold, part)
-    return GoldIndex(keys=keys, values=values, gold=None, topic=table.column(topic).combine_chunks(),
-                     item=table.column(item).combine_chunks())
 
 
 def check_unique_items(table: pa.Table, keys: list[str], part: str) -> None:
@@ -234,6 +179,6 @@ def check_unique_items(table: pa.Table, keys: list[str], part: str) -> None:
         row = {k: dup.column(k)[0].as_py() for k in keys}
         where = ", ".join(f"{k}={v!r}" for k, v in row.items())
         raise InputError(
-            f"Duplicated ({', '.join(keys)}){_where(part)}: {where} appears {dup.column('count_all')[0].as_py()} "
+            f"Duplicated ({', '.join(keys)}){where(part)}: {where} appears {dup.column('count_all')[0].as_py()} "
             "times; each item may appear once per system and topic."
         )

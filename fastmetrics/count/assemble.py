@@ -1,0 +1,143 @@
+"""The end of counting: a finished :class:`~fastmetrics.count.tally.Tally` -> ConfusionTensor.
+
+Items a run lacks are added here under ``missing="negative"`` (predicted negative: in the hard
+counts' column 0, in the histogram's bucket 0, as a -inf score in an exact sweep), the sweep
+histogram becomes counts at every threshold, and the hidden identity axes are summed away.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ..tensor import ConfusionTensor
+from . import _kernels as k
+
+
+def assemble(tally) -> ConfusionTensor:
+    from .tally import missing_rows
+
+    plan = tally.plan
+    extra = missing_rows(tally) if plan.join is not None else None
+    coords = {c: labels_to_numpy(plan.encoders[c].labels) for c in plan.axes}
+    if plan.mode == "exact":
+        return _exact(tally, extra, coords)
+    acc = tally.acc
+    if extra is not None:
+        groups, classes, _ = extra
+        one = 1.0 if acc.dtype == np.float64 else 1
+        # a missing item is negative at every threshold: it passes none of them (bucket 0)
+        np.add.at(acc, (groups, classes.astype(np.int64), 0), one)
+    acc = acc.reshape(plan.sizes + acc.shape[1:])
+    keep = kept_labels(plan, acc)
+    acc, coords = compact(plan, acc, keep, coords)
+    if plan.mode == "hard":
+        classes = [0, 1] if plan.classes is None else labels_to_numpy(plan.classes)
+        tensor = ConfusionTensor(acc, plan.axes, coords, classes=classes)
+    else:
+        n_axes = len(plan.axes)
+        counts = histogram_to_counts(acc.reshape((-1,) + acc.shape[n_axes:])).reshape(
+            acc.shape[:n_axes] + (plan.grid.size, 2, 2))
+        tensor = ConfusionTensor(counts, plan.axes + ("threshold",), {**coords, "threshold": plan.grid},
+                                 classes=[0, 1])
+    return tensor.sum(list(plan.hidden)) if plan.hidden else tensor
+
+
+def _keep(plan, axis: str, used: np.ndarray) -> np.ndarray:
+    """Labels of a whole-range axis to keep: those with rows, and the gold's topics."""
+    keep = used.copy()
+    if axis == "topic" and plan.join is not None and plan.join.topic_axis is not None:
+        keep[plan.join.topic_codes] = True
+    return keep
+
+
+def kept_labels(plan, acc) -> dict:
+    """Per whole-range integer axis, the mask of labels some row (or the gold) used; ``acc`` has
+    the count axes first."""
+    keep = {}
+    for i, c in enumerate(plan.axes):
+        if plan.encoders[c].compact:
+            other = tuple(j for j in range(acc.ndim) if j != i)
+            keep[c] = _keep(plan, c, acc.any(axis=other))
+    return keep
+
+
+def compact(plan, acc, keep: dict, coords: dict, lead: int = 0):
+    """Drop the labels ``keep`` leaves out (count axes start at axis ``lead`` of ``acc``)."""
+    for i, c in enumerate(plan.axes):
+        if c in keep and not keep[c].all():
+            acc = np.compress(keep[c], acc, axis=lead + i)
+            coords = {**coords, c: coords[c][keep[c]]}
+    return acc, coords
+
+
+def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
+    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram ``hist[g, gold, b]``."""
+    hist = np.ascontiguousarray(hist)
+    flat = hist.reshape(-1, 2, hist.shape[-1])
+    out = np.empty((flat.shape[0], hist.shape[-1] - 1, 2, 2), hist.dtype)
+    k.histogram_to_counts(flat, out)
+    return out.reshape(hist.shape[:-2] + out.shape[1:])
+
+
+def exact_counts(group, gold, score, n_groups: int, weight=None):
+    """Counts at every distinct score of every group: ``(group, threshold, counts[cell, 2, 2])``.
+
+    Rows are put in group order by a counting sort, each group is sorted by score on its own
+    (in parallel), and one walk per group emits the counts: O(n log(rows per group)).
+    """
+    group = np.asarray(group, np.int64)
+    w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
+    order, offsets = k.rows_by_group(group, n_groups)
+    sizes = np.empty(n_groups, np.int64)
+    k.sort_groups_by_score(order, offsets, score, sizes)
+    out_offsets = np.zeros(n_groups + 1, np.int64)
+    np.cumsum(sizes, out=out_offsets[1:])
+    n_out = int(out_offsets[-1])
+    out_group = np.empty(n_out, np.int64)
+    out_threshold = np.empty(n_out, np.float64)
+    out_counts = np.empty((n_out, 2, 2), np.float64 if w.size else np.int64)
+    k.exact_sweep_groups(order, offsets, out_offsets, gold, score, w, out_group, out_threshold, out_counts)
+    return out_group, out_threshold, out_counts
+
+
+def _exact(tally, extra, coords) -> ConfusionTensor:
+    plan = tally.plan
+    pieces = list(tally.pieces)
+    weighted = plan.request.weight is not None
+    if extra is not None:
+        groups, classes, _ = extra
+        pieces.append((groups, classes.astype(np.int8), np.full(groups.size, -np.inf),
+                       np.ones(groups.size) if weighted else np.zeros(0)))
+    group = np.concatenate([p[0] for p in pieces])
+    gold = np.concatenate([p[1] for p in pieces])
+    score = np.concatenate([p[2] for p in pieces])
+    weight = np.concatenate([p[3] for p in pieces]) if weighted else None
+    # renumber the groups: compacted whole-range axes, hidden axes pooled away
+    codes = list(np.unravel_index(group, plan.sizes)) if plan.sizes else []
+    sizes, axes, kept = [], [], []
+    for i, c in enumerate(plan.axes):
+        if plan.encoders[c].compact:
+            keep = _keep(plan, c, np.bincount(codes[i], minlength=plan.sizes[i]) > 0)
+            codes[i] = (np.cumsum(keep) - 1)[codes[i]]
+            coords[c] = coords[c][keep]
+        if c not in plan.hidden:
+            axes.append(c)
+            sizes.append(len(coords[c]))
+            kept.append(codes[i])
+    sizes, axes = tuple(sizes), tuple(axes)
+    group = np.ravel_multi_index(kept, sizes) if kept else np.zeros_like(group)
+    n_groups = int(np.prod(sizes, dtype=np.int64))
+    out_group, out_threshold, out_counts = exact_counts(group, gold, score, n_groups, weight=weight)
+    keep = np.isfinite(out_threshold)  # -inf marks the padding of missing items, not a real score
+    out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
+    cell_codes = np.unravel_index(out_group, sizes) if sizes else ()
+    cell_coords = {c: coords[c][cell_codes[i]] for i, c in enumerate(axes)}
+    cell_coords["threshold"] = out_threshold
+    return ConfusionTensor(out_counts, ("cell",), cell_coords, coord_axes={c: "cell" for c in cell_coords},
+                           classes=[0, 1])
+
+
+def labels_to_numpy(labels: pa.Array) -> np.ndarray:
+    return np.asarray(labels.to_pylist(), dtype=object if pa.types.is_string(labels.type)
+                      or pa.types.is_large_string(labels.type) else None)

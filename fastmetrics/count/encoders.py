@@ -1,0 +1,199 @@
+"""Column encoders: one record batch's Arrow column -> the tuple a counting kernel reads.
+
+The code of row ``r`` (see ``_kernels.code_of``) is, by the tuple's form,
+
+- ``(values, lo, size)``: ``values[r] - lo`` (integers whose distinct values are a contiguous
+  range: the buffer is read in place, nothing is looked up);
+- ``(values, lut, lo)``: ``lut[values[r] - lo]`` (integers with a small range: a table over the
+  range; or the indices of a dictionary, with ``lut`` mapping the dictionary to the plan's
+  labels -- built once per batch from the dictionary, not per row);
+- ``(bitmap, offset)``: bit ``offset + r`` of a boolean column's bitmap (0/1 gold, predictions);
+- ``(0,)``: 0 (an axis the input does not have).
+
+Anything outside the plan decodes to -1 and the kernel reports the row. Strings and other types
+are dictionary-encoded once per batch (Arrow hashes them) and then read as dictionary indices.
+Parquet dictionaries, pandas categoricals and fastmetrics' own outputs arrive already encoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._errors import InputError
+from ..io.labels import no_nulls, where
+from ._kernels import int_range, mark_present
+
+# An integer column is read through a table over its range when the range is at most this many
+# values (and not much sparser than the labels); beyond it, the column is dictionary-encoded.
+MAX_INT_RANGE = 1 << 24
+ABSENT_COLUMN = (0,)
+TRUE_STRINGS = ("true", "1", "yes")
+FALSE_STRINGS = ("false", "0", "no")
+
+
+def int_view(array: pa.Array) -> np.ndarray:
+    """The values of an integer array (no nulls) as int32/int64 numpy, zero-copy when they are."""
+    values = array.to_numpy(zero_copy_only=False)
+    if values.dtype in (np.int32, np.int64):
+        return values
+    if values.dtype.kind == "u" and values.dtype.itemsize == 8:
+        if values.size and values.max() > np.iinfo(np.int64).max:
+            raise InputError("Unsigned 64-bit labels above 2**63 are not supported; cast them to strings.")
+    return values.astype(np.int64 if values.dtype.itemsize >= 4 else np.int32)
+
+
+def bool_bits(array: pa.Array):
+    """A boolean array's bitmap as the ``BITS`` tuple (bits start at the array's offset)."""
+    buffer = array.buffers()[1]
+    bits = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(1, np.uint8)
+    return (bits, array.offset)
+
+
+def distinct(array: pa.Array) -> pa.Array:
+    """The distinct values of one batch's column: integers through a presence table over their
+    range (no hashing), anything else through Arrow's hash."""
+    if pa.types.is_dictionary(array.type):
+        return pc.unique(array.dictionary.take(pc.unique(array.indices)))
+    if pa.types.is_integer(array.type) and len(array) and not array.null_count:
+        values = int_view(array)
+        lo, hi = int_range(values)
+        if hi - lo < MAX_INT_RANGE:
+            present = np.zeros(hi - lo + 1, np.bool_)
+            mark_present(values, lo, present)
+            return pa.array(np.flatnonzero(present) + lo, type=array.type)
+    return pc.unique(array)
+
+
+def sorted_union(arrays, column: str) -> pa.Array:
+    """The sorted distinct values of several arrays (cast to one type, see :func:`common_type`)."""
+    target = common_type([a.type for a in arrays], [column] * len(arrays))
+    values = pc.unique(pa.chunked_array([a.cast(target) for a in arrays], type=target).combine_chunks())
+    if values.null_count:
+        raise InputError(f"Column '{column}' has missing (null) values.")
+    return values.take(pc.sort_indices(values))
+
+
+def common_type(types, names) -> pa.DataType:
+    """One type for labels met with several types (files read separately): integers widen to
+    int64, anything mixed becomes strings."""
+    types = [t.value_type if pa.types.is_dictionary(t) else t for t in types]
+    if all(pa.types.is_integer(t) for t in types):
+        return pa.int64() if len(set(types)) > 1 else types[0]
+    if all(t == types[0] for t in types):
+        return types[0]
+    if all(pa.types.is_string(t) or pa.types.is_large_string(t) for t in types):
+        return pa.string()
+    return pa.string()
+
+
+@dataclass
+class Encoder:
+    """Turns one column of every batch into codes: positions in ``labels`` (sorted, or fixed by
+    the caller), or binary codes for a binary label column (``binary=True``)."""
+
+    column: str
+    labels: pa.Array | None
+    binary: bool = False
+    unknown: str = "which is not among the labels found"
+    compact: bool = False   # labels are a whole integer range; those without rows are dropped
+
+    def __post_init__(self):
+        self._int_table = None
+        if self.labels is not None and pa.types.is_integer(self.labels.type) and len(self.labels):
+            values = self.labels.to_numpy(zero_copy_only=False).astype(np.int64)
+            lo, hi = int(values.min()), int(values.max())
+            if hi - lo < MAX_INT_RANGE:
+                if hi - lo + 1 == len(values) and np.all(np.diff(values) > 0):
+                    self._int_table = (lo, None)
+                else:
+                    lut = np.full(hi - lo + 1, -1, np.int32)
+                    lut[values - lo] = np.arange(len(values), dtype=np.int32)
+                    self._int_table = (lo, lut)
+
+    @property
+    def size(self) -> int:
+        return 2 if self.binary else len(self.labels)
+
+    def encode(self, array: pa.Array, part):
+        """The kernel tuple for this batch's column."""
+        no_nulls(array, self.column, part)
+        if self.binary:
+            return self._binary(array, part)
+        if pa.types.is_dictionary(array.type):
+            return self._dictionary(array.indices, array.dictionary)
+        if self._int_table is not None and pa.types.is_integer(array.type):
+            lo, lut = self._int_table
+            if lut is None:
+                return (int_view(array), lo, len(self.labels))
+            return (int_view(array), lut, lo)
+        if array.type != self.labels.type:
+            array = _cast(array, self.labels.type, self.column, part)
+        encoded = pc.dictionary_encode(array)
+        return self._dictionary(encoded.indices, encoded.dictionary)
+
+    def _dictionary(self, indices, dictionary):
+        if dictionary.type != self.labels.type:
+            dictionary = dictionary.cast(self.labels.type)
+        lut = pc.index_in(dictionary, value_set=self.labels).fill_null(-1)
+        return (int_view(indices), lut.to_numpy(zero_copy_only=False).astype(np.int32), 0)
+
+    def _binary(self, array, part):
+        if pa.types.is_dictionary(array.type):
+            array = array.dictionary_decode()
+        if pa.types.is_boolean(array.type):
+            return bool_bits(array)
+        if pa.types.is_integer(array.type):
+            return (int_view(array), 0, 2)
+        if pa.types.is_floating(array.type):
+            values = array.to_numpy(zero_copy_only=False)
+            codes = np.where(values == 0, 0, np.where(values == 1, 1, 2)).astype(np.int32)
+            return (codes, 0, 2)
+        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+            encoded = pc.dictionary_encode(array)
+            lowered = pc.utf8_lower(encoded.dictionary)
+            lut = np.full(len(lowered), -1, np.int32)
+            lut[pc.is_in(lowered, value_set=pa.array(TRUE_STRINGS)).to_numpy(zero_copy_only=False)] = 1
+            lut[pc.is_in(lowered, value_set=pa.array(FALSE_STRINGS)).to_numpy(zero_copy_only=False)] = 0
+            return (int_view(encoded.indices), lut, 0)
+        raise InputError(f"Column '{self.column}'{where(part)} has type {array.type}; expected bool or 0/1 integers.")
+
+    def explain(self, array: pa.Array, row: int, part) -> InputError:
+        """The error for a row this encoder decoded to -1."""
+        value = array[row].as_py()
+        if self.binary:
+            return InputError(f"Column '{self.column}'{where(part)} must be binary (bool, 0/1 or true/false) "
+                              f"for binary measures; found the value {value!r} at row {row}.")
+        return InputError(f"Column '{self.column}'{where(part)} has the value {value!r} at row {row}, {self.unknown}.")
+
+
+def _cast(array, target, column, part):
+    try:
+        return array.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise InputError(f"Column '{column}'{where(part)} has type {array.type}, which does not fit the labels "
+                         f"of type {target} found elsewhere in the input.") from None
+
+
+def score_view(array: pa.Array, column: str, part) -> np.ndarray:
+    """A score (or weight) column as float32/float64 numpy, zero-copy for floats."""
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
+        raise InputError(f"Column '{column}'{where(part)} has type {array.type}; expected float scores.")
+    no_nulls(array, column, part)
+    values = array.to_numpy(zero_copy_only=False)
+    if values.dtype not in (np.float32, np.float64):
+        values = values.astype(np.float64)
+    return values
+
+
+def code_column(codes: np.ndarray, size: int):
+    """Codes already computed (0 <= code < size) in the kernels' form."""
+    values = np.ascontiguousarray(codes)
+    if values.dtype not in (np.int32, np.int64):
+        values = values.astype(np.int32)
+    return (values, 0, int(size))

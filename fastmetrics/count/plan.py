@@ -1,0 +1,436 @@
+"""Pass 1 of counting: any source -> a :class:`CountPlan`.
+
+A plan fixes everything the counting kernels need before they see a row: the count axes and the
+labels along each (so every record batch, file and Dask partition is coded alike), the classes,
+the threshold grid, the gold join and the missing policy, and one :class:`Encoder` per column.
+It is built from a :class:`Survey` -- the distinct values of the columns whose labels are not
+known in advance, the score range for ``thresholds=k``, the number of rows -- which is additive:
+Dask surveys each partition and merges the surveys on the client.
+
+Count axes are the ``by`` columns followed by *hidden* identity columns: ``system`` and
+``topic`` when the input has them but ``by`` does not group by them. Items are unique per
+(system, topic), so duplicates and missing gold items are checked per (system, topic) even when
+the result is pooled; the hidden axes are summed away at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._errors import InputError, ParameterError, parameter_error
+from ..io import labels as labels_of
+from ..io.labels import require_columns, where
+from .encoders import Encoder, distinct, no_nulls, score_view, sorted_union
+from .grid import even_spacing, is_count, threshold_grid
+from ._kernels import N_KINDS, check_scores
+
+MISSING_POLICIES = ("error", "negative", "drop")
+TASKS = ("auto", "binary", "multiclass")
+IDENTITY = ("system", "topic")
+# a (topic, item) -> gold row table is dense up to this many cells, else binary search
+DENSE_JOIN_CELLS = 1 << 25
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the caller asked for, checked against the input's columns."""
+
+    columns: tuple
+    by: tuple
+    pred: str = "pred"
+    score: str = "score"
+    thresholds: object = None
+    gold_column: str = "gold"
+    item: str = "item"
+    weight: str | None = None
+    missing: str = "error"
+    task: str = "auto"
+    classes: object = None
+    coords: dict | None = None
+    has_gold: bool = False
+    part: str = "<table>"
+
+    @property
+    def mode(self) -> str:
+        if isinstance(self.thresholds, str):
+            if self.thresholds != "exact":
+                raise parameter_error("thresholds", "count", "None, 'exact', an int >= 1 or an array of floats",
+                                      self.thresholds)
+            return "exact"
+        if self.thresholds is not None:
+            return "sweep"
+        if self.pred in self.columns:
+            return "hard"
+        if self.score in self.columns:
+            return "exact"
+        raise InputError(f"The input has neither a '{self.pred}' column (hard predictions) nor a '{self.score}' "
+                         f"column (scores); columns present: {', '.join(self.columns)}.")
+
+    @property
+    def axes(self) -> tuple:
+        shown = tuple(c for c in self.by if c in self.columns or c not in IDENTITY)
+        return shown + tuple(c for c in IDENTITY if c in self.columns and c not in shown)
+
+    @property
+    def hidden(self) -> tuple:
+        return tuple(c for c in self.axes if c not in self.by)
+
+    @property
+    def value(self) -> str:
+        return self.pred if self.mode == "hard" else self.score
+
+    @property
+    def label_columns(self) -> list:
+        return ([self.pred] if self.mode == "hard" else []) + ([] if self.has_gold else [self.gold_column])
+
+    @property
+    def dedup(self) -> bool:
+        return self.has_gold or self.item in self.columns
+
+    def validate(self) -> None:
+        if self.missing not in MISSING_POLICIES:
+            raise parameter_error("missing", "count", "one of " + ", ".join(MISSING_POLICIES), self.missing)
+        if self.task not in TASKS + ("multilabel",):
+            raise parameter_error("task", "count", "one of " + ", ".join(TASKS + ("multilabel",)), self.task)
+        if self.mode != "hard" and self.task == "multiclass":
+            raise ParameterError("Multiclass counting needs hard predictions (a 'pred' column of class labels); "
+                                 "thresholds and scores apply to binary gold.")
+        require_columns(self.columns, [c for c in self.by if c not in IDENTITY], self.part, " to group by")
+        require_columns(self.columns, [self.value] + ([self.weight] if self.weight else []), self.part)
+        if self.has_gold:
+            require_columns(self.columns, [self.item], self.part, " to join the gold")
+            if "topic" in self.by and "topic" not in self.columns:
+                raise InputError("Grouping by topic needs a 'topic' column in both the runs and the gold.")
+        else:
+            require_columns(self.columns, [self.gold_column], self.part, " (or pass a separate gold)")
+
+    @property
+    def ranged(self) -> frozenset:
+        """Columns pass 1 may survey by their range alone (integer axes and items)."""
+        return frozenset(c for c in self.axes + (self.item,) if c not in (self.coords or ()))
+
+    def survey_columns(self, label_types: dict) -> list:
+        """Columns pass 1 reads: axes without given labels, non-boolean label columns, items
+        (duplicates are found per item code), the score for a grid over its range."""
+        fixed = set(self.coords or ())
+        cols = [c for c in self.axes if c not in fixed]
+        cols += [c for c in self.label_columns if not pa.types.is_boolean(label_types[c])]
+        if self.item in self.columns and not self.has_gold:
+            cols.append(self.item)
+        if self.mode == "sweep" and is_count(self.thresholds):
+            cols.append(self.score)
+        return list(dict.fromkeys(cols))
+
+
+# An integer axis whose values span at most this many is counted over its whole range and the
+# labels without rows are dropped afterwards: pass 1 then needs only its min and max.
+RANGE_AXIS = 1 << 16
+RANGE_GROUPS = 1 << 24
+
+
+class NeedValues(Exception):
+    """Ranges alone do not fit (too wide): survey again with the distinct values."""
+
+
+@dataclass
+class Survey:
+    """Additive facts about the rows: distinct values per column (or, for integer axes, only
+    their range), the score range, the number of rows.
+
+    ``ranged``: columns that may be surveyed by their range alone (integer axes and items); with
+    ``exact=True`` every column gets its distinct values (a partition survey, merged later).
+    """
+
+    values: dict = field(default_factory=dict)
+    ranges: dict = field(default_factory=dict)
+    lo: float = np.inf
+    hi: float = -np.inf
+    rows: int = 0
+    ranged: frozenset = frozenset()
+    exact: bool = False
+
+    def add(self, batch: pa.RecordBatch, part, score: str | None) -> None:
+        self.rows += batch.num_rows
+        for name in batch.schema.names:
+            column = batch.column(name)
+            if name == score:
+                self._score(column, name, part)
+            elif name in self.ranged and pa.types.is_integer(column.type) and not self.exact:
+                no_nulls(column, name, part)
+                low, high = pc.min_max(column).values()
+                low, high = low.as_py(), high.as_py()
+                old = self.ranges.get(name)
+                self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+                if high - low >= RANGE_AXIS:
+                    self.values.setdefault(name, []).append(distinct(column))
+            else:
+                self.values.setdefault(name, []).append(distinct(column))
+
+    def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:
+        """Take ranges from column statistics (min, max): integer axes and a finite score
+        range. Returns the columns settled this way."""
+        known = set()
+        for name, (low, high) in stats.items():
+            if name == score and isinstance(low, float) and np.isfinite(low) and np.isfinite(high):
+                self.lo, self.hi = min(self.lo, low), max(self.hi, high)
+            elif name in self.ranged and pa.types.is_integer(types[name]) and high - low < RANGE_AXIS:
+                self.ranges[name] = (int(low), int(high))
+            else:
+                continue
+            known.add(name)
+        return known
+
+    def _score(self, column, name, part):
+        values = score_view(column, name, part)
+        errors = np.full((1, N_KINDS), -1, np.int64)
+        lo, hi = check_scores(values, errors)
+        if errors.max() >= 0:
+            row = int(errors.max())
+            raise InputError(f"Column '{name}'{where(part)} has the non-finite value "
+                             f"{values[row].item()!r} at row {row}; scores must be finite numbers.")
+        self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
+
+    def merge(self, other: "Survey") -> "Survey":
+        for name, arrays in other.values.items():
+            self.values.setdefault(name, []).extend(arrays)
+        for name, (low, high) in other.ranges.items():
+            old = self.ranges.get(name)
+            self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+        self.lo, self.hi, self.rows = min(self.lo, other.lo), max(self.hi, other.hi), self.rows + other.rows
+        return self
+
+    def range_labels(self, names, types) -> dict:
+        """Labels of the integer axes counted over their whole range: ``arange(lo, hi + 1)``."""
+        out, groups = {}, 1
+        for name in names:
+            if name not in self.ranges:
+                continue
+            low, high = self.ranges[name]
+            if name in self.values or high - low >= RANGE_AXIS:
+                raise NeedValues(name)
+            groups *= high - low + 1
+            out[name] = pa.array(np.arange(low, high + 1), type=types[name])
+        if groups > RANGE_GROUPS:
+            raise NeedValues(names[0])
+        return out
+
+    def labels(self, name: str, types=None) -> pa.Array:
+        if name in self.ranges:
+            return self.range_labels([name], types)[name]
+        return sorted_union(self.values[name], name)
+
+
+@dataclass
+class GoldJoin:
+    """A separate gold keyed by (topic, item): item codes, the (topic, item) -> gold row lookup,
+    each gold row's class code and topic code."""
+
+    item: Encoder
+    topic_axis: int | None      # position of the topic among the count axes, None: join on item
+    dense: np.ndarray           # int32 (topic, item) -> gold row, or empty
+    keys: np.ndarray            # sorted int64 topic * n_items + item (when not dense)
+    key_rows: np.ndarray        # gold row of each key
+    classes: np.ndarray         # class code per gold row
+    topic_codes: np.ndarray     # topic code per gold row
+    table: pa.Table             # the gold: topic, item, gold
+
+    @property
+    def n_gold(self) -> int:
+        return self.table.num_rows
+
+
+@dataclass
+class CountPlan:
+    """Everything pass 2 needs; see the module docstring."""
+
+    request: Request
+    axes: tuple
+    hidden: tuple
+    encoders: dict               # count axis -> Encoder
+    gold: Encoder | None         # gold labels in the runs table
+    pred: Encoder | None         # hard predictions
+    classes: pa.Array | None     # None: binary
+    grid: np.ndarray | None
+    join: GoldJoin | None
+    item: Encoder | None         # item codes for the duplicate check (no separate gold)
+
+    @property
+    def mode(self) -> str:
+        return self.request.mode
+
+    @property
+    def sizes(self) -> tuple:
+        return tuple(self.encoders[c].size for c in self.axes)
+
+    @property
+    def n_groups(self) -> int:
+        return int(np.prod(self.sizes, dtype=np.int64))
+
+    @property
+    def m(self) -> int:
+        return 2 if self.classes is None else len(self.classes)
+
+    @property
+    def read_columns(self) -> list:
+        r = self.request
+        cols = list(self.axes) + [r.value] + ([r.weight] if r.weight else [])
+        cols += [r.item] if (self.join is not None or self.item is not None) else []
+        cols += [] if r.has_gold else [r.gold_column]
+        return list(dict.fromkeys(cols))
+
+    @property
+    def even(self) -> tuple:
+        if not hasattr(self, "_even"):
+            self._even = even_spacing(self.grid)
+        return self._even
+
+    def topic_stride(self) -> tuple[int, int]:
+        """(stride, size) of the topic digit in a group code; (0, 1) without a topic axis."""
+        if "topic" not in self.axes:
+            return 0, 1
+        i = self.axes.index("topic")
+        return int(np.prod(self.sizes[i + 1:], dtype=np.int64)), self.sizes[i]
+
+
+def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | None) -> CountPlan:
+    """The plan from the surveyed facts (and a validated gold table)."""
+    if survey.rows == 0:
+        raise InputError("The input has no rows.")
+    labels = _axis_labels(request, survey, label_types, gold)
+    classes = _classes(request, survey, label_types, gold)
+    given = request.coords or {}
+    encoders = {c: Encoder(c, labels[c], compact=c in survey.ranges and c not in given,
+                           unknown="which is not among the coordinates given" if c in given
+                           else "which the gold does not know")
+                for c in request.axes}
+    unknown = "which is not among the classes given" if request.classes is not None else "which is not among the classes"
+    gold_enc = None if request.has_gold else Encoder(request.gold_column, classes, binary=classes is None,
+                                                     unknown=unknown)
+    pred_enc = Encoder(request.pred, classes, binary=classes is None, unknown=unknown) \
+        if request.mode == "hard" else None
+    grid = None
+    if request.mode == "sweep":
+        grid = threshold_grid(request.thresholds, survey.lo, survey.hi)
+    plan = CountPlan(request, request.axes, request.hidden, encoders, gold_enc, pred_enc, classes, grid, None, None)
+    if gold is not None:
+        plan.join = _gold_join(plan, gold, classes)
+    elif request.item in request.columns:
+        plan.item = Encoder(request.item, survey.labels(request.item, label_types))
+    if classes is not None and request.missing == "negative" and gold is not None:
+        raise ParameterError("missing='negative' has no meaning for multiclass labels (there is no negative "
+                             "class); use 'error' or 'drop'.")
+    return plan
+
+
+def _axis_labels(request, survey, types, gold) -> dict:
+    """Labels along each count axis: given coordinates, the whole range of a narrow integer axis
+    (absent labels dropped after counting), or the sorted distinct values met."""
+    given = request.coords or {}
+    gold_topics = gold.column("topic").combine_chunks() if gold is not None and "topic" in gold.column_names \
+        else None
+    if gold_topics is not None and "topic" in survey.ranges and "topic" not in given:
+        if not pa.types.is_integer(gold_topics.type):
+            raise NeedValues("topic")
+        low, high = pc.min_max(gold_topics).values()
+        survey.merge(Survey(ranges={"topic": (low.as_py(), high.as_py())}))
+    ranged = survey.range_labels([c for c in request.axes if c not in given], types)
+    labels = {}
+    for c in request.axes:
+        if c in given:
+            labels[c] = _given_coords(survey, c, given[c], types.get(c))
+        elif c in ranged:
+            labels[c] = ranged[c]
+        else:
+            arrays = survey.values[c] + ([gold_topics] if gold_topics is not None and c == "topic" else [])
+            labels[c] = sorted_union(arrays, c)
+    return labels
+
+
+def _given_coords(survey, column, given, found_type) -> pa.Array:
+    fixed = pa.array(list(given))
+    if found_type is not None:
+        fixed = fixed.cast(found_type.value_type if pa.types.is_dictionary(found_type) else found_type)
+    return fixed
+
+
+def _classes(request: Request, survey: Survey, label_types: dict, gold: pa.Table | None):
+    """None for binary labels, else the class labels (pyarrow Array) of a multiclass task."""
+    found, names = [], []
+    for c in request.label_columns:
+        if pa.types.is_boolean(label_types[c]):
+            found.append(pa.array([False, True]))
+        else:
+            found.append(sorted_union(survey.values[c], c))
+        names.append(c)
+    if gold is not None:
+        found.append(pc.unique(gold.column("gold").combine_chunks()))
+        names.append(request.gold_column)
+    binary = all(labels_of.is_binary_like(v) for v in found)
+    task = request.task
+    if request.mode != "hard" or task == "binary" or (task == "auto" and binary and request.classes is None):
+        if not binary:
+            col, bad = next((c, v) for c, v in zip(names, found) if not labels_of.is_binary_like(v))
+            what = "scores and thresholds need binary gold" if request.mode != "hard" else "task='binary' was asked"
+            raise InputError(f"Column '{col}' has non-binary values (e.g. {labels_of.non_binary_example(bad)!r}) "
+                             f"but {what}; multiclass labels need a 'pred' column of classes (task='multiclass').")
+        return None
+    return labels_of.class_labels(found, names, request.classes)
+
+
+def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
+    """Code the gold's items and topics against the plan and index it by (topic, item)."""
+    request = plan.request
+    join_on_topic = "topic" in plan.axes and "topic" in gold.column_names
+    if not join_on_topic:
+        gold = gold.drop_columns([c for c in ("topic",) if c in gold.column_names])
+        check_unique_gold(gold, ["item"])
+    item = Encoder(request.item, sorted_union([gold.column("item").combine_chunks()], request.item),
+                   unknown="which the gold does not have")
+    items = _codes(item, gold.column("item").combine_chunks(), "gold")
+    n_items = item.size
+    if join_on_topic:
+        topic_axis = plan.axes.index("topic")
+        topics = _codes(plan.encoders["topic"], gold.column("topic").combine_chunks(), "gold")
+        n_topics = plan.encoders["topic"].size
+    else:
+        topic_axis, topics, n_topics = None, np.zeros(gold.num_rows, np.int64), 1
+    key = topics * n_items + items
+    rows = np.arange(gold.num_rows, dtype=np.int32)
+    if n_topics * n_items <= DENSE_JOIN_CELLS:
+        dense = np.full(n_topics * n_items, -1, np.int32)
+        dense[key] = rows
+        keys, key_rows = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    else:
+        order = np.argsort(key)
+        dense, keys, key_rows = np.zeros(0, np.int32), key[order], rows[order]
+    gold_classes = Encoder("gold", classes, binary=classes is None,
+                           unknown="which is not among the classes given")
+    codes = _codes(gold_classes, gold.column("gold").combine_chunks(), "gold")
+    return GoldJoin(item, topic_axis, dense, keys, key_rows, codes.astype(np.int8 if classes is None else np.int32),
+                    topics, gold)
+
+
+def _codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
+    """Codes of a whole (small) column, e.g. of the gold table; -1 is an error here."""
+    from ._kernels import rows_batch
+    from .encoders import ABSENT_COLUMN
+    n = len(array)
+    col = encoder.encode(array, part)
+    group, codes = np.empty(n, np.int64), np.empty(n, np.int64)
+    errors = np.full((1, N_KINDS), -1, np.int64)
+    rows_batch(n, col, ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, group, codes, np.zeros(0, np.int64), errors)
+    if errors.max() >= 0:
+        raise encoder.explain(array, int(errors.max()), part)
+    return group
+
+
+def check_unique_gold(gold: pa.Table, keys: list) -> None:
+    grouped = gold.select(keys).group_by(keys).aggregate([([], "count_all")])
+    dup = grouped.filter(pc.greater(grouped.column("count_all"), 1))
+    if dup.num_rows:
+        where = ", ".join(f"{k}={dup.column(k)[0].as_py()!r}" for k in keys)
+        raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once.")

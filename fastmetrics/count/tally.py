@@ -1,0 +1,376 @@
+"""Pass 2 of counting: record batches against a :class:`~fastmetrics.count.plan.CountPlan`.
+
+A :class:`Tally` holds the running counts (a ``[group, m, m]`` array for hard predictions, a
+``[group, 2, k + 1]`` histogram for a grid, the encoded rows for an exact sweep) and the set of
+(run, item) keys seen so far. Both are additive, so a tally of a Dask partition merges with
+another's; a key met twice -- in one batch, across batches, row groups, files or partitions -- is
+a duplicated item. :meth:`Tally.finish` applies the missing policy and builds the tensor.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pyarrow as pa
+
+from .._errors import InputError, ParameterError
+from ..tensor import ConfusionTensor
+from . import _kernels as k
+from .encoders import ABSENT_COLUMN, code_column, score_view, where
+from .plan import CountPlan
+
+# Per-thread partial counts are merged after each batch; beyond this size one array is cheaper.
+_PARTIAL_BYTES = 256 << 20
+# A (run, item) bitmap up to this many bits; beyond it, keys are sorted at the end instead.
+_BITMAP_BITS = 1 << 32
+
+
+class Tally:
+    """Running counts of one plan; see the module docstring."""
+
+    def __init__(self, plan: CountPlan, keep_rows: bool = False):
+        self.plan = plan
+        self.rows = 0
+        # (group, gold class, predicted class, item key) per batch, for resampling
+        self.kept = [] if keep_rows else None
+        self._items = None
+        self.parts = []                 # part names in the order met (for duplicate messages)
+        dtype = np.float64 if plan.request.weight else np.int64
+        n_groups, m = plan.n_groups, plan.m
+        shape = {"hard": (n_groups, m, m), "sweep": (n_groups, 2, (plan.grid.size + 1) if plan.grid is not None
+                                                      else 1)}.get(plan.mode)
+        self.pieces = []
+        threads = numba.get_num_threads()
+        # one partial count array per thread, kept across batches and summed by `acc`
+        cell_bytes = int(np.prod(shape, dtype=np.int64)) * 8 if shape else 0
+        chunks = max(1, min(threads, _PARTIAL_BYTES // max(cell_bytes, 1)))
+        self.partial = np.zeros((chunks,) + shape, dtype) if shape else None
+        self.errors = np.full((threads, k.N_KINDS), -1, np.int64)
+        self.seen, self.keys, self.n_keys = self._key_space()
+
+    def _key_space(self):
+        """(bitmap, key list, keys per run) for the duplicate check, or Nones without items."""
+        plan = self.plan
+        if plan.join is not None:
+            stride, n_topics = plan.topic_stride()
+            n_runs, n_items = plan.n_groups // n_topics, plan.join.n_gold
+        elif plan.item is not None:
+            n_runs, n_items = plan.n_groups, plan.item.size
+        else:
+            return None, None, 0
+        if n_runs * n_items <= _BITMAP_BITS:
+            return np.zeros((n_runs * n_items + 7) // 8, np.uint8), None, n_items
+        return None, [], n_items
+
+    # -- pass 2 -----------------------------------------------------------------------------
+    def add(self, batch: pa.RecordBatch, part, offset: int = 0) -> None:
+        """Count one record batch (``offset``: its first row's index in ``part``)."""
+        n = batch.num_rows
+        if n == 0:
+            return
+        self.rows += n
+        if part not in self.parts:
+            self.parts.append(part)
+        plan, request = self.plan, self.plan.request
+        a, b, stride = self._group_columns(batch, part)
+        gold = self._gold(batch, part, a, b, stride, offset) if plan.join is not None \
+            else plan.gold.encode(batch.column(request.gold_column), part)
+        if plan.join is None and plan.item is not None:
+            self._mark_items(batch, part, a, b, stride, gold, offset)
+        weight = score_view(batch.column(request.weight), request.weight, part).astype(np.float64, copy=False) \
+            if request.weight else np.zeros(0, np.float64)
+        errors = self.errors
+        errors[:] = -1
+        if plan.mode == "hard":
+            pred = plan.pred.encode(batch.column(request.pred), part)
+            k.hard_batch(n, a, b, stride, gold, pred, weight, self.partial, errors)
+            if self.kept is not None:
+                self._keep(n, a, b, stride, gold, pred, batch, part, offset)
+        else:
+            score = score_view(batch.column(request.score), request.score, part)
+            if plan.mode == "sweep":
+                even, lo, inv_step = plan.even
+                k.sweep_batch(n, a, b, stride, gold, score, weight, plan.grid, even, lo, inv_step, self.partial,
+                              errors)
+            else:
+                self._collect(n, a, b, stride, gold, score, weight, errors)
+        self._raise(errors, batch, part, offset)
+
+    def _group_columns(self, batch, part):
+        """The two encoded grouping columns the kernels read, and the stride of the first. More
+        than two axes are folded into one code column first."""
+        plan = self.plan
+        cols = [plan.encoders[c].encode(batch.column(c), part) for c in plan.axes]
+        if len(cols) == 0:
+            return ABSENT_COLUMN, ABSENT_COLUMN, 1
+        if len(cols) == 1:
+            return cols[0], ABSENT_COLUMN, 1
+        if len(cols) == 2:
+            return cols[0], cols[1], plan.sizes[1]
+        group = np.zeros(batch.num_rows, np.int64)
+        for i, col in enumerate(cols):
+            codes = self._codes(batch.num_rows, col, i, batch, part)
+            group = group * plan.sizes[i] + codes
+        return code_column(group, plan.n_groups), ABSENT_COLUMN, 1
+
+    def _codes(self, n, col, axis, batch, part, offset=0):
+        group, gold = np.empty(n, np.int64), np.empty(n, np.int64)
+        errors = np.full((1, k.N_KINDS), -1, np.int64)
+        k.rows_batch(n, col, ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, group, gold, np.zeros(0, np.int64),
+                     errors)
+        if errors.max() >= 0:
+            name = self.plan.axes[axis]
+            raise self.plan.encoders[name].explain(batch.column(name), int(errors.max()), part)
+        return group
+
+    def _rows(self, n, a, b, stride, gold, pred=ABSENT_COLUMN):
+        group, gold_codes = np.empty(n, np.int64), np.empty(n, np.int64)
+        pred_codes = np.empty(n if pred is not ABSENT_COLUMN else 0, np.int64)
+        errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
+        k.rows_batch(n, a, b, stride, gold, pred, group, gold_codes, pred_codes, errors)
+        return group, gold_codes, pred_codes, errors
+
+    def _keep(self, n, a, b, stride, gold, pred, batch, part, offset):
+        group, gold_codes, pred_codes, errors = self._rows(n, a, b, stride, gold, pred)
+        self._raise(errors, batch, part, offset)
+        if self._items is None:
+            raise InputError(f"Resampling items needs the '{self.plan.request.item}' column.")
+        items = self._items
+        if self.plan.join is None:
+            t_stride, n_topics = self.plan.topic_stride()
+            topic = (group // t_stride) % n_topics if t_stride else np.zeros_like(group)
+            items = topic * self.n_keys + items
+        self.kept.append((group, gold_codes, pred_codes, items))
+
+    def _gold(self, batch, part, a, b, stride, offset):
+        """Join the separate gold: the gold class of each row (as an encoded column), marking
+        each (run, gold item) seen; a row the gold lacks or a key seen twice is an error."""
+        plan, join = self.plan, self.plan.join
+        n = batch.num_rows
+        group, _, _, errors = self._rows(n, a, b, stride, ABSENT_COLUMN)
+        self._raise(errors, batch, part, offset)
+        items = _item_codes(join.item, batch, plan.request.item, part, offset)
+        t_stride, n_topics = plan.topic_stride()
+        gold_rows = np.empty(n, np.int64)
+        k.join_gold(group, t_stride, n_topics, items, join.dense, join.keys, join.key_rows, join.item.size,
+                    gold_rows)
+        if (gold_rows < 0).any():
+            row = int(np.argmax(gold_rows < 0))
+            topic = batch.column("topic")[row].as_py() if "topic" in batch.schema.names else None
+            raise InputError(f"The run{where(part)} has (topic {topic!r}, item "
+                             f"{batch.column(plan.request.item)[row].as_py()!r}) at row {offset + row}, "
+                             "which the gold does not have.")
+        runs = _run_codes(group, t_stride, n_topics)
+        self._mark(runs, gold_rows, batch, part, offset)
+        self._items = gold_rows
+        return code_column(join.classes[gold_rows], plan.m)
+
+    def _mark_items(self, batch, part, a, b, stride, gold, offset):
+        n = batch.num_rows
+        group, _, _, errors = self._rows(n, a, b, stride, gold)
+        self._raise(errors, batch, part, offset)
+        items = _item_codes(self.plan.item, batch, self.plan.request.item, part, offset)
+        self._mark(group, items, batch, part, offset)
+        self._items = items
+
+    def _mark(self, runs, items, batch, part, offset):
+        if self.seen is not None:
+            row = k.mark_items(runs, items, self.n_keys, self.seen)
+            if row >= 0:
+                raise self._duplicate(batch, part, offset + row, row)
+        else:
+            self.keys.append((runs * self.n_keys + items, part))
+
+    def _collect(self, n, a, b, stride, gold, score, weight, errors):
+        group, gold_codes, _, errs = self._rows(n, a, b, stride, gold)
+        errors[: errs.shape[0]] = errs
+        bad = np.zeros((1, k.N_KINDS), np.int64) - 1
+        k.check_scores(score, bad)
+        errors[0, k.VALUE] = bad[0, k.VALUE]
+        if weight.size and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
+            errors[0, k.WEIGHT] = int(np.argmax(~((weight > 0) & np.isfinite(weight))))
+        self.pieces.append((group, gold_codes.astype(np.int8), np.asarray(score, np.float64), weight))
+
+    # -- errors -------------------------------------------------------------------------------
+    def _raise(self, errors, batch, part, offset):
+        if errors.max() < 0:
+            return
+        kinds = np.where(errors >= 0, errors, np.iinfo(np.int64).max).min(axis=0)
+        kind = int(np.argmin(kinds))
+        row = int(kinds[kind])
+        plan, request = self.plan, self.plan.request
+        if kind in (k.GROUP_A, k.GROUP_B):
+            axes = plan.axes if len(plan.axes) <= 2 else plan.axes[:1]
+            name = axes[kind] if kind < len(axes) else axes[-1]
+            error = plan.encoders[name].explain(batch.column(name), row, part)
+        elif kind == k.GOLD:
+            error = plan.gold.explain(batch.column(request.gold_column), row, part)
+        elif kind == k.VALUE and plan.mode == "hard":
+            error = plan.pred.explain(batch.column(request.pred), row, part)
+        elif kind == k.VALUE:
+            value = batch.column(request.score)[row].as_py()
+            error = InputError(f"Column '{request.score}'{where(part)} has the non-finite value {value!r} at row "
+                               f"{offset + row}; scores must be finite numbers.")
+        else:
+            value = batch.column(request.weight)[row].as_py()
+            error = InputError(f"Column '{request.weight}'{where(part)} must hold finite weights > 0; found "
+                               f"{value!r} at row {offset + row}.")
+        raise error
+
+    def _duplicate(self, batch, part, row, local) -> InputError:
+        request = self.plan.request
+        names = [c for c in ("system", "topic") if c in batch.schema.names] + [request.item]
+        names += [c for c in self.plan.axes if c not in names]
+        values = ", ".join(f"{c}={batch.column(c)[local].as_py()!r}" for c in names)
+        others = [p for p in self.parts if p != part]
+        files = f" (again{where(part)}, row {row}" + (f"; also read from {', '.join(map(repr, others[:3]))})"
+                                                     if others else ")")
+        key = ", ".join(c for c in names)
+        return InputError(f"Duplicated ({key}): {values} appears more than once{files}; each item may appear "
+                          "once per system and topic.")
+
+    # -- merging and the result -------------------------------------------------------------
+    def merge(self, other: "Tally") -> "Tally":
+        """Add another tally of the same plan (a Dask partition's)."""
+        if other.rows == 0:
+            return self
+        if self.partial is not None:
+            self.partial = self.acc + other.acc
+            self.partial = self.partial[None]
+        self.pieces += other.pieces
+        if self.seen is not None:
+            both = np.bitwise_and(self.seen, other.seen)
+            if both.any():
+                raise self._duplicate_key(int(np.flatnonzero(both)[0]) * 8 + _lowest_bit(both[np.flatnonzero(both)[0]]),
+                                          other.parts)
+            np.bitwise_or(self.seen, other.seen, out=self.seen)
+        elif self.keys is not None:
+            self.keys += other.keys
+        self.rows += other.rows
+        self.parts += [p for p in other.parts if p not in self.parts]
+        return self
+
+    def _duplicate_key(self, key: int, parts) -> InputError:
+        """The error for a (run, item) key counted in two partitions or files."""
+        plan = self.plan
+        run, item = divmod(key, self.n_keys)
+        if plan.join is not None:
+            stride, n_topics = plan.topic_stride()
+            group = _run_group(np.array([run]), stride, n_topics, plan.join.topic_codes[item:item + 1])[0]
+            item_label = plan.join.table.column("item")[item].as_py()
+        else:
+            group, item_label = run, plan.item.labels[item].as_py()
+        codes = np.unravel_index(group, plan.sizes) if plan.sizes else ()
+        where_ = ", ".join(f"{c}={plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes))
+        if plan.join is not None and "topic" not in plan.axes and "topic" in plan.join.table.column_names:
+            where_ += f", topic={plan.join.table.column('topic')[item].as_py()!r}"
+        return InputError(f"Duplicated (system, topic, item): {where_}, item={item_label!r} appears more than once "
+                          f"(in different partitions or files: {', '.join(map(repr, parts[:4]))}); each item may "
+                          "appear once per system and topic.")
+
+    def finish(self) -> ConfusionTensor:
+        """Apply the missing policy and build the tensor (hidden axes summed away)."""
+        from .assemble import assemble
+
+        if self.rows == 0:
+            raise InputError("The input has no rows.")
+        if self.keys:
+            self._check_sorted_keys()
+        return assemble(self)
+
+    def _check_sorted_keys(self):
+        keys = np.concatenate([key for key, _ in self.keys])
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        same = np.flatnonzero(ordered[1:] == ordered[:-1])
+        if same.size:
+            parts = sorted({p for key, p in self.keys if (key == ordered[same[0]]).any()})
+            raise self._duplicate_key(int(ordered[same[0]]), parts)
+
+    def seen_bool(self) -> np.ndarray:
+        """seen[run, item] as bools (the gold path's coverage, for the missing policy)."""
+        n_runs = (self.plan.n_groups // self.plan.topic_stride()[1])
+        if self.seen is not None:
+            bits = np.unpackbits(self.seen, bitorder="little")[: n_runs * self.n_keys]
+            return bits.reshape(n_runs, self.n_keys).astype(bool)
+        out = np.zeros(n_runs * self.n_keys, bool)
+        for key, _ in self.keys:
+            out[key] = True
+        return out.reshape(n_runs, self.n_keys)
+
+    @property
+    def acc(self):
+        """The counts so far (the per-thread partials summed)."""
+        if self.partial is None:
+            return None
+        if self.partial.shape[0] > 1:
+            self.partial = self.partial.sum(axis=0, keepdims=True)
+        return self.partial[0]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if self.partial is not None:
+            state["partial"] = self.acc[None]  # ship one summed array, not one per thread
+        return state
+
+
+def _lowest_bit(byte) -> int:
+    byte = int(byte)
+    return (byte & -byte).bit_length() - 1
+
+
+def _item_codes(encoder, batch, column, part, offset) -> np.ndarray:
+    col = encoder.encode(batch.column(column), part)
+    n = batch.num_rows
+    codes, gold = np.empty(n, np.int64), np.empty(n, np.int64)
+    errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
+    k.rows_batch(n, col, ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, codes, gold, np.zeros(0, np.int64), errors)
+    if errors.max() >= 0:
+        row = int(errors[errors >= 0].min())
+        topic = f"topic {batch.column('topic')[row].as_py()!r}, " if "topic" in batch.schema.names else ""
+        raise InputError(f"The run{where(part)} has ({topic}item {batch.column(column)[row].as_py()!r}) at row "
+                         f"{offset + row}, which the gold does not have.")
+    return codes
+
+
+def _run_codes(group, stride, n_topics):
+    """A group code with its topic digit removed: the run (system and other axes) it belongs to."""
+    if stride == 0:
+        return group
+    return (group // (stride * n_topics)) * stride + group % stride
+
+
+def _run_group(runs, stride, n_topics, topics):
+    """Inverse of :func:`_run_codes` given each run's topic code."""
+    if stride == 0:
+        return runs
+    return (runs // stride) * (stride * n_topics) + topics * stride + runs % stride
+
+
+def missing_rows(tally: Tally):
+    """(group code, gold class, gold row) of every gold item a run lacks, after the missing
+    policy (None when there is nothing to add)."""
+    plan, join = tally.plan, tally.plan.join
+    seen = tally.seen_bool()
+    lacking = ~seen
+    if not lacking.any() or plan.request.missing == "drop":
+        return None
+    runs, gold_rows = np.nonzero(lacking)
+    stride, n_topics = plan.topic_stride()
+    if plan.request.missing == "error":
+        run = int(runs[0])
+        group = int(_run_group(np.array([run]), stride, n_topics, join.topic_codes[gold_rows[:1]])[0])
+        codes = np.unravel_index(group, plan.sizes) if plan.sizes else ()
+        name = next((f"{plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes)
+                     if c == "system"), "the run")
+        g = int(gold_rows[0])
+        topic = join.table.column("topic")[g].as_py() if "topic" in join.table.column_names else None
+        raise InputError(
+            f"Run {name} lacks {int(lacking[run].sum())} of the {join.n_gold} gold item(s), e.g. topic {topic!r}, "
+            f"item {join.table.column('item')[g].as_py()!r}. Use missing='negative' (--missing negative) to count "
+            "them as predicted negative, or 'drop' to ignore them.")
+    extra = [c for c in plan.axes if c not in ("system", "topic")]
+    if extra:
+        raise ParameterError(f"missing='negative' needs the grouping to be system/topic only; got {extra[0]!r}.")
+    groups = _run_group(runs.astype(np.int64), stride, n_topics, join.topic_codes[gold_rows])
+    return groups, join.classes[gold_rows], gold_rows
