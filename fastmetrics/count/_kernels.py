@@ -59,7 +59,7 @@ def _code_of(col, r):
     return offset
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _note(err, kind, r):
     if err[kind] < 0:
         err[kind] = r
@@ -82,7 +82,7 @@ def _row_codes(a, b, stride_a, gold, r, err):
     return np.int64(-1), np.int64(-1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _weight_ok(weight, r, err):
     w = weight[r]
     if w > 0.0 and w < np.inf:
@@ -248,63 +248,83 @@ def mark_present(values, lo, present):
         present[np.int64(v) - lo] = True
 
 
+@njit(cache=True, inline="always")
+def _mark(seen, key):
+    """Set bit ``key``; False when it was set already (the key was seen before)."""
+    byte = key >> 3
+    bit = np.uint8(1 << (key & 7))
+    if seen[byte] & bit:
+        return False
+    seen[byte] |= bit
+    return True
+
+
 @njit(cache=True)
-def mark_items(group, item, n_items, seen):
-    """Set bit (group, item) of ``seen``; return the first row whose bit was already set (a
-    duplicated item), or -1. ``item`` < 0 marks rows to skip."""
-    for r in range(group.size):
-        if item[r] < 0 or group[r] < 0:
-            continue
-        key = group[r] * n_items + item[r]
-        byte = key >> 3
-        bit = np.uint8(1 << (key & 7))
-        if seen[byte] & bit:
+def mark_items(n, a, b, stride_a, gold, item, n_items, seen, err):
+    """Mark key (group, item) of every row in the bitmap ``seen``; return the first row whose
+    key was already marked -- a duplicated item, in this batch or an earlier one -- or -1.
+    Serial: two threads setting bits of one byte would lose a mark. (``gold`` is read as the
+    counting kernels read it, so both share one compiled ``_row_codes``.)"""
+    for r in range(n):
+        g, _ = _row_codes(a, b, stride_a, gold, r, err)
+        i = code_of(item, r)
+        if g < 0:
+            return -1
+        if i < 0:
+            _note(err, VALUE, r)
+            return -1
+        if not _mark(seen, g * n_items + i):
             return r
-        seen[byte] |= bit
     return -1
 
 
 @njit(cache=True)
-def join_gold(group, topic_stride, n_topics, item, dense, keys, key_rows, n_items, gold_rows):
-    """gold_rows[r] = the gold row of (topic of group[r], item[r]), or -1 when the gold lacks it.
-
-    The topic code is a digit of the group code (``topic_stride``; 0 when the join is on the item
-    alone). The gold is looked up in a dense (topic, item) table when it is small, else by binary
-    search over its sorted keys."""
-    for r in range(group.size):
-        t = (group[r] // topic_stride) % n_topics if topic_stride > 0 else 0
-        key = t * n_items + item[r]
-        if item[r] < 0:
-            gold_rows[r] = -1
-        elif dense.size:
-            gold_rows[r] = dense[key]
-        else:
-            low = np.searchsorted(keys, key)
-            gold_rows[r] = key_rows[low] if low < keys.size and keys[low] == key else -1
+def item_keys(n, a, b, stride_a, gold, item, n_items, keys, err):
+    """keys[r] = group * n_items + item code (the duplicate check by sorting, for key spaces
+    too large for a bitmap)."""
+    for r in range(n):
+        g, _ = _row_codes(a, b, stride_a, gold, r, err)
+        i = code_of(item, r)
+        if g < 0:
+            return -1
+        if i < 0:
+            _note(err, VALUE, r)
+            return -1
+        keys[r] = g * n_items + i
+    return -1
 
 
 @njit(cache=True)
-def missing_cells(seen, n_runs, n_gold, topic_stride, n_topics, gold_topic, run_of):
-    """(group code, gold row) of every gold item a run did not cover; a run is a group code
-    with its topic digit removed (``run_of`` maps run index -> that code)."""
-    n_missing = 0
-    for s in range(n_runs):
-        for g in range(n_gold):
-            key = s * n_gold + g
-            if not (seen[key >> 3] >> (key & 7)) & 1:
-                n_missing += 1
-    groups = np.empty(n_missing, np.int64)
-    rows = np.empty(n_missing, np.int64)
-    k = 0
-    for s in range(n_runs):
-        base = run_of[s]
-        for g in range(n_gold):
-            key = s * n_gold + g
-            if not (seen[key >> 3] >> (key & 7)) & 1:
-                groups[k] = base + gold_topic[g] * topic_stride if topic_stride > 0 else base
-                rows[k] = g
-                k += 1
-    return groups, rows
+def join_gold(n, a, b, stride_a, item, topic_stride, n_topics, dense, keys, key_rows, n_items, seen, n_gold,
+              gold_rows, err):
+    """Join each row to its gold row and mark (run, gold row) seen; return the first row seen
+    before (a duplicated item) or -1. ``gold_rows[r]`` = -1 when the gold lacks the row.
+
+    The topic code is a digit of the group code (``topic_stride``; 0 when the join is on the
+    item alone); a run is the group code without that digit. The gold is looked up in a dense
+    (topic, item) table when it is small, else by binary search over its sorted keys."""
+    for r in range(n):
+        g, _ = _row_codes(a, b, stride_a, (0,), r, err)
+        i = code_of(item, r)
+        if g < 0:
+            return -1
+        gold_rows[r] = -1
+        if i < 0:
+            continue
+        t = (g // topic_stride) % n_topics if topic_stride > 0 else 0
+        key = t * n_items + i
+        if dense.size:
+            row = np.int64(dense[key])
+        else:
+            low = np.searchsorted(keys, key)
+            row = np.int64(key_rows[low]) if low < keys.size and keys[low] == key else np.int64(-1)
+        gold_rows[r] = row
+        if row < 0 or seen.size == 0:
+            continue
+        run = (g // (topic_stride * n_topics)) * topic_stride + g % topic_stride if topic_stride > 0 else g
+        if not _mark(seen, run * n_gold + row):
+            return r
+    return -1
 
 
 @njit(cache=True, parallel=True)

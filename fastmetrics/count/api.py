@@ -130,6 +130,7 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
         # Parquet row-group statistics give integer ranges and the score range without a read
         known = facts.use_statistics(src.statistics(read), types, score)
         read = [c for c in read if c not in known]
+    src.encode_strings([c for c in read if c != score])
     for part, _, batch in src.record_batches(read) if read else ():
         facts.add(batch, part, score if score in read else None)
     facts.rows = src.count_rows()

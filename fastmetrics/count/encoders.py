@@ -31,6 +31,7 @@ from ._kernels import int_range, mark_present
 # values (and not much sparser than the labels); beyond it, the column is dictionary-encoded.
 MAX_INT_RANGE = 1 << 24
 ABSENT_COLUMN = (0,)
+SMALL = 1 << 16  # below this many rows Arrow's hash is as fast as a kernel (and needs no compiling)
 TRUE_STRINGS = ("true", "1", "yes")
 FALSE_STRINGS = ("false", "0", "no")
 
@@ -58,7 +59,7 @@ def distinct(array: pa.Array) -> pa.Array:
     range (no hashing), anything else through Arrow's hash."""
     if pa.types.is_dictionary(array.type):
         return pc.unique(array.dictionary.take(pc.unique(array.indices)))
-    if pa.types.is_integer(array.type) and len(array) and not array.null_count:
+    if pa.types.is_integer(array.type) and len(array) > SMALL and not array.null_count:
         values = int_view(array)
         lo, hi = int_range(values)
         if hi - lo < MAX_INT_RANGE:
@@ -143,7 +144,10 @@ class Encoder:
 
     def _binary(self, array, part):
         if pa.types.is_dictionary(array.type):
-            array = array.dictionary_decode()
+            lut = self._binary(array.dictionary, part)
+            if len(lut) == 3 and isinstance(lut[1], np.ndarray):   # strings: a table over the dictionary
+                return (int_view(array.indices), lut[1][lut[0]], 0)
+            return self._binary(array.dictionary_decode(), part)
         if pa.types.is_boolean(array.type):
             return bool_bits(array)
         if pa.types.is_integer(array.type):

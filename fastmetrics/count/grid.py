@@ -82,10 +82,10 @@ def even_spacing(grid: np.ndarray) -> tuple[bool, float, float]:
     if grid.size < 2:
         return False, 0.0, 0.0
     n = grid.size - 1
-    step = grid[-1] / n - grid[0] / n
-    if not (step > 0.0) or not np.isfinite(1.0 / step):
-        return False, 0.0, 0.0
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        step = grid[-1] / n - grid[0] / n
+        if not (step > 0.0) or not np.isfinite(1.0 / step):
+            return False, 0.0, 0.0
         ideal = grid[0] + step * np.arange(grid.size)
         even = bool(np.max(np.abs(grid - ideal)) <= 1e-6 * step)
     return even, float(grid[0]), float(1.0 / step)

@@ -24,9 +24,9 @@ import pyarrow.compute as pc
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
-from .encoders import Encoder, distinct, no_nulls, score_view, sorted_union
+from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_view, sorted_union
 from .grid import even_spacing, is_count, threshold_grid
-from ._kernels import N_KINDS, check_scores
+from ._kernels import N_KINDS, _rows_chunk, check_scores
 
 MISSING_POLICIES = ("error", "negative", "drop")
 TASKS = ("auto", "binary", "multiclass")
@@ -416,16 +416,14 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
 
 def _codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
     """Codes of a whole (small) column, e.g. of the gold table; -1 is an error here."""
-    from ._kernels import rows_batch
-    from .encoders import ABSENT_COLUMN
     n = len(array)
-    col = encoder.encode(array, part)
-    group, codes = np.empty(n, np.int64), np.empty(n, np.int64)
-    errors = np.full((1, N_KINDS), -1, np.int64)
-    rows_batch(n, col, ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, group, codes, np.zeros(0, np.int64), errors)
-    if errors.max() >= 0:
-        raise encoder.explain(array, int(errors.max()), part)
-    return group
+    codes, unused = np.empty(n, np.int64), np.empty(n, np.int64)
+    err = np.full(N_KINDS, -1, np.int64)
+    _rows_chunk(0, n, encoder.encode(array, part), ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, codes, unused,
+                np.zeros(0, np.int64), err)
+    if err.max() >= 0:
+        raise encoder.explain(array, int(err.max()), part)
+    return codes
 
 
 def check_unique_gold(gold: pa.Table, keys: list) -> None:

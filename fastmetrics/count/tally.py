@@ -23,6 +23,8 @@ from .plan import CountPlan
 _PARTIAL_BYTES = 256 << 20
 # A (run, item) bitmap up to this many bits; beyond it, keys are sorted at the end instead.
 _BITMAP_BITS = 1 << 32
+# Batches smaller than this are counted by one thread (and need no parallel kernel compiled).
+SERIAL_ROWS = 1 << 16
 
 
 class Tally:
@@ -72,31 +74,38 @@ class Tally:
         if part not in self.parts:
             self.parts.append(part)
         plan, request = self.plan, self.plan.request
-        a, b, stride = self._group_columns(batch, part)
-        gold = self._gold(batch, part, a, b, stride, offset) if plan.join is not None \
-            else plan.gold.encode(batch.column(request.gold_column), part)
-        if plan.join is None and plan.item is not None:
-            self._mark_items(batch, part, a, b, stride, gold, offset)
+        a, b, stride = self._group_columns(batch, part, offset)
+        if plan.join is not None:
+            gold = self._join(batch, part, offset, a, b, stride)
+        else:
+            gold = plan.gold.encode(batch.column(request.gold_column), part)
+            if plan.item is not None:
+                self._mark_items(batch, part, offset, a, b, stride, gold)
         weight = score_view(batch.column(request.weight), request.weight, part).astype(np.float64, copy=False) \
             if request.weight else np.zeros(0, np.float64)
         errors = self.errors
         errors[:] = -1
+        serial = n < SERIAL_ROWS  # a small batch: no thread start-up, no parallel kernel to compile
         if plan.mode == "hard":
             pred = plan.pred.encode(batch.column(request.pred), part)
-            k.hard_batch(n, a, b, stride, gold, pred, weight, self.partial, errors)
+            if serial:
+                k._hard_chunk(0, n, a, b, stride, gold, pred, weight, self.partial[0], errors[0])
+            else:
+                k.hard_batch(n, a, b, stride, gold, pred, weight, self.partial, errors)
             if self.kept is not None:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
-        else:
+        elif plan.mode == "sweep":
             score = score_view(batch.column(request.score), request.score, part)
-            if plan.mode == "sweep":
-                even, lo, inv_step = plan.even
-                k.sweep_batch(n, a, b, stride, gold, score, weight, plan.grid, even, lo, inv_step, self.partial,
-                              errors)
+            args = (a, b, stride, gold, score, weight, plan.grid) + plan.even
+            if serial:
+                k._sweep_chunk(0, n, *args, self.partial[0], errors[0])
             else:
-                self._collect(n, a, b, stride, gold, score, weight, errors)
+                k.sweep_batch(n, *args, self.partial, errors)
+        else:
+            self._collect(a, b, stride, gold, batch, part, offset, weight, errors)
         self._raise(errors, batch, part, offset)
 
-    def _group_columns(self, batch, part):
+    def _group_columns(self, batch, part, offset):
         """The two encoded grouping columns the kernels read, and the stride of the first. More
         than two axes are folded into one code column first."""
         plan = self.plan
@@ -109,30 +118,29 @@ class Tally:
             return cols[0], cols[1], plan.sizes[1]
         group = np.zeros(batch.num_rows, np.int64)
         for i, col in enumerate(cols):
-            codes = self._codes(batch.num_rows, col, i, batch, part)
+            codes, _, _ = self._rows(batch, part, offset, col, axis=i)
             group = group * plan.sizes[i] + codes
         return code_column(group, plan.n_groups), ABSENT_COLUMN, 1
 
-    def _codes(self, n, col, axis, batch, part, offset=0):
-        group, gold = np.empty(n, np.int64), np.empty(n, np.int64)
-        errors = np.full((1, k.N_KINDS), -1, np.int64)
-        k.rows_batch(n, col, ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, group, gold, np.zeros(0, np.int64),
-                     errors)
-        if errors.max() >= 0:
-            name = self.plan.axes[axis]
-            raise self.plan.encoders[name].explain(batch.column(name), int(errors.max()), part)
-        return group
-
-    def _rows(self, n, a, b, stride, gold, pred=ABSENT_COLUMN):
+    def _rows(self, batch, part, offset, a, b=ABSENT_COLUMN, stride=1, gold=ABSENT_COLUMN, pred=None, axis=0):
+        """(group, gold, pred) codes of every row; a bad value is raised at once."""
+        n = batch.num_rows
         group, gold_codes = np.empty(n, np.int64), np.empty(n, np.int64)
-        pred_codes = np.empty(n if pred is not ABSENT_COLUMN else 0, np.int64)
+        pred_codes = np.empty(0 if pred is None else n, np.int64)
         errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
-        k.rows_batch(n, a, b, stride, gold, pred, group, gold_codes, pred_codes, errors)
-        return group, gold_codes, pred_codes, errors
+        args = (a, b, stride, gold, ABSENT_COLUMN if pred is None else pred, group, gold_codes, pred_codes)
+        if n < SERIAL_ROWS:
+            k._rows_chunk(0, n, *args, errors[0])
+        else:
+            k.rows_batch(n, *args, errors)
+        if axis and errors.max() >= 0:  # a column of more than two axes, coded on its own
+            name = self.plan.axes[axis]
+            raise self.plan.encoders[name].explain(batch.column(name), int(errors[errors >= 0].min()), part)
+        self._raise(errors, batch, part, offset)
+        return group, gold_codes, pred_codes
 
     def _keep(self, n, a, b, stride, gold, pred, batch, part, offset):
-        group, gold_codes, pred_codes, errors = self._rows(n, a, b, stride, gold, pred)
-        self._raise(errors, batch, part, offset)
+        group, gold_codes, pred_codes = self._rows(batch, part, offset, a, b, stride, gold, pred)
         if self._items is None:
             raise InputError(f"Resampling items needs the '{self.plan.request.item}' column.")
         items = self._items
@@ -142,51 +150,58 @@ class Tally:
             items = topic * self.n_keys + items
         self.kept.append((group, gold_codes, pred_codes, items))
 
-    def _gold(self, batch, part, a, b, stride, offset):
-        """Join the separate gold: the gold class of each row (as an encoded column), marking
-        each (run, gold item) seen; a row the gold lacks or a key seen twice is an error."""
+    def _join(self, batch, part, offset, a, b, stride):
+        """Join the separate gold: each row's gold class (as an encoded column), marking each
+        (run, gold item) seen; a row the gold lacks or a key seen twice is an error."""
         plan, join = self.plan, self.plan.join
         n = batch.num_rows
-        group, _, _, errors = self._rows(n, a, b, stride, ABSENT_COLUMN)
-        self._raise(errors, batch, part, offset)
-        items = _item_codes(join.item, batch, plan.request.item, part, offset)
+        item = join.item.encode(batch.column(plan.request.item), part)
         t_stride, n_topics = plan.topic_stride()
         gold_rows = np.empty(n, np.int64)
-        k.join_gold(group, t_stride, n_topics, items, join.dense, join.keys, join.key_rows, join.item.size,
-                    gold_rows)
+        err = np.full(k.N_KINDS, -1, np.int64)
+        seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
+        dup = k.join_gold(n, a, b, stride, item, t_stride, n_topics, join.dense, join.keys, join.key_rows,
+                          join.item.size, seen, join.n_gold, gold_rows, err)
+        self._raise(err[None], batch, part, offset)
         if (gold_rows < 0).any():
-            row = int(np.argmax(gold_rows < 0))
-            topic = batch.column("topic")[row].as_py() if "topic" in batch.schema.names else None
-            raise InputError(f"The run{where(part)} has (topic {topic!r}, item "
-                             f"{batch.column(plan.request.item)[row].as_py()!r}) at row {offset + row}, "
-                             "which the gold does not have.")
-        runs = _run_codes(group, t_stride, n_topics)
-        self._mark(runs, gold_rows, batch, part, offset)
+            raise self._not_in_gold(batch, part, offset, int(np.argmax(gold_rows < 0)))
+        if dup >= 0:
+            raise self._duplicate(batch, part, offset + dup, dup)
+        if self.seen is None:
+            group, _, _ = self._rows(batch, part, offset, a, b, stride)
+            self.keys.append((_run_codes(group, t_stride, n_topics) * self.n_keys + gold_rows, part))
         self._items = gold_rows
         return code_column(join.classes[gold_rows], plan.m)
 
-    def _mark_items(self, batch, part, a, b, stride, gold, offset):
+    def _not_in_gold(self, batch, part, offset, row) -> InputError:
+        topic = f"topic {batch.column('topic')[row].as_py()!r}, " if "topic" in batch.schema.names else ""
+        return InputError(f"The run{where(part)} has ({topic}item {batch.column(self.plan.request.item)[row].as_py()!r}) "
+                          f"at row {offset + row}, which the gold does not have.")
+
+    def _mark_items(self, batch, part, offset, a, b, stride, gold):
+        """Mark each (group, item) seen; a key seen before -- anywhere in the input -- is a
+        duplicated item."""
         n = batch.num_rows
-        group, _, _, errors = self._rows(n, a, b, stride, gold)
-        self._raise(errors, batch, part, offset)
-        items = _item_codes(self.plan.item, batch, self.plan.request.item, part, offset)
-        self._mark(group, items, batch, part, offset)
-        self._items = items
-
-    def _mark(self, runs, items, batch, part, offset):
+        item = self.plan.item.encode(batch.column(self.plan.request.item), part)
+        err = np.full(k.N_KINDS, -1, np.int64)
         if self.seen is not None:
-            row = k.mark_items(runs, items, self.n_keys, self.seen)
-            if row >= 0:
-                raise self._duplicate(batch, part, offset + row, row)
+            dup = k.mark_items(n, a, b, stride, gold, item, self.n_keys, self.seen, err)
         else:
-            self.keys.append((runs * self.n_keys + items, part))
+            keys = np.empty(n, np.int64)
+            dup = k.item_keys(n, a, b, stride, gold, item, self.n_keys, keys, err)
+            self.keys.append((keys, part))
+        if err[k.VALUE] >= 0:  # an item outside the surveyed labels
+            raise self.plan.item.explain(batch.column(self.plan.request.item), int(err[k.VALUE]), part)
+        self._raise(err[None], batch, part, offset)
+        if dup >= 0:
+            raise self._duplicate(batch, part, offset + dup, dup)
+        if self.kept is not None:
+            self._items, _, _ = self._rows(batch, part, offset, item)
 
-    def _collect(self, n, a, b, stride, gold, score, weight, errors):
-        group, gold_codes, _, errs = self._rows(n, a, b, stride, gold)
-        errors[: errs.shape[0]] = errs
-        bad = np.zeros((1, k.N_KINDS), np.int64) - 1
-        k.check_scores(score, bad)
-        errors[0, k.VALUE] = bad[0, k.VALUE]
+    def _collect(self, a, b, stride, gold, batch, part, offset, weight, errors):
+        group, gold_codes, _ = self._rows(batch, part, offset, a, b, stride, gold)
+        score = score_view(batch.column(self.plan.request.score), self.plan.request.score, part)
+        k.check_scores(score, errors)
         if weight.size and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
             errors[0, k.WEIGHT] = int(np.argmax(~((weight > 0) & np.isfinite(weight))))
         self.pieces.append((group, gold_codes.astype(np.int8), np.asarray(score, np.float64), weight))
@@ -317,20 +332,6 @@ class Tally:
 def _lowest_bit(byte) -> int:
     byte = int(byte)
     return (byte & -byte).bit_length() - 1
-
-
-def _item_codes(encoder, batch, column, part, offset) -> np.ndarray:
-    col = encoder.encode(batch.column(column), part)
-    n = batch.num_rows
-    codes, gold = np.empty(n, np.int64), np.empty(n, np.int64)
-    errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
-    k.rows_batch(n, col, ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, codes, gold, np.zeros(0, np.int64), errors)
-    if errors.max() >= 0:
-        row = int(errors[errors >= 0].min())
-        topic = f"topic {batch.column('topic')[row].as_py()!r}, " if "topic" in batch.schema.names else ""
-        raise InputError(f"The run{where(part)} has ({topic}item {batch.column(column)[row].as_py()!r}) at row "
-                         f"{offset + row}, which the gold does not have.")
-    return codes
 
 
 def _run_codes(group, stride, n_topics):

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.dataset as pads
 
 from .._errors import InputError
 
@@ -175,10 +175,23 @@ class Source:
     def count_rows(self) -> int:
         return sum(p.num_rows if isinstance(p, pa.Table) else p.count_rows() for p in self.parts)
 
+    def encode_strings(self, columns: Sequence[str]) -> None:
+        """Dictionary-encode the string columns of in-memory parts, in place: the survey reads
+        their dictionaries and the counting their indices, so each string is hashed once."""
+        for i, part in enumerate(self.parts):
+            if not isinstance(part, pa.Table):
+                continue
+            for name in columns:
+                field = part.schema.field(name)
+                if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+                    part = part.set_column(part.schema.get_field_index(name), name,
+                                           pc.dictionary_encode(part.column(name)))
+            self.parts[i] = part
+
     def statistics(self, columns: Sequence[str]) -> dict:
         """``{column: (min, max)}`` from Parquet row-group statistics, for the columns every row
         group of every part describes (with min/max, no nulls); nothing for in-memory parts."""
-        if not all(isinstance(p, pads.Dataset) for p in self.parts):
+        if any(isinstance(p, pa.Table) for p in self.parts):
             return {}
         out = {}
         wanted = set(columns)
@@ -219,13 +232,16 @@ class Source:
     @staticmethod
     def _parquet_batches(name, dataset, columns):
         try:
-            # small readahead: memory stays a few batches whatever the dataset's size
-            for batch in dataset.to_batches(columns=columns, batch_size=BATCH_ROWS, batch_readahead=2,
-                                            fragment_readahead=1, use_threads=True):
+            # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps
+            # memory at a few batches whatever the dataset's size
+            batches = dataset.to_batches(columns=columns, batch_size=BATCH_ROWS, batch_readahead=2,
+                                         fragment_readahead=1, use_threads=True)
+            for i, batch in enumerate(batches):
                 yield batch
-                # Arrow's allocator keeps freed pages per thread; handing them back after each
-                # batch is what keeps a 100M-row stream at a flat peak
-                pa.default_memory_pool().release_unused()
+                if i % 8 == 7:
+                    # Arrow's allocator keeps freed pages; handing them back now and then is what
+                    # keeps a 100M-row stream at a flat peak
+                    pa.default_memory_pool().release_unused()
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"Cannot read Parquet data '{name}': {_arrow_reason(exc)}") from None
 
@@ -268,6 +284,8 @@ def open_source(source, *, format: str = "auto", label_name: str = "pred") -> So
     for path in expand_paths(source):
         fmt = detect_format(path) if format == "auto" else format
         if fmt == "parquet":
+            import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
+
             try:
                 parts.append(pads.dataset(path, format="parquet"))
             except (pa.ArrowInvalid, OSError) as exc:
