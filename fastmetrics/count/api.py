@@ -22,7 +22,7 @@ from .grid import even_spacing, threshold_grid
 from ..io.labels import require_columns
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
-from .tally import Tally
+from .tally import DuplicateItem, Tally
 
 __all__ = ["count", "plan", "exact_counts", "hard_counts", "histogram_to_counts", "sweep_histogram",
            "threshold_grid"]
@@ -107,8 +107,11 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     count_plan = plan(src, gold, by=by, pred=pred, score=score, thresholds=thresholds, gold_column=gold_column,
                       item=item, weight=weight, missing=missing, task=task, classes=classes, coords=coords)
     tally = Tally(count_plan)
-    for part, offset, batch in src.record_batches(count_plan.read_columns):
-        tally.add(batch, part, offset)
+    try:
+        for part, offset, batch in src.record_batches(count_plan.read_columns):
+            tally.add(batch, part, offset)
+    except DuplicateItem as error:
+        raise error.located(src) from None
     return tally.finish()
 
 

@@ -19,7 +19,7 @@ from ..tensor import ConfusionTensor
 from .api import plan
 from .assemble import compact, kept_labels, labels_to_numpy
 from ..io.labels import require_columns
-from .tally import Tally, missing_rows
+from .tally import DuplicateItem, Tally, missing_rows
 
 
 @njit(cache=True, parallel=True)
@@ -75,8 +75,11 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
                          "multiclass labels.")
     require_columns(src.column_names, [item], src.names[0], " for split halves")
     tally = Tally(count_plan, keep_rows=True)
-    for part, offset, batch in src.record_batches(count_plan.read_columns):
-        tally.add(batch, part, offset)
+    try:
+        for part, offset, batch in src.record_batches(count_plan.read_columns):
+            tally.add(batch, part, offset)
+    except DuplicateItem as error:
+        raise error.located(src) from None
     whole = tally.finish()
     group, gold_codes, pred_codes, items = (np.concatenate(column) for column in zip(*tally.kept))
     extra = missing_rows(tally) if count_plan.join is not None else None

@@ -232,17 +232,12 @@ class Tally:
                                f"{value!r} at row {offset + row}.")
         raise error
 
-    def _duplicate(self, batch, part, row, local) -> InputError:
+    def _duplicate(self, batch, part, row, local) -> "DuplicateItem":
         request = self.plan.request
         names = [c for c in ("system", "topic") if c in batch.schema.names] + [request.item]
         names += [c for c in self.plan.axes if c not in names]
-        values = ", ".join(f"{c}={batch.column(c)[local].as_py()!r}" for c in names)
-        others = [p for p in self.parts if p != part]
-        files = f" (again{where(part)}, row {row}" + (f"; also read from {', '.join(map(repr, others[:3]))})"
-                                                     if others else ")")
-        key = ", ".join(c for c in names)
-        return InputError(f"Duplicated ({key}): {values} appears more than once{files}; each item may appear "
-                          "once per system and topic.")
+        key = {c: batch.column(c)[local].as_py() for c in names}
+        return DuplicateItem(key, [(part, row)])
 
     # -- merging and the result -------------------------------------------------------------
     def merge(self, other: "Tally") -> "Tally":
@@ -327,6 +322,34 @@ class Tally:
         if self.partial is not None:
             state["partial"] = self.acc[None]  # ship one summed array, not one per thread
         return state
+
+
+class DuplicateItem(InputError):
+    """A (system, topic, item) met twice; ``sightings`` lists (part, row) where it was found."""
+
+    def __init__(self, key: dict, sightings: list):
+        self.key, self.sightings = key, sightings
+        values = ", ".join(f"{c}={v!r}" for c, v in key.items())
+        found = "; ".join(f"row {row}{where(part) or ' of the table'}" for part, row in sightings[:4])
+        super().__init__(f"Duplicated ({', '.join(key)}): {values} appears more than once ({found}); each item "
+                         "may appear once per system and topic.")
+
+    def located(self, src) -> "DuplicateItem":
+        """The same error naming every place the key occurs (read again: an error path only)."""
+        import pyarrow.compute as pc
+
+        sightings = []
+        for part, offset, batch in src.record_batches(list(self.key)):
+            mask = None
+            for c, v in self.key.items():
+                column = batch.column(c)
+                if pa.types.is_dictionary(column.type):
+                    column = column.dictionary_decode()
+                same = pc.equal(column, pa.scalar(v, column.type))
+                mask = same if mask is None else pc.and_(mask, same)
+            rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+            sightings += [(part, offset + int(r)) for r in rows]
+        return DuplicateItem(self.key, sightings or self.sightings)
 
 
 def _lowest_bit(byte) -> int:

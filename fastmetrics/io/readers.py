@@ -234,11 +234,11 @@ class Source:
         try:
             # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps
             # memory at a few batches whatever the dataset's size
-            batches = dataset.to_batches(columns=columns, batch_size=BATCH_ROWS, batch_readahead=2,
+            batches = dataset.to_batches(columns=columns, batch_size=BATCH_ROWS, batch_readahead=4,
                                          fragment_readahead=1, use_threads=True)
             for i, batch in enumerate(batches):
                 yield batch
-                if i % 8 == 7:
+                if i % 16 == 15:
                     # Arrow's allocator keeps freed pages; handing them back now and then is what
                     # keeps a 100M-row stream at a flat peak
                     pa.default_memory_pool().release_unused()
