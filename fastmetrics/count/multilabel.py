@@ -21,6 +21,8 @@ from numba import njit
 from .._errors import InputError
 from ..io import labels as enc
 from ..tensor import MultilabelTensor
+from .encoders import Encoder
+from .plan import column_codes
 
 
 @njit(cache=True)
@@ -103,6 +105,31 @@ def _long_to_lists(table: pa.Table, keys: list[str], category: str, gold: str, p
     return grouped.rename_columns(keys + [gold, pred])
 
 
+def _survey(batches, read, group_cols, gold_column, pred, classes):
+    """The sorted labels of each grouping column and the categories (pass 1)."""
+    labels = {c: [] for c in group_cols}
+    found = []
+    n_rows = 0
+    for part, table in batches(read):
+        n_rows += table.num_rows
+        for c in group_cols:
+            labels[c].append(pc.unique(table.column(c)))
+        for name in (gold_column, pred):
+            col = table.column(name)
+            if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
+                raise InputError(f"Column '{name}'{enc.where(part)} has type {col.type}; multilabel input needs "
+                                 "a list of categories per item (or pass category=... for one row per category).")
+            found.append(pc.drop_null(pc.unique(pc.list_flatten(col))))
+    if n_rows == 0:
+        raise InputError("The input has no rows.")
+    labels = {c: enc.sorted_labels([a.cast(v[0].type) for a in v], c) for c, v in labels.items()}
+    found = [a for a in found if len(a)] or [pa.array([], pa.string())]
+    categories = enc.class_labels(found, [gold_column, pred], classes)
+    if len(categories) == 0:
+        raise InputError("No item has any gold or predicted category.")
+    return labels, categories
+
+
 def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="item", weight=None,
                      classes=None, category=None) -> MultilabelTensor:
     """Count multilabel statistics per group (see the module docstring).
@@ -134,39 +161,16 @@ def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="
         enc.require_columns(columns, [gold_column, pred], src.names[0], " (multilabel lists)")
         batches = src.batches
     read = list(group_cols) + [gold_column, pred] + ([weight] if weight else [])
-
-    labels = {c: [] for c in group_cols}
-    found = []
-    n_rows = 0
-    for part, table in batches(read):
-        n_rows += table.num_rows
-        for c in group_cols:
-            labels[c].append(pc.unique(table.column(c)))
-        for name in (gold_column, pred):
-            col = table.column(name)
-            if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
-                raise InputError(f"Column '{name}'{enc.where(part)} has type {col.type}; multilabel input needs "
-                                 "a list of categories per item (or pass category=... for one row per category).")
-            found.append(pc.drop_null(pc.unique(pc.list_flatten(col))))
-    if n_rows == 0:
-        raise InputError("The input has no rows.")
-    labels = {c: enc.sorted_labels([a.cast(v[0].type) for a in v], c) for c, v in labels.items()}
-    found = [a for a in found if len(a)] or [pa.array([], pa.string())]
-    categories = enc.class_labels(found, [gold_column, pred], classes)
-    k = len(categories)
-    if k == 0:
-        raise InputError("No item has any gold or predicted category.")
+    labels, categories = _survey(batches, read, group_cols, gold_column, pred, classes)
+    encoders = [Encoder(c, labels[c]) for c in group_cols]
     sizes = tuple(len(labels[c]) for c in group_cols)
-    n_groups = int(np.prod(sizes, dtype=np.int64))
-    dtype = np.float64
-    cooc = np.zeros((n_groups, k, k), dtype)
-    gold_size = np.zeros((n_groups, k), dtype)
-    pred_size = np.zeros((n_groups, k), dtype)
-    n = np.zeros(n_groups, dtype)
-    object_sums = np.zeros((n_groups, 3), dtype)
-    object_counts = np.zeros((n_groups, 3), dtype)
+    n_groups, k = int(np.prod(sizes, dtype=np.int64)), len(categories)
+    cooc = np.zeros((n_groups, k, k))
+    gold_size, pred_size = np.zeros((n_groups, k)), np.zeros((n_groups, k))
+    n = np.zeros(n_groups)
+    object_sums, object_counts = np.zeros((n_groups, 3)), np.zeros((n_groups, 3))
     for part, table in batches(read):
-        codes = [enc.encode_with(table.column(c).cast(labels[c].type), labels[c], c, part) for c in group_cols]
+        codes = [column_codes(e, table.column(e.column).combine_chunks(), part) for e in encoders]
         group = np.ravel_multi_index(codes, sizes).astype(np.int64) if codes else np.zeros(table.num_rows, np.int64)
         g_off, g_codes = _list_parts(table.column(gold_column), categories, gold_column, part)
         p_off, p_codes = _list_parts(table.column(pred), categories, pred, part)

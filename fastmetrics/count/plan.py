@@ -390,11 +390,11 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
         check_unique_gold(gold, ["item"])
     item = Encoder(request.item, sorted_union([gold.column("item").combine_chunks()], request.item),
                    unknown="which the gold does not have")
-    items = _codes(item, gold.column("item").combine_chunks(), "gold")
+    items = column_codes(item, gold.column("item").combine_chunks(), "gold")
     n_items = item.size
     if join_on_topic:
         topic_axis = plan.axes.index("topic")
-        topics = _codes(plan.encoders["topic"], gold.column("topic").combine_chunks(), "gold")
+        topics = column_codes(plan.encoders["topic"], gold.column("topic").combine_chunks(), "gold")
         n_topics = plan.encoders["topic"].size
     else:
         topic_axis, topics, n_topics = None, np.zeros(gold.num_rows, np.int64), 1
@@ -409,12 +409,12 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
         dense, keys, key_rows = np.zeros(0, np.int32), key[order], rows[order]
     gold_classes = Encoder("gold", classes, binary=classes is None,
                            unknown="which is not among the classes given")
-    codes = _codes(gold_classes, gold.column("gold").combine_chunks(), "gold")
+    codes = column_codes(gold_classes, gold.column("gold").combine_chunks(), "gold")
     return GoldJoin(item, topic_axis, dense, keys, key_rows, codes.astype(np.int8 if classes is None else np.int32),
                     topics, gold)
 
 
-def _codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
+def column_codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
     """Codes of a whole (small) column, e.g. of the gold table; -1 is an error here."""
     n = len(array)
     codes, unused = np.empty(n, np.int64), np.empty(n, np.int64)
