@@ -142,19 +142,21 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
 
 def prepare(columns, schema, part, gold=None, *, by=("system", "topic"), **options):
     """The checked :class:`Request`, the label columns' types and the normalised gold table."""
-    request = Request(columns=tuple(columns), by=tuple(by), has_gold=gold is not None, part=part, **options)
+    gold_table = normalised_gold(gold, options.get("item", "item"), options.get("gold_column", "gold")) \
+        if gold is not None else None
+    request = Request(columns=tuple(columns), by=tuple(by), has_gold=gold is not None, part=part,
+                      gold_topics=gold_table is not None and "topic" in gold_table.column_names, **options)
     request.validate()
-    gold_table = normalised_gold(gold, request) if gold is not None else None
     types = {f.name: f.type for f in schema}
     return request, types, gold_table
 
 
-def normalised_gold(gold, request: Request) -> pa.Table:
+def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
     """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys)."""
     table = load_gold(gold)
     names = table.column_names
-    item = request.item if request.item in names else "item"
-    label = "gold" if "gold" in names else request.gold_column
+    item = item if item in names else "item"
+    label = "gold" if "gold" in names else gold_column
     require_columns(names, [item, label], "gold", " of a gold table")
     cols = (["topic"] if "topic" in names else []) + [item, label]
     table = table.select(cols).rename_columns((["topic"] if "topic" in names else []) + ["item", "gold"])

@@ -52,6 +52,7 @@ class Request:
     classes: object = None
     coords: dict | None = None
     has_gold: bool = False
+    gold_topics: bool = False      # the separate gold has a topic column (joined on topic, item)
     part: str = "<table>"
 
     @property
@@ -73,7 +74,9 @@ class Request:
     @property
     def axes(self) -> tuple:
         shown = tuple(c for c in self.by if c in self.columns or c not in IDENTITY)
-        return shown + tuple(c for c in IDENTITY if c in self.columns and c not in shown)
+        # a gold without topics is joined on the item alone: then the topic is no identity
+        identity = tuple(c for c in IDENTITY if c != "topic" or not self.has_gold or self.gold_topics)
+        return shown + tuple(c for c in identity if c in self.columns and c not in shown)
 
     @property
     def hidden(self) -> tuple:
@@ -103,7 +106,7 @@ class Request:
         require_columns(self.columns, [self.value] + ([self.weight] if self.weight else []), self.part)
         if self.has_gold:
             require_columns(self.columns, [self.item], self.part, " to join the gold")
-            if "topic" in self.by and "topic" not in self.columns:
+            if "topic" in self.by and "topic" in self.columns and not self.gold_topics:
                 raise InputError("Grouping by topic needs a 'topic' column in both the runs and the gold.")
         else:
             require_columns(self.columns, [self.gold_column], self.part, " (or pass a separate gold)")

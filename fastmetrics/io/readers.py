@@ -145,22 +145,8 @@ class Source:
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
         """Yield ``(part name, table)`` chunks holding only ``columns`` (dictionary-encoded
         columns, e.g. pandas categoricals or fastmetrics' own tidy outputs, decoded)."""
-        for name, part in zip(self.names, self.parts):
-            if isinstance(part, pa.Table):
-                yield name, _decoded(part.select(list(columns)) if columns is not None else part)
-            else:
-                try:
-                    # small readahead: memory stays a few batches whatever the dataset's size
-                    for batch in part.to_batches(columns=list(columns) if columns is not None else None,
-                                                 batch_size=BATCH_ROWS, batch_readahead=2, fragment_readahead=1,
-                                                 use_threads=False):
-                        if batch.num_rows:
-                            yield name, _decoded(pa.Table.from_batches([batch]))
-                            # Arrow's allocator keeps freed pages per thread; handing them back
-                            # after each batch is what keeps a 100M-row stream at a flat peak
-                            pa.default_memory_pool().release_unused()
-                except (pa.ArrowInvalid, OSError) as exc:
-                    raise InputError(f"Cannot read Parquet data '{name}': {_arrow_reason(exc)}") from None
+        for name, _, batch in self.record_batches(self.column_names if columns is None else columns):
+            yield name, _decoded(pa.Table.from_batches([batch]))
 
     def read_all(self, columns: Sequence[str] | None = None) -> pa.Table:
         tables = [t for _, t in self.batches(columns)]
@@ -215,35 +201,40 @@ class Source:
         return {c: v for c, v in out.items() if c in wanted}
 
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
-        """Yield ``(part name, first row's index in the part, batch)`` holding ``columns`` as
-        stored: dictionary-encoded columns stay encoded (the count stage reads their indices)."""
+        """Yield ``(file or part name, first row's index in it, batch)`` holding ``columns`` as
+        stored: dictionary-encoded columns stay encoded (the count stage reads their indices).
+        A Parquet dataset is read file by file, so rows are numbered within their file."""
         columns = list(columns)
         for name, part in zip(self.names, self.parts):
-            offset = 0
             if isinstance(part, pa.Table):
-                batches = part.select(columns).to_batches()
+                yield from _numbered(name, part.select(columns).to_batches())
             else:
-                batches = self._parquet_batches(name, part, columns)
-            for batch in batches:
-                if batch.num_rows:
-                    yield name, offset, batch
-                    offset += batch.num_rows
+                for fragment in part.get_fragments():
+                    yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, columns))
 
-    @staticmethod
-    def _parquet_batches(name, dataset, columns):
-        try:
-            # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps
-            # memory at a few batches whatever the dataset's size
-            batches = dataset.to_batches(columns=columns, batch_size=BATCH_ROWS, batch_readahead=4,
-                                         fragment_readahead=1, use_threads=True)
-            for i, batch in enumerate(batches):
-                yield batch
-                if i % 16 == 15:
-                    # Arrow's allocator keeps freed pages; handing them back now and then is what
-                    # keeps a 100M-row stream at a flat peak
-                    pa.default_memory_pool().release_unused()
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(f"Cannot read Parquet data '{name}': {_arrow_reason(exc)}") from None
+
+def _numbered(name, batches):
+    offset = 0
+    for batch in batches:
+        if batch.num_rows:
+            yield name, offset, batch
+            offset += batch.num_rows
+
+
+def _parquet_batches(fragment, schema, columns):
+    try:
+        # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps memory
+        # at a few batches whatever the file's size
+        batches = fragment.to_batches(schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=4,
+                                      use_threads=True)
+        for i, batch in enumerate(batches):
+            yield batch
+            if i % 16 == 15:
+                # Arrow's allocator keeps freed pages; handing them back now and then is what
+                # keeps a 100M-row stream at a flat peak
+                pa.default_memory_pool().release_unused()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
 
 
 def _decoded(table: pa.Table) -> pa.Table:
