@@ -45,8 +45,44 @@ def test_count_w1_kernel(benchmark, w1):
 
 
 def test_count_w1_from_arrow(benchmark, w1_table):
-    """fm.count end to end from an Arrow table: validation, encoding, counting."""
-    benchmark.pedantic(lambda: fm.count(w1_table, by=("system", "topic"), thresholds=101), rounds=3, iterations=1)
+    """fm.count end to end from an Arrow table: validation, encoding, counting (101 thresholds)."""
+    fm.count(w1_table.slice(0, 200_000), thresholds=101)
+    benchmark.pedantic(lambda: fm.count(w1_table, thresholds=101), rounds=7, iterations=1)
+
+
+@pytest.fixture(scope="module")
+def w1_hard():
+    import pyarrow.compute as pc
+
+    table = workloads.table()
+    return table.append_column("pred", pc.greater_equal(table.column("score"), 0.5))
+
+
+def test_count_w1_hard_from_arrow(benchmark, w1_hard):
+    """fm.count end to end, hard labels (pred = score >= 0.5)."""
+    fm.count(w1_hard.slice(0, 200_000))
+    benchmark.pedantic(lambda: fm.count(w1_hard), rounds=7, iterations=1)
+
+
+def test_duckdb_w1_hard_group_by(benchmark, w1_hard):
+    """The same hard counts by DuckDB: group by (system, topic, gold, pred) on the Arrow table."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.register("w1", w1_hard)
+    benchmark.pedantic(lambda: con.sql("select system, topic, gold, pred, count(*) from w1 group by all")
+                       .to_arrow_table(), rounds=7, iterations=1)
+
+
+def test_duckdb_w1_histogram(benchmark, w1_table, w1):
+    """DuckDB building the 101-bucket sweep histogram (group by system, topic, gold, bucket)."""
+    duckdb = pytest.importorskip("duckdb")
+    from compare_peers import duckdb_queries
+
+    grid = w1[3]
+    _, query = duckdb_queries(float(grid[0]), float((grid[-1] - grid[0]) / (grid.size - 1)))
+    con = duckdb.connect()
+    con.register("w1", w1_table)
+    benchmark.pedantic(lambda: con.sql(query.format(src="w1")).to_arrow_table(), rounds=5, iterations=1)
 
 
 @pytest.mark.parametrize("name", ["accuracy", "precision", "recall", "f1", "mcc", "k", "proficiency"])
@@ -89,6 +125,20 @@ def p1(tmp_path_factory):
     path = tmp_path_factory.mktemp("p1") / "w1.parquet"
     pq.write_table(workloads.table(), path, row_group_size=1 << 20)
     return str(path)
+
+
+def test_pq_read_table_w1(benchmark, p1):
+    """pyarrow reading the four columns of W1's Parquet file: the Parquet floor."""
+    import pyarrow.parquet as pq
+
+    benchmark.pedantic(lambda: pq.read_table(p1, columns=["system", "topic", "gold", "score"]), rounds=7,
+                       iterations=1)
+
+
+def test_count_w1_parquet(benchmark, p1):
+    """fm.count from W1's Parquet file, 101 thresholds (target: <= 2x pq.read_table)."""
+    fm.count(p1, thresholds=101)
+    benchmark.pedantic(lambda: fm.count(p1, thresholds=101), rounds=7, iterations=1)
 
 
 def test_p1_parquet_to_tidy_ten_measures(benchmark, p1):
@@ -134,7 +184,8 @@ def test_stability_w1_500_halvings(benchmark):
 
 
 def test_cold_start_evaluate(benchmark, tmp_path):
-    """`fastmetrics evaluate` on a 100-row file in a fresh process, numba's cache warm."""
+    """`fastmetrics evaluate` on a 100-row file in a fresh process, numba's cache warm (see
+    cold_start.py for an empty cache)."""
     import subprocess
     import sys
 

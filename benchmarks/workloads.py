@@ -61,3 +61,21 @@ def best_of(fn, repeat: int = 3) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def table_sized(n_rows: int, n_groups: int, seed: int = 1, pred: bool = True) -> pa.Table:
+    """W1-shaped rows in ``n_groups`` (a power of 10) (system, topic) groups of
+    ``n_rows / n_groups`` items: int32 system/topic (10^ceil(e/2) systems for 10^e groups), bool
+    gold, float32 score, and the hard prediction ``score >= 0.5``."""
+    exponent = int(round(np.log10(n_groups)))
+    n_systems = 10 ** ((exponent + 1) // 2)
+    n_topics = n_groups // n_systems
+    items = n_rows // n_groups
+    rng = np.random.default_rng(seed)
+    group = np.repeat(np.arange(n_groups, dtype=np.int32), items)
+    gold = rng.random(group.size) < 0.2
+    score = rng.standard_normal(group.size, dtype=np.float32) + gold.astype(np.float32)
+    columns = {"system": group // n_topics, "topic": group % n_topics, "gold": gold, "score": score}
+    if pred:
+        columns["pred"] = score >= 0.5
+    return pa.table(columns)

@@ -58,6 +58,10 @@ def distinct(array: pa.Array) -> pa.Array:
     """The distinct values of one batch's column: integers through a presence table over their
     range (no hashing), anything else through Arrow's hash."""
     if pa.types.is_dictionary(array.type):
+        if len(array) > SMALL and not array.null_count:
+            present = np.zeros(len(array.dictionary), np.bool_)
+            mark_present(int_view(array.indices), 0, present)
+            return pc.unique(array.dictionary.filter(pa.array(present)))
         return pc.unique(array.dictionary.take(pc.unique(array.indices)))
     if pa.types.is_integer(array.type) and len(array) > SMALL and not array.null_count:
         values = int_view(array)

@@ -244,6 +244,19 @@ def _decoded(table: pa.Table) -> pa.Table:
     return table
 
 
+def _parquet_dataset(path):
+    """A Parquet dataset whose string columns are read as dictionaries: their dictionary pages
+    are kept instead of being expanded to one string per row (the count stage reads indices)."""
+    import pyarrow.dataset as pads
+
+    schema = pads.dataset(path, format="parquet").schema
+    strings = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    if not strings:
+        return pads.dataset(path, format="parquet")
+    options = pads.ParquetReadOptions(dictionary_columns=strings)
+    return pads.dataset(path, format=pads.ParquetFileFormat(read_options=options))
+
+
 def _table_from_object(obj) -> pa.Table:
     if isinstance(obj, pa.Table):
         return obj
@@ -278,7 +291,7 @@ def open_source(source, *, format: str = "auto", label_name: str = "pred") -> So
             import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
 
             try:
-                parts.append(pads.dataset(path, format="parquet"))
+                parts.append(_parquet_dataset(path))
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(f"Cannot read Parquet data '{path}': {_arrow_reason(exc)}") from None
         elif fmt == "csv":
