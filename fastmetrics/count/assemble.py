@@ -72,11 +72,18 @@ def compact(plan, acc, keep: dict, coords: dict, lead: int = 0):
 
 
 def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
-    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram ``hist[g, gold, b]``."""
+    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram ``hist[g, gold, b]``:
+    a row is predicted positive at threshold t iff it passes at least t + 1 thresholds."""
     hist = np.ascontiguousarray(hist)
     flat = hist.reshape(-1, 2, hist.shape[-1])
     out = np.empty((flat.shape[0], hist.shape[-1] - 1, 2, 2), hist.dtype)
-    k.histogram_to_counts(flat, out)
+    if flat.size > (1 << 16):
+        k.histogram_to_counts(flat, out)
+    else:  # small: numpy, no parallel kernel to compile
+        above = np.cumsum(flat[:, :, :0:-1], axis=-1)[:, :, ::-1]   # rows passing > t thresholds
+        total = flat.sum(axis=-1, keepdims=True)
+        out[..., 1] = above.transpose(0, 2, 1)
+        out[..., 0] = (total - above).transpose(0, 2, 1)
     return out.reshape(hist.shape[:-2] + out.shape[1:])
 
 

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from .._errors import InputError
 from ..io.labels import no_nulls, where
-from ._kernels import int_range, mark_present
+from ._kernels import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
 # values (and not much sparser than the labels); beyond it, the column is dictionary-encoded.
@@ -205,3 +205,17 @@ def code_column(codes: np.ndarray, size: int):
     if values.dtype not in (np.int32, np.int64):
         values = values.astype(np.int32)
     return (values, 0, int(size))
+
+
+def score_range(values: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
+    """(min, max) of finite scores; the first non-finite row is noted in ``errors[0, VALUE]``.
+    Small arrays go through numpy (no kernel to compile), large ones through a parallel kernel."""
+    if values.size > SMALL:
+        return check_scores(values, errors)
+    finite = np.isfinite(values)
+    if not finite.all():
+        errors[0, VALUE] = int(np.argmin(finite))
+        values = values[finite]
+    if values.size == 0:
+        return np.inf, -np.inf
+    return float(values.min()), float(values.max())

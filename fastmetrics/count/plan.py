@@ -24,9 +24,9 @@ import pyarrow.compute as pc
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
-from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_view, sorted_union
+from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
 from .grid import even_spacing, is_count, threshold_grid
-from ._kernels import N_KINDS, _rows_chunk, check_scores
+from ._kernels import N_KINDS, _rows_chunk
 
 MISSING_POLICIES = ("error", "negative", "drop")
 TASKS = ("auto", "binary", "multiclass")
@@ -190,7 +190,7 @@ class Survey:
     def _score(self, column, name, part):
         values = score_view(column, name, part)
         errors = np.full((1, N_KINDS), -1, np.int64)
-        lo, hi = check_scores(values, errors)
+        lo, hi = score_range(values, errors)
         if errors.max() >= 0:
             row = int(errors.max())
             raise InputError(f"Column '{name}'{where(part)} has the non-finite value "

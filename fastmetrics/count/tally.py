@@ -16,7 +16,7 @@ import pyarrow as pa
 from .._errors import InputError, ParameterError
 from ..tensor import ConfusionTensor
 from . import _kernels as k
-from .encoders import ABSENT_COLUMN, code_column, score_view, where
+from .encoders import ABSENT_COLUMN, code_column, score_range, score_view, where
 from .plan import CountPlan
 
 # Per-thread partial counts are merged after each batch; beyond this size one array is cheaper.
@@ -201,7 +201,7 @@ class Tally:
     def _collect(self, a, b, stride, gold, batch, part, offset, weight, errors):
         group, gold_codes, _ = self._rows(batch, part, offset, a, b, stride, gold)
         score = score_view(batch.column(self.plan.request.score), self.plan.request.score, part)
-        k.check_scores(score, errors)
+        score_range(score, errors)
         if weight.size and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
             errors[0, k.WEIGHT] = int(np.argmax(~((weight > 0) & np.isfinite(weight))))
         self.pieces.append((group, gold_codes.astype(np.int8), np.asarray(score, np.float64), weight))

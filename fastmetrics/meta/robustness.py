@@ -9,70 +9,53 @@ not averaged.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyarrow as pa
-from numba import njit, prange
 
 from .._errors import ParameterError
 from .._seeding import rng_of
 from ._common import MetaResult, labels_array, system_topic_values
 
 
-@njit(cache=True, inline="always")
-def _average_ranks(x, out):
-    order = np.argsort(x)
-    n = x.size
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and x[order[j + 1]] == x[order[i]]:
-            j += 1
-        rank = 0.5 * (i + j) + 1.0
-        for k in range(i, j + 1):
-            out[order[k]] = rank
-        i = j + 1
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks along axis 1 (1-based, ties get their average rank); NaN entries stay NaN and
+    are not ranked. Vectorised over the other axes: sort once, find each tie run's first and
+    last position, and give every member the mean of the two."""
+    order = np.argsort(x, axis=1, kind="stable")          # NaN sort last
+    ordered = np.take_along_axis(x, order, axis=1)
+    n = x.shape[1]
+    position = np.broadcast_to(np.arange(n).reshape(1, n, 1), x.shape)
+    starts = np.ones(x.shape, bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]      # NaN != NaN: each NaN its own run
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    ends = np.ones(x.shape, bool)
+    ends[:, :-1] = starts[:, 1:]
+    last = n - 1 - np.maximum.accumulate(np.where(ends, n - 1 - position, 0)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(x.shape)
+    np.put_along_axis(ranks, order, 0.5 * (first + last) + 1.0, axis=1)
+    ranks[np.isnan(x)] = np.nan
+    return ranks
 
 
-@njit(cache=True)
-def _spearman(x, y):
-    keep = ~(np.isnan(x) | np.isnan(y))
-    xs = x[keep]
-    ys = y[keep]
-    n = xs.size
-    if n < 2:
-        return np.nan
-    rx = np.empty(n)
-    ry = np.empty(n)
-    _average_ranks(xs, rx)
-    _average_ranks(ys, ry)
-    mx = rx.mean()
-    my = ry.mean()
-    sxy = 0.0
-    sxx = 0.0
-    syy = 0.0
-    for i in range(n):
-        dx = rx[i] - mx
-        dy = ry[i] - my
-        sxy += dx * dy
-        sxx += dx * dx
-        syy += dy * dy
-    if sxx == 0.0 or syy == 0.0:
-        return np.nan
-    return sxy / math.sqrt(sxx * syy)
-
-
-@njit(cache=True, parallel=True)
-def _pair_correlations(values, first, second, out):
-    """out[m, p] = Spearman of values[m, :, first[p]] and values[m, :, second[p]]."""
-    n_measures = values.shape[0]
-    n_pairs = first.size
-    for job in prange(n_measures * n_pairs):
-        m = job // n_pairs
-        p = job % n_pairs
-        out[m, p] = _spearman(np.ascontiguousarray(values[m, :, first[p]]),
-                              np.ascontiguousarray(values[m, :, second[p]]))
+def _pair_correlations(values, first, second, chunk: int = 256) -> np.ndarray:
+    """out[m, p] = Spearman of values[m, :, first[p]] and values[m, :, second[p]] over the
+    systems defined on both topics; NaN when fewer than two remain or either side is constant.
+    Plain numpy, pairs taken ``chunk`` at a time so memory stays measures x systems x chunk."""
+    out = np.empty((values.shape[0], first.size))
+    for start in range(0, first.size, chunk):
+        a = values[:, :, first[start:start + chunk]]
+        b = values[:, :, second[start:start + chunk]]
+        both = ~(np.isnan(a) | np.isnan(b))
+        rx = _average_ranks(np.where(both, a, np.nan))
+        ry = _average_ranks(np.where(both, b, np.nan))
+        n = both.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dx = np.where(both, rx - np.nansum(rx, axis=1, keepdims=True) / n[:, None], 0.0)
+            dy = np.where(both, ry - np.nansum(ry, axis=1, keepdims=True) / n[:, None], 0.0)
+            sxx, syy = (dx * dx).sum(axis=1), (dy * dy).sum(axis=1)
+            r = (dx * dy).sum(axis=1) / np.sqrt(sxx * syy)
+        out[:, start:start + chunk] = np.where((n >= 2) & (sxx > 0) & (syy > 0), r, np.nan)
+    return out
 
 
 def topic_pairs(n_topics: int, pairs, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -113,8 +96,7 @@ def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
     """
     values, _, topics = system_topic_values(scores)
     first, second = topic_pairs(len(topics), pairs, rng_of(seed))
-    corr = np.empty((values.shape[0], first.size))
-    _pair_correlations(np.ascontiguousarray(values), first.astype(np.int64), second.astype(np.int64), corr)
+    corr = _pair_correlations(np.asarray(values, np.float64), first.astype(np.int64), second.astype(np.int64))
     defined = ~np.isnan(corr)
     counts = defined.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
