@@ -260,11 +260,12 @@ def _mark(seen, key):
 
 
 @njit(cache=True)
-def mark_items(n, a, b, stride_a, gold, item, n_items, seen, err):
+def mark_items(n, a, b, stride_a, gold, item, n_items, seen, keys, err):
     """Mark key (group, item) of every row in the bitmap ``seen``; return the first row whose
     key was already marked -- a duplicated item, in this batch or an earlier one -- or -1.
-    Serial: two threads setting bits of one byte would lose a mark. (``gold`` is read as the
-    counting kernels read it, so both share one compiled ``_row_codes``.)"""
+    With an empty ``seen`` (a key space too large for a bitmap) write the keys to ``keys`` for a
+    check by sorting instead. Serial: two threads setting bits of one byte would lose a mark.
+    (``gold`` is read as the counting kernels read it, so both share one compiled ``_row_codes``.)"""
     for r in range(n):
         g, _ = _row_codes(a, b, stride_a, gold, r, err)
         i = code_of(item, r)
@@ -273,24 +274,10 @@ def mark_items(n, a, b, stride_a, gold, item, n_items, seen, err):
         if i < 0:
             _note(err, VALUE, r)
             return -1
-        if not _mark(seen, g * n_items + i):
+        if seen.size == 0:
+            keys[r] = g * n_items + i
+        elif not _mark(seen, g * n_items + i):
             return r
-    return -1
-
-
-@njit(cache=True)
-def item_keys(n, a, b, stride_a, gold, item, n_items, keys, err):
-    """keys[r] = group * n_items + item code (the duplicate check by sorting, for key spaces
-    too large for a bitmap)."""
-    for r in range(n):
-        g, _ = _row_codes(a, b, stride_a, gold, r, err)
-        i = code_of(item, r)
-        if g < 0:
-            return -1
-        if i < 0:
-            _note(err, VALUE, r)
-            return -1
-        keys[r] = g * n_items + i
     return -1
 
 

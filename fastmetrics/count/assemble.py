@@ -120,29 +120,40 @@ def _exact(tally, extra, coords) -> ConfusionTensor:
     gold = np.concatenate([p[1] for p in pieces])
     score = np.concatenate([p[2] for p in pieces])
     weight = np.concatenate([p[3] for p in pieces]) if weighted else None
-    # renumber the groups: compacted whole-range axes, hidden axes pooled away
-    codes = list(np.unravel_index(group, plan.sizes)) if plan.sizes else []
-    sizes, axes, kept = [], [], []
-    for i, c in enumerate(plan.axes):
-        if plan.encoders[c].compact:
-            keep = _keep(plan, c, np.bincount(codes[i], minlength=plan.sizes[i]) > 0)
-            codes[i] = (np.cumsum(keep) - 1)[codes[i]]
-            coords[c] = coords[c][keep]
-        if c not in plan.hidden:
-            axes.append(c)
-            sizes.append(len(coords[c]))
-            kept.append(codes[i])
-    sizes, axes = tuple(sizes), tuple(axes)
-    group = np.ravel_multi_index(kept, sizes) if kept else np.zeros_like(group)
-    n_groups = int(np.prod(sizes, dtype=np.int64))
-    out_group, out_threshold, out_counts = exact_counts(group, gold, score, n_groups, weight=weight)
-    keep = np.isfinite(out_threshold)  # -inf marks the padding of missing items, not a real score
-    out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
+    group, sizes, axes = _exact_groups(plan, group, coords)
+    out_group, out_threshold, out_counts = exact_counts(group, gold, score, int(np.prod(sizes, dtype=np.int64)),
+                                                        weight=weight)
+    if extra is not None:  # -inf marks the padding of missing items, not a real score
+        keep = np.isfinite(out_threshold)
+        out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
     cell_codes = np.unravel_index(out_group, sizes) if sizes else ()
     cell_coords = {c: coords[c][cell_codes[i]] for i, c in enumerate(axes)}
     cell_coords["threshold"] = out_threshold
     return ConfusionTensor(out_counts, ("cell",), cell_coords, coord_axes={c: "cell" for c in cell_coords},
                            classes=[0, 1])
+
+
+def _exact_groups(plan, group, coords):
+    """Group codes renumbered for the result: labels of whole-range axes no row used dropped,
+    hidden axes pooled away (``coords`` is updated in place). Untouched when neither applies."""
+    used = {c: np.bincount(group // int(np.prod(plan.sizes[i + 1:], dtype=np.int64)) % plan.sizes[i],
+                           minlength=plan.sizes[i]) > 0
+            for i, c in enumerate(plan.axes) if plan.encoders[c].compact}
+    keep = {c: _keep(plan, c, u) for c, u in used.items()}
+    if not plan.hidden and all(k.all() for k in keep.values()):
+        return group, plan.sizes, plan.axes
+    codes = list(np.unravel_index(group, plan.sizes))
+    sizes, axes, kept = [], [], []
+    for i, c in enumerate(plan.axes):
+        if c in keep:
+            codes[i] = (np.cumsum(keep[c]) - 1)[codes[i]]
+            coords[c] = coords[c][keep[c]]
+        if c not in plan.hidden:
+            axes.append(c)
+            sizes.append(len(coords[c]))
+            kept.append(codes[i])
+    group = np.ravel_multi_index(kept, sizes) if kept else np.zeros_like(group)
+    return group, tuple(sizes), tuple(axes)
 
 
 def labels_to_numpy(labels: pa.Array) -> np.ndarray:

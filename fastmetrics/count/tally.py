@@ -184,11 +184,10 @@ class Tally:
         n = batch.num_rows
         item = self.plan.item.encode(batch.column(self.plan.request.item), part)
         err = np.full(k.N_KINDS, -1, np.int64)
-        if self.seen is not None:
-            dup = k.mark_items(n, a, b, stride, gold, item, self.n_keys, self.seen, err)
-        else:
-            keys = np.empty(n, np.int64)
-            dup = k.item_keys(n, a, b, stride, gold, item, self.n_keys, keys, err)
+        keys = np.empty(0 if self.seen is not None else n, np.int64)
+        seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
+        dup = k.mark_items(n, a, b, stride, gold, item, self.n_keys, seen, keys, err)
+        if self.seen is None:
             self.keys.append((keys, part))
         if err[k.VALUE] >= 0:  # an item outside the surveyed labels
             raise self.plan.item.explain(batch.column(self.plan.request.item), int(err[k.VALUE]), part)
