@@ -19,7 +19,8 @@ from . import _kernels as k
 from .encoders import ABSENT_COLUMN, code_column, score_range, score_view, where
 from .plan import CountPlan
 
-# Per-thread partial counts are merged after each batch; beyond this size one array is cheaper.
+# One partial count array per thread up to this size (summed once, after the last batch);
+# beyond it, one array shared by a single thread costs less memory.
 _PARTIAL_BYTES = 256 << 20
 # A (run, item) bitmap up to this many bits; beyond it, keys are sorted at the end instead.
 _BITMAP_BITS = 1 << 32
