@@ -135,6 +135,21 @@ RANGE_AXIS = 1 << 16
 RANGE_GROUPS = 1 << 24
 
 
+def _min_max(columns, part, names) -> list:
+    """(min, max) of integer columns; Arrow's kernel is single-threaded, so two large columns
+    are scanned side by side (it releases the GIL)."""
+    for column, name in zip(columns, names):
+        no_nulls(column, name, part)
+    if len(columns) > 1 and len(columns[0]) > (1 << 20):
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(columns)) as pool:
+            found = list(pool.map(pc.min_max, columns))
+    else:
+        found = [pc.min_max(c) for c in columns]
+    return [(low.as_py(), high.as_py()) for low, high in (f.values() for f in found)]
+
+
 class NeedValues(Exception):
     """Ranges alone do not fit (too wide): survey again with the distinct values."""
 
@@ -158,20 +173,18 @@ class Survey:
 
     def add(self, batch: pa.RecordBatch, part, score: str | None) -> None:
         self.rows += batch.num_rows
+        ranged = [n for n in batch.schema.names
+                  if n in self.ranged and pa.types.is_integer(batch.schema.field(n).type) and not self.exact]
+        for name, (low, high) in zip(ranged, _min_max([batch.column(n) for n in ranged], part, ranged)):
+            old = self.ranges.get(name)
+            self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+            if high - low >= RANGE_AXIS:
+                self.values.setdefault(name, []).append(distinct(batch.column(name)))
         for name in batch.schema.names:
-            column = batch.column(name)
             if name == score:
-                self._score(column, name, part)
-            elif name in self.ranged and pa.types.is_integer(column.type) and not self.exact:
-                no_nulls(column, name, part)
-                low, high = pc.min_max(column).values()
-                low, high = low.as_py(), high.as_py()
-                old = self.ranges.get(name)
-                self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
-                if high - low >= RANGE_AXIS:
-                    self.values.setdefault(name, []).append(distinct(column))
-            else:
-                self.values.setdefault(name, []).append(distinct(column))
+                self._score(batch.column(name), name, part)
+            elif name not in ranged:
+                self.values.setdefault(name, []).append(distinct(batch.column(name)))
 
     def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:
         """Take ranges from column statistics (min, max): integer axes and a finite score
