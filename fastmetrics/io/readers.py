@@ -247,7 +247,7 @@ def _decoded(table: pa.Table) -> pa.Table:
 def _parquet_dataset(path):
     """A Parquet dataset whose string columns are read as dictionaries: their dictionary pages
     are kept instead of being expanded to one string per row (the count stage reads indices)."""
-    import pyarrow.dataset as pads
+    import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
 
     schema = pads.dataset(path, format="parquet").schema
     strings = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
@@ -288,8 +288,6 @@ def open_source(source, *, format: str = "auto", label_name: str = "pred") -> So
     for path in expand_paths(source):
         fmt = detect_format(path) if format == "auto" else format
         if fmt == "parquet":
-            import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
-
             try:
                 parts.append(_parquet_dataset(path))
             except (pa.ArrowInvalid, OSError) as exc:
