@@ -91,57 +91,25 @@ def _weight_ok(weight, r, err):
     return False
 
 
-@njit(cache=True)
-def _bucket(score, thresholds, even, lo, inv_step):
-    """Number of thresholds <= score, always in [0, k].
-
-    On an evenly spaced grid one multiplication guesses the bucket and two short walks settle it
-    against the stored values (ties count as positive: score >= t); a NaN or infinite guess
-    (a range near the float limits) falls to 0 and the walk finds the bucket all the same.
-    Otherwise a binary search.
-    """
-    k = thresholds.size
-    if even:
-        x = (score - lo) * inv_step
-        if x >= k:
-            b = k
-        elif x > 0.0:
-            b = min(int(x) + 1, k)
-        else:
-            b = 0
-        while b < k and thresholds[b] <= score:
-            b += 1
-        while b > 0 and thresholds[b - 1] > score:
-            b -= 1
-        return b
-    low = 0
-    high = k
-    while low < high:
-        mid = (low + high) >> 1
-        if thresholds[mid] <= score:
-            low = mid + 1
-        else:
-            high = mid
-    return low
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, p, err):
-    weighted = weight.size > 0
+    m = np.uint64(p.shape[1])
+    flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
     for r in range(start, stop):
         g, i = _row_codes(a, b, stride_a, gold, r, err)
         if g < 0:
             continue
         j = code_of(pred, r)
+        cell = (np.uint64(g) * m + np.uint64(i)) * m + np.uint64(j)
         if j < 0:
             _note(err, VALUE, r)
-        elif not weighted:
-            p[g, i, j] += 1
+        elif weight is None:  # compiled without this branch for unweighted input
+            flat[cell] += 1
         elif _weight_ok(weight, r, err):
-            p[g, i, j] += weight[r]
+            flat[cell] += weight[r]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def hard_batch(n, a, b, stride_a, gold, pred, weight, partial, errors):
     """partial[c, g, i, j] += rows (or weight) of group g with gold class i and predicted class
     j. Rows are split in one chunk per partial array; each chunk counts into its own, and the
@@ -152,9 +120,20 @@ def hard_batch(n, a, b, stride_a, gold, pred, weight, partial, errors):
         _hard_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, weight, partial[c], errors[c])
 
 
-@njit(cache=True)
-def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, even, lo, inv_step, p, err):
-    weighted = weight.size > 0
+@njit(cache=True, nogil=True)
+def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, guide, cells, lo, inv_step, p, err):
+    """Histogram rows by the number of thresholds <= score (0 ... k).
+
+    One multiplication guesses the bucket -- directly on an evenly spaced grid (``guide`` is
+    None: numba compiles that case without the table), through the table ``guide`` of a
+    finer even grid otherwise -- and a short walk settles it against the stored values, so
+    ties count as positive (score >= t). The guess is clamped to [0, cells] (a NaN guess, from a
+    range near the float limits, becomes 0 and the walk finds the bucket all the same). The
+    walk is written here rather than in a helper: numba's inlining of one cost 30 % of the
+    kernel's time."""
+    k = thresholds.size
+    width = np.uint64(p.shape[2])
+    flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
     for r in range(start, stop):
         g, i = _row_codes(a, b, stride_a, gold, r, err)
         if g < 0:
@@ -163,22 +142,35 @@ def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, e
         if not (s > -np.inf and s < np.inf):
             _note(err, VALUE, r)
             continue
-        k = _bucket(s, thresholds, even, lo, inv_step)
-        if not weighted:
-            p[g, i, k] += 1
+        c = np.int64(min(max((s - lo) * inv_step + 1.0, 0.0), cells))
+        if guide is None:
+            bucket = c
+        else:
+            bucket = np.int64(guide[c])
+        if bucket < k and thresholds[bucket] <= s:
+            bucket += 1
+            while bucket < k and thresholds[bucket] <= s:
+                bucket += 1
+        elif bucket > 0 and thresholds[bucket - 1] > s:
+            bucket -= 1
+            while bucket > 0 and thresholds[bucket - 1] > s:
+                bucket -= 1
+        cell = (np.uint64(g) * np.uint64(2) + np.uint64(i)) * width + np.uint64(bucket)
+        if weight is None:
+            flat[cell] += 1
         elif _weight_ok(weight, r, err):
-            p[g, i, k] += weight[r]
+            flat[cell] += weight[r]
 
 
-@njit(cache=True, parallel=True)
-def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, even, lo, inv_step, partial, errors):
+@njit(cache=True, parallel=True, nogil=True)
+def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, guide, cells, lo, inv_step, partial, errors):
     """partial[c, g, i, k] += rows of group g with gold class i whose score passes exactly the k
     lowest thresholds; cumulative sums of this histogram give the counts at every threshold."""
     n_chunks = partial.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        _sweep_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, score, weight, thresholds, even, lo,
-                     inv_step, partial[c], errors[c])
+        _sweep_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, score, weight, thresholds, guide,
+                     cells, lo, inv_step, partial[c], errors[c])
 
 
 @njit(cache=True)

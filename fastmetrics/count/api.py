@@ -18,7 +18,7 @@ from ..tensor import ConfusionTensor
 from . import _kernels
 from .assemble import exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
-from .grid import even_spacing, threshold_grid
+from .grid import bucket_guide, threshold_grid
 from ..io.labels import require_columns
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
@@ -193,9 +193,9 @@ def _raise_codes(errors):
 
 def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None) -> np.ndarray:
     """``counts[g, i, j]`` from group codes, gold and predicted class codes (one pass)."""
-    weight = np.zeros(0) if weight is None else np.asarray(weight, np.float64)
+    weight = None if weight is None else np.asarray(weight, np.float64)
     if out is None:
-        out = np.zeros((n_groups, m, m), np.float64 if weight.size else np.int64)
+        out = np.zeros((n_groups, m, m), np.int64 if weight is None else np.float64)
     errors = np.full((numba.get_num_threads(), _kernels.N_KINDS), -1, np.int64)
     partial = _scratch(len(group), out)
     partial[:] = 0
@@ -208,16 +208,16 @@ def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None)
 
 def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=None) -> np.ndarray:
     """``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds of ``grid``."""
-    weight = np.zeros(0) if weight is None else np.asarray(weight, np.float64)
+    weight = None if weight is None else np.asarray(weight, np.float64)
     grid = np.asarray(grid, np.float64)
     if out is None:
-        out = np.zeros((n_groups, 2, grid.size + 1), np.float64 if weight.size else np.int64)
-    even, lo, inv_step = even_spacing(grid)
+        out = np.zeros((n_groups, 2, grid.size + 1), np.int64 if weight is None else np.float64)
+
     errors = np.full((numba.get_num_threads(), _kernels.N_KINDS), -1, np.int64)
     partial = _scratch(len(group), out)
     partial[:] = 0
     _kernels.sweep_batch(len(group), code_column(group, n_groups), ABSENT_COLUMN, 1, code_column(gold, 2), score,
-                         weight, grid, even, lo, inv_step, partial, errors)
+                         weight, grid, *bucket_guide(grid), partial, errors)
     _raise_codes(errors)
     out += partial.sum(axis=0)
     return out

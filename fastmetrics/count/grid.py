@@ -75,17 +75,46 @@ def _even_values(lo: float, hi: float, k: int) -> np.ndarray:
     return np.unique(np.clip(grid, lo, hi))
 
 
-def even_spacing(grid: np.ndarray) -> tuple[bool, float, float]:
-    """``(even, lo, 1 / step)`` of a sorted grid: when the values are (nearly) evenly spaced a
-    score's bucket is found by one multiplication, then settled exactly against the stored
-    values (see ``_kernels._bucket``). Computed without overflow on any finite grid."""
+def bucket_guide(grid: np.ndarray) -> tuple:
+    """``(guide, cells, lo, inv_step)``: how the sweep kernel guesses a score's bucket.
+
+    An evenly spaced grid needs no table (``guide`` None): the guess is
+    ``(score - lo) * inv_step + 1``. Any other grid gets a finer even grid of ``cells`` points
+    and ``guide[c]`` = the number of thresholds <= its point ``c - 1``, so the guess lands at or
+    just below the bucket and a short walk settles it. Computed without overflow on any finite
+    grid (a range too wide for a finite step gives inv_step 0: every guess walks).
+    """
+    k = grid.size
+    even, lo, inv_step = _even(grid)
+    if even:
+        return None, float(k), lo, inv_step
+    cells = max(64, 4 * k)
+    virtual = _even_points(grid[0], grid[-1], cells)
+    inv_step = _inverse_step(grid[0], grid[-1], cells)
+    guide = np.zeros(cells + 1, np.int32)
+    guide[1:] = np.searchsorted(grid, virtual, side="right")
+    return guide, float(cells), float(grid[0]), inv_step
+
+
+def _inverse_step(lo: float, hi: float, n: int) -> float:
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        step = hi / (n - 1) - lo / (n - 1)
+        inverse = 1.0 / step if step > 0.0 else 0.0
+    return float(inverse) if np.isfinite(inverse) else 0.0
+
+
+def _even_points(lo: float, hi: float, n: int) -> np.ndarray:
+    f = np.arange(n, dtype=np.float64) / (n - 1)
+    return lo * (1.0 - f) + hi * f
+
+
+def _even(grid: np.ndarray) -> tuple[bool, float, float]:
+    """Whether the grid is (nearly) evenly spaced, its first value and 1 / step."""
     if grid.size < 2:
         return False, 0.0, 0.0
-    n = grid.size - 1
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        step = grid[-1] / n - grid[0] / n
-        if not (step > 0.0) or not np.isfinite(1.0 / step):
-            return False, 0.0, 0.0
-        ideal = grid[0] + step * np.arange(grid.size)
-        even = bool(np.max(np.abs(grid - ideal)) <= 1e-6 * step)
-    return even, float(grid[0]), float(1.0 / step)
+    inv_step = _inverse_step(grid[0], grid[-1], grid.size)
+    if inv_step == 0.0:
+        return False, 0.0, 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        deviation = np.max(np.abs(grid - _even_points(grid[0], grid[-1], grid.size))) * inv_step
+    return bool(deviation <= 1e-6), float(grid[0]), inv_step

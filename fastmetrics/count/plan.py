@@ -25,7 +25,7 @@ from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
 from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
-from .grid import even_spacing, is_count, threshold_grid
+from .grid import bucket_guide, is_count, threshold_grid
 from ._kernels import N_KINDS, _rows_chunk
 
 MISSING_POLICIES = ("error", "negative", "drop")
@@ -299,10 +299,11 @@ class CountPlan:
         return list(dict.fromkeys(cols))
 
     @property
-    def even(self) -> tuple:
-        if not hasattr(self, "_even"):
-            self._even = even_spacing(self.grid)
-        return self._even
+    def guide(self) -> tuple:
+        """How the sweep kernel finds a score's bucket (:func:`~.grid.bucket_guide`)."""
+        if not hasattr(self, "_guide"):
+            self._guide = bucket_guide(self.grid)
+        return self._guide
 
     def topic_stride(self) -> tuple[int, int]:
         """(stride, size) of the topic digit in a group code; (0, 1) without a topic axis."""

@@ -83,7 +83,7 @@ class Tally:
             if plan.item is not None:
                 self._mark_items(batch, part, offset, a, b, stride, gold)
         weight = score_view(batch.column(request.weight), request.weight, part).astype(np.float64, copy=False) \
-            if request.weight else np.zeros(0, np.float64)
+            if request.weight else None  # None: numba compiles the unweighted kernels without the branch
         errors = self.errors
         errors[:] = -1
         serial = n < SERIAL_ROWS  # a small batch: no thread start-up, no parallel kernel to compile
@@ -97,7 +97,7 @@ class Tally:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
         elif plan.mode == "sweep":
             score = score_view(batch.column(request.score), request.score, part)
-            args = (a, b, stride, gold, score, weight, plan.grid) + plan.even
+            args = (a, b, stride, gold, score, weight, plan.grid) + plan.guide
             if serial:
                 k._sweep_chunk(0, n, *args, self.partial[0], errors[0])
             else:
@@ -202,7 +202,7 @@ class Tally:
         group, gold_codes, _ = self._rows(batch, part, offset, a, b, stride, gold)
         score = score_view(batch.column(self.plan.request.score), self.plan.request.score, part)
         score_range(score, errors)
-        if weight.size and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
+        if weight is not None and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
             errors[0, k.WEIGHT] = int(np.argmax(~((weight > 0) & np.isfinite(weight))))
         self.pieces.append((group, gold_codes.astype(np.int8), np.asarray(score, np.float64), weight))
 

@@ -78,6 +78,15 @@ def test_eleven_thresholds_over_the_unit_interval_are_the_decimals():
     _check_against_numpy(tensor, scores, gold)
 
 
+@pytest.mark.parametrize("thresholds", [[-MAX, -1.0, 1e-300, 0.5, MAX], [0.0, 5e-324, 1e-323, 3.0],
+                                        [0.1, 0.1000001, 0.2, 50.0, 51.0], list(np.geomspace(1e-9, 1e9, 37))])
+def test_uneven_explicit_grids(thresholds):
+    rng = np.random.default_rng(3)
+    scores = np.concatenate([np.asarray(thresholds), rng.normal(scale=10, size=200), [0.0, 5e-324, -MAX, MAX]])
+    table, scores, gold = _table(scores)
+    _check_against_numpy(fm.count(table, by=("system",), thresholds=thresholds), scores, gold)
+
+
 def test_float32_scores_against_float64_thresholds():
     scores = np.array([0.1, 0.2, 0.3, 0.1], np.float32)
     table, scores, gold = _table(scores, np.float32)
@@ -119,6 +128,7 @@ BOUNDSCHECK = textwrap.dedent("""
                           "gold": [True, False] * n, "score": np.repeat(s, 2), "pred": [True] * (2 * n),
                           "weight": np.ones(2 * n)})
             for k in ({}, {"thresholds": 3}, {"thresholds": 101}, {"thresholds": [0.0, 1.0]},
+                      {"thresholds": [-MAX, -1.0, 1e-300, 0.5, MAX]}, {"thresholds": [0.0, 5e-324, 2.0]},
                       {"thresholds": "exact"}, {"weight": "weight"}, {"thresholds": 5, "weight": "weight"}):
                 tensor = fm.count(t, **k)
                 assert tensor.counts.sum() > 0
