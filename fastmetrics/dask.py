@@ -56,8 +56,10 @@ def _name(part, i) -> str:
 
 def _survey_partition(part, i, columns, ranged, score, exact):
     facts = Survey(ranged=ranged, exact=exact)
+    offset = 0
     for batch in _as_arrow(part, columns).to_batches():
-        facts.add(batch, _name(part, i), score)
+        facts.add(batch, _name(part, i), score, offset)
+        offset += batch.num_rows
     return facts
 
 

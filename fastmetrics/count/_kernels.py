@@ -142,7 +142,10 @@ def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, g
         if not (s > -np.inf and s < np.inf):
             _note(err, VALUE, r)
             continue
-        c = np.int64(min(max((s - lo) * inv_step + 1.0, 0.0), cells))
+        x = (s - lo) * inv_step + 1.0
+        # written so that a NaN guess (inf * 0 near the float limits) also becomes 0: a float
+        # -> int cast of NaN is undefined, and min/max pass NaN through
+        c = np.int64(min(x, cells)) if x > 0.0 else np.int64(0)
         if guide is None:
             bucket = c
         else:
@@ -322,6 +325,28 @@ def histogram_to_counts(hist, out):
                 above += hist[g, cls, t + 1]
                 out[g, t, cls, 1] = above
                 out[g, t, cls, 0] = total - above
+
+
+@njit(cache=True, parallel=True)
+def partials_to_counts(partial, out, rows):
+    """:func:`histogram_to_counts` of ``partial.sum(axis=0)`` (the per-thread histograms summed on
+    the fly), and rows[g] = the number of rows of group g."""
+    n_parts, n_groups = partial.shape[0], partial.shape[1]
+    k = partial.shape[3] - 1
+    for g in prange(n_groups):
+        rows[g] = 0
+        for cls in range(2):
+            total = 0
+            for c in range(n_parts):
+                for b in range(k + 1):
+                    total += partial[c, g, cls, b]
+            above = 0
+            for t in range(k - 1, -1, -1):
+                for c in range(n_parts):
+                    above += partial[c, g, cls, t + 1]
+                out[g, t, cls, 1] = above
+                out[g, t, cls, 0] = total - above
+            rows[g] += total
 
 
 @njit(cache=True)

@@ -134,8 +134,8 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
         known = facts.use_statistics(src.statistics(read), types, score)
         read = [c for c in read if c not in known]
     src.encode_strings([c for c in read if c != score])
-    for part, _, batch in src.record_batches(read) if read else ():
-        facts.add(batch, part, score if score in read else None)
+    for part, offset, batch in src.record_batches(read) if read else ():
+        facts.add(batch, part, score, offset)
     facts.rows = src.count_rows()
     return facts
 

@@ -171,7 +171,8 @@ class Survey:
     ranged: frozenset = frozenset()
     exact: bool = False
 
-    def add(self, batch: pa.RecordBatch, part, score: str | None) -> None:
+    def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0) -> None:
+        """Add one batch whose first row is row ``offset`` of ``part`` (for error messages)."""
         self.rows += batch.num_rows
         ranged = [n for n in batch.schema.names
                   if n in self.ranged and pa.types.is_integer(batch.schema.field(n).type) and not self.exact]
@@ -182,7 +183,7 @@ class Survey:
                 self.values.setdefault(name, []).append(distinct(batch.column(name)))
         for name in batch.schema.names:
             if name == score:
-                self._score(batch.column(name), name, part)
+                self._score(batch.column(name), name, part, offset)
             elif name not in ranged:
                 self.values.setdefault(name, []).append(distinct(batch.column(name)))
 
@@ -200,14 +201,14 @@ class Survey:
             known.add(name)
         return known
 
-    def _score(self, column, name, part):
+    def _score(self, column, name, part, offset):
         values = score_view(column, name, part)
         errors = np.full((1, N_KINDS), -1, np.int64)
         lo, hi = score_range(values, errors)
         if errors.max() >= 0:
             row = int(errors.max())
             raise InputError(f"Column '{name}'{where(part)} has the non-finite value "
-                             f"{values[row].item()!r} at row {row}; scores must be finite numbers.")
+                             f"{values[row].item()!r} at row {offset + row}; scores must be finite numbers.")
         self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
 
     def merge(self, other: "Survey") -> "Survey":
