@@ -4,6 +4,14 @@ Ingest (Arrow) -> count (Numba kernels) -> measures (ufuncs from a registry) -> 
 and leaderboards -> reports.
 """
 
+import os as _os
+
+# The counting kernels run on numba's OpenMP threads while Arrow's threads decode the next
+# record batches. libgomp's default lets a thread that has finished its chunk spin for a while,
+# taking the core the decoder needs: passive waiting makes a Parquet stream ~10 % faster. It is
+# read when libgomp loads (the first parallel kernel), and a value the user set is kept.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from ._errors import (FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning,
                       UnknownMeasureError)
 from .count import count

@@ -22,22 +22,22 @@ def assemble(tally) -> ConfusionTensor:
     coords = {c: labels_to_numpy(plan.encoders[c].labels) for c in plan.axes}
     if plan.mode == "exact":
         return _exact(tally, extra, coords)
-    acc = tally.acc
     if extra is not None:
         groups, classes, _ = extra
+        acc = tally.acc
         one = 1.0 if acc.dtype == np.float64 else 1
         # a missing item is negative at every threshold: it passes none of them (bucket 0)
         np.add.at(acc, (groups, classes.astype(np.int64), 0), one)
-    acc = acc.reshape(plan.sizes + acc.shape[1:])
-    keep = kept_labels(plan, acc)
-    acc, coords = compact(plan, acc, keep, coords)
     if plan.mode == "hard":
+        acc = tally.acc.reshape(plan.sizes + tally.acc.shape[1:])
+        acc, coords = compact(plan, acc, kept_labels(plan, acc.any(axis=(-2, -1))), coords)
         classes = [0, 1] if plan.classes is None else labels_to_numpy(plan.classes)
         tensor = ConfusionTensor(acc, plan.axes, coords, classes=classes)
     else:
-        n_axes = len(plan.axes)
-        counts = histogram_to_counts(acc.reshape((-1,) + acc.shape[n_axes:])).reshape(
-            acc.shape[:n_axes] + (plan.grid.size, 2, 2))
+        # the per-thread histograms are summed inside the cumulative sums: one pass, no copy
+        counts, rows = _partials_to_counts(tally.partial)
+        counts = counts.reshape(plan.sizes + counts.shape[1:])
+        counts, coords = compact(plan, counts, kept_labels(plan, rows.reshape(plan.sizes) > 0), coords)
         tensor = ConfusionTensor(counts, plan.axes + ("threshold",), {**coords, "threshold": plan.grid},
                                  classes=[0, 1])
     return tensor.sum(list(plan.hidden)) if plan.hidden else tensor
@@ -51,14 +51,14 @@ def _keep(plan, axis: str, used: np.ndarray) -> np.ndarray:
     return keep
 
 
-def kept_labels(plan, acc) -> dict:
-    """Per whole-range integer axis, the mask of labels some row (or the gold) used; ``acc`` has
-    the count axes first."""
+def kept_labels(plan, used: np.ndarray) -> dict:
+    """Per whole-range integer axis, the mask of labels some row (or the gold) used, from
+    ``used`` (one bool per group, shaped as the plan's axes)."""
     keep = {}
     for i, c in enumerate(plan.axes):
         if plan.encoders[c].compact:
-            other = tuple(j for j in range(acc.ndim) if j != i)
-            keep[c] = _keep(plan, c, acc.any(axis=other))
+            other = tuple(j for j in range(used.ndim) if j != i)
+            keep[c] = _keep(plan, c, used.any(axis=other))
     return keep
 
 
@@ -85,6 +85,15 @@ def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
         out[..., 1] = above.transpose(0, 2, 1)
         out[..., 0] = (total - above).transpose(0, 2, 1)
     return out.reshape(hist.shape[:-2] + out.shape[1:])
+
+
+def _partials_to_counts(partial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts[g, k, 2, 2], rows[g])`` from per-thread sweep histograms ``partial[c, g, gold, b]``."""
+    n_groups, width = partial.shape[1], partial.shape[-1]
+    counts = np.empty((n_groups, width - 1, 2, 2), partial.dtype)
+    rows = np.empty(n_groups, partial.dtype)
+    k.partials_to_counts(partial, counts, rows)
+    return counts, rows
 
 
 def exact_counts(group, gold, score, n_groups: int, weight=None):

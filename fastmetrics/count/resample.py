@@ -93,7 +93,7 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
     half = half_assignment(item_topic, int(item_topic.max()) + 1, int(replicates), rng)
     first = _first_halves(group, gold_codes, pred_codes, item_codes, half, count_plan)
     full = tally.acc.reshape(count_plan.sizes + (count_plan.m, count_plan.m))
-    keep = kept_labels(count_plan, full)
+    keep = kept_labels(count_plan, full.any(axis=(-2, -1)))
     coords = {c: labels_to_numpy(count_plan.encoders[c].labels) for c in count_plan.axes}
     first, coords = compact(count_plan, first, keep, coords, lead=1)
     full, _ = compact(count_plan, full, keep, dict(coords))

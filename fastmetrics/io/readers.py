@@ -26,6 +26,7 @@ CSV_SUFFIXES = {".csv"}
 IPC_SUFFIXES = {".arrow", ".feather", ".ipc"}
 FORMATS = ("auto", "parquet", "csv", "ipc", "run")
 BATCH_ROWS = 1 << 20
+READAHEAD = 4
 
 
 def run_system_name(path: str | os.PathLike) -> str:
@@ -225,7 +226,7 @@ def _parquet_batches(fragment, schema, columns):
     try:
         # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps memory
         # at a few batches whatever the file's size
-        batches = fragment.to_batches(schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=4,
+        batches = fragment.to_batches(schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=READAHEAD,
                                       use_threads=True)
         for i, batch in enumerate(batches):
             yield batch
