@@ -1,19 +1,41 @@
 """fastmetrics against the alternatives a user has, on the same data, in one run.
 
-    python benchmarks/compare_peers.py            # everything (slow peers extrapolated)
-    python benchmarks/compare_peers.py --quick    # fewer repetitions, smaller samples
-    python benchmarks/compare_peers.py --only core --markdown-out table.md
+    python benchmarks/compare_peers.py                # everything (slow peers extrapolated)
+    python benchmarks/compare_peers.py --quick        # fewer repetitions, smaller samples
+    python benchmarks/compare_peers.py --only core --markdown-out table.md   # rows 1-5 only
 
 Every ratio is against what a user calls -- ``fm.count`` end to end from the Arrow table (or the
-Parquet file) -- measured in this run; the bare kernel is an extra, informative line. Times are
-the minimum of several runs. Workload W1: 10M rows, 10,000 (system, topic) groups, int32
-system/topic, bool gold, float32 scores; hard labels ``pred = score >= 0.5``; a 101-value grid.
+Parquet file) -- measured in this run; the bare sweep kernel is an extra, informative line.
+Times are the minimum of several runs. Workload W1: 10M rows, 10,000 (system, topic) groups,
+int32 system/topic, bool gold, float32 scores; hard labels ``pred = score >= 0.5``; a 101-value
+grid.
 
-DuckDB and polars count the same things with ``group by``: hard labels by (system, topic, gold,
-pred); the grid as the 101-bucket histogram by (system, topic, gold, bucket) -- the number of
-grid values <= score, computed as ``floor((score - lo) / step) + 1`` clipped to [0, 101], an
-approximation of the bucket fastmetrics settles exactly against the stored threshold values.
-fastmetrics returns the whole counts tensor (cumulated at every threshold), they the histogram.
+Rows (the ``task`` column; each task's ratio is against its fm.count row):
+
+1. ``floor``: numpy sums of the four columns (system, topic, gold, score) -- reading them once.
+2. ``hard``: ``fm.count(table)`` with a ``pred`` column, against DuckDB
+   ``select system, topic, gold, pred, count(*) ... group by all`` on the registered Arrow table
+   (result fetched as an Arrow table, inside the timing) and polars
+   ``group_by([system, topic, gold, pred]).len()`` (``pl.from_arrow`` outside the timing).
+3. ``grid101``: ``fm.count(table, thresholds=101)`` against DuckDB and polars building the
+   101-bucket sweep histogram by (system, topic, gold, bucket), bucket = the number of grid
+   values <= score computed as ``least(greatest(floor((score - lo) / step) + 1, 0), 101)``.
+   That is an APPROXIMATION of the exact bucket, which fastmetrics settles against the stored
+   threshold values (a score within rounding of a threshold may land one bucket off); and the
+   peers stop at the histogram while fastmetrics returns the counts cumulated at every
+   threshold.
+4. ``parquet``: W1 written once as one Parquet file (1M-row row groups):
+   ``fm.count(path, thresholds=101)`` against ``pq.read_table`` of the same four columns and
+   DuckDB's histogram over ``read_parquet(path)``.
+5. ``str ...`` / ``dict-pq ...``: the hard and grid counts with string system/topic ("s017",
+   "t042"): plain strings in the Arrow table, and dictionary-encoded in a Parquet file
+   (``use_dictionary=True``) read by ``fm.count(path)``; DuckDB on the same data. No target.
+6. (``--only all``) the other peers on the 101-value grid: numpy broadcasting per group, mmu,
+   scikit-learn ``confusion_matrix`` per cell and PyCM per cell (extrapolated from a sample of
+   cells), torchmetrics per group if torch is installed.
+7. (``--only all``) ``exact``: ``fm.count(table, thresholds="exact")`` against scikit-learn
+   ``confusion_matrix_at_thresholds`` per group.
+
 Peers not installed are listed as skipped (``pip install -e '.[bench]'``; torch optional).
 """
 
@@ -40,49 +62,86 @@ from workloads import best_of  # noqa: E402
 import fastmetrics as fm  # noqa: E402
 from fastmetrics.count import histogram_to_counts, sweep_histogram, threshold_grid  # noqa: E402
 
-N_ROWS, N_GROUPS, ITEMS, K = 100 * 100 * 1000, 100 * 100, 1000, workloads.N_THRESHOLDS
+N_SYSTEMS, N_TOPICS, ITEMS = 100, 100, 1000
+N_ROWS, N_GROUPS, K = N_SYSTEMS * N_TOPICS * ITEMS, N_SYSTEMS * N_TOPICS, workloads.N_THRESHOLDS
+GRID = f"grid{K}"
+COLUMNS = ["system", "topic", "gold", "score"]
 
 
 class Table:
-    """Rows of the result: (name, task, seconds, reference task, note)."""
+    """Rows of the result: (peer, task, seconds, note); one fm.count reference per task."""
 
     def __init__(self):
         self.rows, self.reference = [], {}
 
     def add(self, name, task, seconds, note="", reference=False):
-        self.rows.append((name, task, seconds, note))
+        self.rows.append((name, task, seconds, note, reference))
         if reference:
             self.reference[task] = seconds
         return seconds
 
     def markdown(self) -> str:
         lines = ["| peer | task | time (s) | rows/s | peer / fm.count | note |", "|---|---|---:|---:|---:|---|"]
-        for name, task, seconds, note in self.rows:
+        for name, task, seconds, note, is_ref in self.rows:
             if seconds is None:
                 lines.append(f"| {name} | {task} | – | – | – | {note} |")
                 continue
             ref = self.reference.get(task)
-            ratio = "1.0 (reference)" if seconds == ref else (f"{seconds / ref:,.2f}" if ref else "–")
-            lines.append(f"| {name} | {task} | {seconds:,.4f} | {N_ROWS / seconds / 1e6:,.0f}M | {ratio} | {note} |")
+            ratio = "1.00 (reference)" if is_ref else (f"{seconds / ref:,.2f}" if ref else "–")
+            lines.append(f"| {name} | {task} | {seconds:,.4f} | {_rate(N_ROWS / seconds)} | {ratio} | {note} |")
         return "\n".join(lines)
 
 
+def _rate(rows_per_second: float) -> str:
+    m = rows_per_second / 1e6
+    return f"{m:,.0f}M" if m >= 10 else f"{m:.2g}M"
+
+
 def string_axes(table: pa.Table) -> pa.Table:
-    """W1 with system/topic as plain strings ("s017", "t042")."""
-    systems = pa.array([f"s{i:03d}" for i in range(100)])
-    topics = pa.array([f"t{i:03d}" for i in range(100)])
-    return table.set_column(0, "system", systems.take(table.column("system"))).set_column(
-        1, "topic", topics.take(table.column("topic")))
+    """The table with system/topic as plain (not dictionary) strings: "s017", "t042"."""
+    for name, prefix in (("system", "s"), ("topic", "t")):
+        codes = table.column(name)
+        labels = pc.binary_join_element_wise(prefix, pc.utf8_lpad(pc.cast(codes, pa.string()), 3, "0"), "")
+        table = table.set_column(table.schema.get_field_index(name), name, labels)
+    return table
 
 
 def duckdb_queries(lo, step):
+    """(hard, grid) SQL templates over ``{src}``; the bucket approximates the exact one."""
     hard = "select system, topic, gold, pred, count(*) as n from {src} group by all"
     bucket = f"least(greatest(floor((score - {lo!r}) / {step!r}) + 1, 0), {K})::integer"
     grid = f"select system, topic, gold, {bucket} as bucket, count(*) as n from {{src}} group by all"
     return hard, grid
 
 
-def core(out: Table, repeat: int, folder: str):
+def fetch(relation) -> pa.Table:
+    """The whole result as an Arrow table (DuckDB >= 1.4 ``.arrow()`` is a lazy reader)."""
+    if hasattr(relation, "to_arrow_table"):
+        return relation.to_arrow_table()
+    result = relation.arrow()
+    return result.read_all() if isinstance(result, pa.RecordBatchReader) else result
+
+
+def check(hard_table, system, topic, gold, score) -> str:
+    """Untimed sanity check: fm.count's hard counts against a numpy bincount, and the grid counts
+    summing to the items of each group at every threshold."""
+    pred = score >= 0.5
+    key = ((system.astype(np.int64) * N_TOPICS + topic) * 2 + gold) * 2 + pred
+    expected = np.bincount(key, minlength=N_GROUPS * 4).reshape(N_SYSTEMS, N_TOPICS, 2, 2)
+    hard = np.asarray(fm.count(hard_table).counts)
+    grid = np.asarray(fm.count(hard_table.drop_columns(["pred"]), thresholds=K).counts)
+    ok = (hard.shape == expected.shape and np.array_equal(hard, expected)
+          and grid.shape == (N_SYSTEMS, N_TOPICS, K, 2, 2) and bool((grid.sum(axis=(-1, -2)) == ITEMS).all()))
+    return "CHECK: fm.count hard counts == numpy bincount, grid counts sum to the items: " + (
+        "OK" if ok else f"MISMATCH (shapes {hard.shape}, {grid.shape}) -- the timings may not compare like with like")
+
+
+def _fm_note(seconds, floor):
+    return f"fm.count/floor = {seconds / floor:.2f}x"
+
+
+def core(out: Table, repeat: int, folder: str) -> dict:
+    """Rows 1-5; returns the figures the summary lines quote."""
     table = workloads.table()
     hard_table = table.append_column("pred", pc.greater_equal(table.column("score"), 0.5))
     system, topic, gold, score = workloads.w1()
@@ -90,42 +149,54 @@ def core(out: Table, repeat: int, folder: str):
     lo, step = float(grid[0]), float((grid[-1] - grid[0]) / (K - 1))
     fm.count(hard_table.slice(0, 200_000))
     fm.count(table.slice(0, 200_000), thresholds=K)  # compile (or load) the kernels first
+    few = max(2, repeat // 2)
+    f = {"check": check(hard_table, system, topic, gold, score)}
 
-    floor = best_of(lambda: (system.sum(), topic.sum(), gold.sum(dtype=np.int64), score.sum()), repeat * 3)
-    out.add("column read (numpy sums of the four columns: the floor)", "floor", floor)
-    fm_hard = out.add("fastmetrics fm.count(table), hard labels", "hard",
-                      best_of(lambda: fm.count(hard_table), repeat), reference=True)
-    fm_grid = out.add(f"fastmetrics fm.count(table, thresholds={K})", f"grid{K}",
-                      best_of(lambda: fm.count(table, thresholds=K), repeat), reference=True)
-    group = system.astype(np.int64) * 100 + topic
-    out.add("fastmetrics sweep kernel alone (codes already made; informative)", f"grid{K}",
-            best_of(lambda: histogram_to_counts(sweep_histogram(group, gold, score, grid, N_GROUPS)), repeat))
+    # 1. the floor
+    f["floor"] = floor = out.add("column read (numpy sums of system, topic, gold, score): the floor", "floor",
+                                 best_of(lambda: (system.sum(), topic.sum(), gold.sum(dtype=np.int64), score.sum()),
+                                         repeat * 3))
+    # 2./3. fastmetrics end to end, and the bare kernel
+    f["hard"] = best_of(lambda: fm.count(hard_table), repeat)
+    out.add("fastmetrics fm.count(table), hard labels", "hard", f["hard"], _fm_note(f["hard"], floor), reference=True)
+    f["grid"] = best_of(lambda: fm.count(table, thresholds=K), repeat)
+    out.add(f"fastmetrics fm.count(table, thresholds={K})", GRID, f["grid"], _fm_note(f["grid"], floor),
+            reference=True)
+    group = system.astype(np.int64) * N_TOPICS + topic
+    kernel = best_of(lambda: histogram_to_counts(sweep_histogram(group, gold, score, grid, N_GROUPS)), repeat)
+    out.add("fastmetrics sweep kernel alone (group codes made outside; informative)", GRID, kernel,
+            f"kernel/floor = {kernel / floor:.2f}x")
 
+    # 4. Parquet
     path = os.path.join(folder, "w1.parquet")
     pq.write_table(table, path, row_group_size=1 << 20)
-    columns = ["system", "topic", "gold", "score"]
-    read = out.add("pyarrow pq.read_table of the same columns", "parquet",
-                   best_of(lambda: pq.read_table(path, columns=columns), repeat))
-    fm_parquet = out.add(f"fastmetrics fm.count('w1.parquet', thresholds={K})", "parquet",
-                         best_of(lambda: fm.count(path, thresholds=K), repeat), reference=True)
+    f["read"] = out.add("pyarrow pq.read_table of the same four columns", "parquet",
+                        best_of(lambda: pq.read_table(path, columns=COLUMNS), repeat))
+    f["parquet"] = best_of(lambda: fm.count(path, thresholds=K), repeat)
+    out.add(f"fastmetrics fm.count('w1.parquet', thresholds={K})", "parquet", f["parquet"],
+            f"fm.count/pq.read_table = {f['parquet'] / f['read']:.2f}x", reference=True)
 
+    # 5. string system/topic: plain strings in Arrow, dictionary-encoded in Parquet
     strings = string_axes(hard_table)
     string_path = os.path.join(folder, "w1-strings.parquet")
     pq.write_table(strings, string_path, row_group_size=1 << 20, use_dictionary=True)
-    out.add("fastmetrics fm.count(table), string system/topic, hard", "strings",
-            best_of(lambda: fm.count(strings), max(2, repeat // 2)), reference=True)
-    out.add(f"fastmetrics fm.count(table, thresholds={K}), string system/topic", "strings",
-            best_of(lambda: fm.count(strings, thresholds=K), max(2, repeat // 2)))
-    out.add("fastmetrics fm.count(dictionary-encoded Parquet), hard", "strings",
-            best_of(lambda: fm.count(string_path), max(2, repeat // 2)))
+    fm.count(strings.slice(0, 200_000)), fm.count(strings.slice(0, 200_000), thresholds=K)  # warm the string path
+    f["str hard"] = out.add("fastmetrics fm.count(table), string system/topic", "str hard",
+                            best_of(lambda: fm.count(strings), few), reference=True)
+    f["str grid"] = out.add(f"fastmetrics fm.count(table, thresholds={K}), string system/topic", f"str {GRID}",
+                            best_of(lambda: fm.count(strings, thresholds=K), few), reference=True)
+    f["dict hard"] = out.add("fastmetrics fm.count('w1-strings.parquet'), dictionary pages", "dict-pq hard",
+                             best_of(lambda: fm.count(string_path), few), reference=True)
+    f["dict grid"] = out.add(f"fastmetrics fm.count('w1-strings.parquet', thresholds={K}), dictionary pages",
+                             f"dict-pq {GRID}", best_of(lambda: fm.count(string_path, thresholds=K), few),
+                             reference=True)
 
-    targets = {"floor": floor, "read": read, "hard": fm_hard, "grid": fm_grid, "parquet": fm_parquet}
-    duck = _duckdb(out, repeat, hard_table, strings, path, string_path, lo, step)
-    _polars(out, repeat, hard_table, lo, step)
-    return targets, duck
+    f["duck"] = _duckdb(out, repeat, few, hard_table, strings, path, string_path, lo, step)
+    f["polars"] = _polars(out, repeat, hard_table, lo, step)
+    return f
 
 
-def _duckdb(out, repeat, hard_table, strings, path, string_path, lo, step):
+def _duckdb(out, repeat, few, hard_table, strings, path, string_path, lo, step) -> dict:
     try:
         import duckdb
     except ImportError:
@@ -135,89 +206,103 @@ def _duckdb(out, repeat, hard_table, strings, path, string_path, lo, step):
     con.register("w1", hard_table)
     con.register("w1s", strings)
     hard, grid = duckdb_queries(lo, step)
-    run = lambda q: con.sql(q).to_arrow_table()  # noqa: E731 - fetching the result is part of the task
+    run = lambda q: fetch(con.sql(q))  # noqa: E731 - fetching the result is part of the task
+    arrow, approx = "on the registered Arrow table, Arrow result fetched", "approximate bucket (see docstring)"
     found = {
-        "hard": out.add("DuckDB group by (system, topic, gold, pred) on the Arrow table", "hard",
-                        best_of(lambda: run(hard.format(src="w1")), repeat)),
-        "grid": out.add(f"DuckDB {K}-bucket histogram on the Arrow table", f"grid{K}",
-                        best_of(lambda: run(grid.format(src="w1")), repeat)),
-        "parquet": out.add(f"DuckDB {K}-bucket histogram from the Parquet file", "parquet",
-                           best_of(lambda: run(grid.format(src=f"read_parquet('{path}')")), repeat)),
+        "hard": out.add("DuckDB group by (system, topic, gold, pred)", "hard",
+                        best_of(lambda: run(hard.format(src="w1")), repeat), arrow),
+        "grid": out.add(f"DuckDB {K}-bucket histogram group by (system, topic, gold, bucket)", GRID,
+                        best_of(lambda: run(grid.format(src="w1")), repeat), f"{arrow}; {approx}"),
+        "parquet": out.add(f"DuckDB {K}-bucket histogram from read_parquet('w1.parquet')", "parquet",
+                           best_of(lambda: run(grid.format(src=f"read_parquet('{path}')")), repeat), approx),
     }
-    out.add("DuckDB group by, string system/topic, hard", "strings",
-            best_of(lambda: run(hard.format(src="w1s")), max(2, repeat // 2)))
-    out.add(f"DuckDB {K}-bucket histogram, string system/topic", "strings",
-            best_of(lambda: run(grid.format(src="w1s")), max(2, repeat // 2)))
-    out.add("DuckDB group by from the dictionary-encoded Parquet, hard", "strings",
-            best_of(lambda: run(hard.format(src=f"read_parquet('{string_path}')")), max(2, repeat // 2)))
+    found["str hard"] = out.add("DuckDB group by, string system/topic", "str hard",
+                                best_of(lambda: run(hard.format(src="w1s")), few), arrow)
+    found["str grid"] = out.add(f"DuckDB {K}-bucket histogram, string system/topic", f"str {GRID}",
+                                best_of(lambda: run(grid.format(src="w1s")), few), approx)
+    src = f"read_parquet('{string_path}')"
+    found["dict hard"] = out.add("DuckDB group by from read_parquet('w1-strings.parquet')", "dict-pq hard",
+                                 best_of(lambda: run(hard.format(src=src)), few))
+    found["dict grid"] = out.add(f"DuckDB {K}-bucket histogram from read_parquet('w1-strings.parquet')",
+                                 f"dict-pq {GRID}", best_of(lambda: run(grid.format(src=src)), few), approx)
     return found
 
 
-def _polars(out, repeat, hard_table, lo, step):
+def _polars(out, repeat, hard_table, lo, step) -> dict:
     try:
         import polars as pl
     except ImportError:
         out.add("polars", "hard", None, "not installed")
-        return
+        return {}
     frame = pl.from_arrow(hard_table)  # conversion not timed
     keys = ["system", "topic", "gold", "pred"]
-    out.add("polars group_by(system, topic, gold, pred).len()", "hard",
-            best_of(lambda: frame.group_by(keys).len(), repeat), "DataFrame made outside the timing")
+    untimed = "pl.from_arrow(table) made outside the timing"
+    found = {"hard": out.add("polars group_by(system, topic, gold, pred).len()", "hard",
+                             best_of(lambda: frame.group_by(keys).len(), repeat), untimed)}
     bucket = ((pl.col("score") - lo) / step).floor().add(1).clip(0, K).cast(pl.Int32).alias("bucket")
-    out.add(f"polars {K}-bucket histogram", f"grid{K}",
-            best_of(lambda: frame.group_by(["system", "topic", "gold", bucket]).len(), repeat),
-            "DataFrame made outside the timing")
+    found["grid"] = out.add(f"polars {K}-bucket histogram group_by(system, topic, gold, bucket).len()", GRID,
+                            best_of(lambda: frame.group_by(["system", "topic", "gold", bucket]).len(), repeat),
+                            f"{untimed}; approximate bucket")
+    return found
 
 
-def slow_peers(out: Table, sample: int):
-    system, topic, gold, score = workloads.w1()
+def slow_peers(out: Table, quick: bool, sample: int):
+    """Rows 6-7. With --quick the per-group loops run over a tenth of the groups, extrapolated."""
+    _, _, gold, score = workloads.w1()
     grid = threshold_grid(K, float(score.min()), float(score.max()))
     table = workloads.table()
+    fm.count(table.slice(0, 200_000), thresholds="exact")
     out.add("fastmetrics fm.count(table, thresholds='exact')", "exact",
             best_of(lambda: fm.count(table, thresholds="exact"), 2), reference=True)
+    groups = N_GROUPS // 10 if quick else N_GROUPS
+    scale = N_GROUPS / groups
+    extrapolated = f"{groups:,} groups timed, extrapolated" if groups < N_GROUPS else ""
 
     def numpy_broadcast():
-        for g in range(N_GROUPS):
+        for g in range(groups):
             s, y = score[g * ITEMS:(g + 1) * ITEMS], gold[g * ITEMS:(g + 1) * ITEMS].astype(bool)
             positive = s[:, None] >= grid[None, :]
             (positive & y[:, None]).sum(axis=0), positive.sum(axis=0)
-    out.add("numpy broadcasting per group (score[:, None] >= thresholds)", f"grid{K}", best_of(numpy_broadcast, 1))
+    out.add("numpy broadcasting per group (score[:, None] >= thresholds)", GRID,
+            best_of(numpy_broadcast, 1) * scale, extrapolated)
     try:
         import mmu
 
         y2 = gold.reshape(N_GROUPS, ITEMS).T.astype(np.int64)
         s2 = score.reshape(N_GROUPS, ITEMS).T.astype(np.float64)
-        out.add("mmu confusion_matrices_runs_thresholds", f"grid{K}",
-                best_of(lambda: mmu.confusion_matrices_runs_thresholds(y2, s2, grid), 2), "arrays reshaped untimed")
+        out.add("mmu confusion_matrices_runs_thresholds (one run per group)", GRID,
+                best_of(lambda: mmu.confusion_matrices_runs_thresholds(y2, s2, grid), 2),
+                "arrays reshaped to (items, groups) outside the timing")
     except ImportError:
-        out.add("mmu", f"grid{K}", None, "not installed")
-    _sklearn_and_pycm(out, sample, gold, score, grid)
+        out.add("mmu", GRID, None, "not installed")
+    _sklearn_and_pycm(out, sample, groups, gold, score, grid)
     _torchmetrics(out, gold, score, grid)
 
 
-def _sklearn_and_pycm(out, sample, gold, score, grid):
+def _sklearn_and_pycm(out, sample, groups, gold, score, grid):
     try:
         from sklearn.metrics import confusion_matrix, confusion_matrix_at_thresholds
     except ImportError:
-        out.add("scikit-learn", "exact", None, "not installed")
+        out.add("scikit-learn", "exact", None, "not installed (confusion_matrix_at_thresholds needs >= 1.8)")
         return
 
     def sk_exact():
-        for g in range(N_GROUPS):
+        for g in range(groups):
             confusion_matrix_at_thresholds(gold[g * ITEMS:(g + 1) * ITEMS], score[g * ITEMS:(g + 1) * ITEMS])
-    out.add("scikit-learn confusion_matrix_at_thresholds per group", "exact", best_of(sk_exact, 1))
+    out.add("scikit-learn confusion_matrix_at_thresholds per group", "exact", best_of(sk_exact, 1) * N_GROUPS / groups,
+            f"{groups:,} groups timed, extrapolated" if groups < N_GROUPS else "")
     cells = np.random.default_rng(0).integers(0, N_GROUPS * grid.size, sample)
 
     def sk_cells():
         for c in cells:
             g, t = divmod(int(c), grid.size)
             confusion_matrix(gold[g * ITEMS:(g + 1) * ITEMS], score[g * ITEMS:(g + 1) * ITEMS] >= grid[t], labels=[0, 1])
-    out.add("scikit-learn confusion_matrix per cell", f"grid{K}", best_of(sk_cells, 1) / sample * N_GROUPS * grid.size,
-            f"{sample} cells timed, extrapolated")
+    out.add("scikit-learn confusion_matrix per cell", GRID, best_of(sk_cells, 1) / sample * N_GROUPS * grid.size,
+            f"{sample} cells timed, extrapolated to {N_GROUPS * grid.size:,}")
     try:
         import pycm
     except ImportError:
-        out.add("PyCM", f"grid{K}", None, "not installed")
+        out.add("PyCM", GRID, None, "not installed")
         return
     few = cells[: max(20, sample // 10)]
 
@@ -229,8 +314,8 @@ def _sklearn_and_pycm(out, sample, gold, score, grid):
                 sl = slice(g * ITEMS, (g + 1) * ITEMS)
                 pycm.ConfusionMatrix(actual_vector=gold[sl].tolist(),
                                      predict_vector=(score[sl] >= grid[t]).astype(np.int8).tolist())
-    out.add("PyCM ConfusionMatrix per cell", f"grid{K}", best_of(pycm_cells, 1) / few.size * N_GROUPS * grid.size,
-            f"{few.size} cells timed, extrapolated")
+    out.add("PyCM ConfusionMatrix per cell", GRID, best_of(pycm_cells, 1) / few.size * N_GROUPS * grid.size,
+            f"{few.size} cells timed, extrapolated to {N_GROUPS * grid.size:,}")
 
 
 def _torchmetrics(out, gold, score, grid):
@@ -238,7 +323,7 @@ def _torchmetrics(out, gold, score, grid):
         import torch
         from torchmetrics.functional.classification import binary_precision_recall_curve
     except ImportError:
-        out.add("torchmetrics binary_precision_recall_curve per group", f"grid{K}", None, "torch not installed")
+        out.add("torchmetrics binary_precision_recall_curve per group", GRID, None, "torch/torchmetrics not installed")
         return
     thresholds = torch.tensor(grid, dtype=torch.float32)
 
@@ -247,42 +332,68 @@ def _torchmetrics(out, gold, score, grid):
             sl = slice(g * ITEMS, (g + 1) * ITEMS)
             binary_precision_recall_curve(torch.from_numpy(score[sl]), torch.from_numpy(gold[sl].astype(np.int64)),
                                           thresholds=thresholds)
-    out.add("torchmetrics binary_precision_recall_curve per group", f"grid{K}", best_of(tm, 1) * N_GROUPS / 100,
+    out.add("torchmetrics binary_precision_recall_curve per group", GRID, best_of(tm, 1) * N_GROUPS / 100,
             "100 groups timed, extrapolated")
 
 
-def summary(targets, duck) -> list[str]:
-    t, lines = targets, []
+def summary(f: dict) -> list[str]:
+    duck, polars, lines = f["duck"], f["polars"], []
+    floor = f["floor"]
+    hard = f"TARGET hard: fm.count {f['hard']:.4f} s"
     if duck:
-        lines.append(f"TARGET hard: fm.count {t['hard']:.4f} s, DuckDB group by {duck['hard']:.4f} s -> "
-                     f"DuckDB/fm.count = {duck['hard'] / t['hard']:.2f}x (target >= 3x); "
-                     f"fm.count/floor = {t['hard'] / t['floor']:.2f}x (target <= 3x)")
-        lines.append(f"TARGET grid{K}: fm.count {t['grid']:.4f} s, DuckDB histogram {duck['grid']:.4f} s -> "
-                     f"DuckDB/fm.count = {duck['grid'] / t['grid']:.2f}x (target >= 3x); "
-                     f"fm.count/floor = {t['grid'] / t['floor']:.2f}x (target <= 4x)")
-    lines.append(f"TARGET parquet: fm.count(parquet) {t['parquet']:.4f} s, pq.read_table {t['read']:.4f} s -> "
-                 f"{t['parquet'] / t['read']:.2f}x (target <= 2x)")
+        hard += f", DuckDB group by {duck['hard']:.4f} s -> DuckDB/fm.count = {duck['hard'] / f['hard']:.2f}x (target >= 3x)"
+    if polars:
+        hard += f"; polars/fm.count = {polars['hard'] / f['hard']:.2f}x"
+    lines.append(hard + f"; fm.count/floor = {f['hard'] / floor:.2f}x (target <= 3x)")
+    grid = f"TARGET {GRID}: fm.count {f['grid']:.4f} s"
+    if duck:
+        grid += (f", DuckDB histogram {duck['grid']:.4f} s -> DuckDB/fm.count = {duck['grid'] / f['grid']:.2f}x "
+                 "(target >= 3x)")
+    if polars:
+        grid += f"; polars/fm.count = {polars['grid'] / f['grid']:.2f}x"
+    lines.append(grid + f"; fm.count/floor = {f['grid'] / floor:.2f}x (target <= 4x)")
+    parquet = (f"TARGET parquet: fm.count(parquet) {f['parquet']:.4f} s, pq.read_table {f['read']:.4f} s -> "
+               f"fm.count(parquet)/pq.read_table = {f['parquet'] / f['read']:.2f}x (target <= 2x)")
+    if duck:
+        parquet += f"; DuckDB read_parquet histogram/fm.count = {duck['parquet'] / f['parquet']:.2f}x"
+    lines.append(parquet)
+    lines.append(f["check"])
+    for kind, label in (("hard", "hard"), ("grid", GRID)):
+        line = (f"STRINGS {label} (no target): fm.count int32 Arrow {f[kind]:.4f} s | string Arrow "
+                f"{f['str ' + kind]:.4f} s | dictionary Parquet {f['dict ' + kind]:.4f} s")
+        if duck:
+            line += (f"; DuckDB int32 {duck[kind]:.4f} s | string Arrow {duck['str ' + kind]:.4f} s | "
+                     f"dictionary Parquet {duck['dict ' + kind]:.4f} s")
+        lines.append(line)
     return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller samples")
-    parser.add_argument("--only", choices=("core", "all"), default="all", help="core: W1 rows against DuckDB/polars")
-    parser.add_argument("--markdown-out", help="also write the table to this file")
+    parser.add_argument("--only", choices=("core", "all"), default="all",
+                        help="core: rows 1-5 (floor, hard, grid, Parquet, strings) without the slow peers")
+    parser.add_argument("--markdown-out", help="also write the table and the summary to this file")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 7
     out = Table()
     with tempfile.TemporaryDirectory() as folder:
-        targets, duck = core(out, repeat, folder)
+        figures = core(out, repeat, folder)
     if args.only == "all":
-        slow_peers(out, 100 if args.quick else 400)
+        slow_peers(out, args.quick, 100 if args.quick else 400)
     import numba
 
-    text = "\n".join([
-        f"# fastmetrics vs peers -- W1: {N_ROWS:,} rows, {N_GROUPS:,} groups, {K} thresholds; min of {repeat} runs",
-        f"# {datetime.date.today()} | {platform.platform()} | {os.cpu_count()} cores | numba threads "
-        f"{numba.get_num_threads()} | pyarrow {pa.__version__}", "", out.markdown(), "", *summary(targets, duck)])
+    versions = [f"pyarrow {pa.__version__}"]
+    for name in ("duckdb", "polars"):
+        try:
+            versions.append(f"{name} {__import__(name).__version__}")
+        except ImportError:
+            pass
+    title = (f"# fastmetrics vs peers -- W1: {N_ROWS:,} rows, {N_GROUPS:,} groups, {K} thresholds; "
+             f"min of {repeat} runs (string rows: {max(2, repeat // 2)})")
+    machine = (f"# {datetime.date.today()} | {platform.platform()} | {os.cpu_count()} cores | numba threads "
+               f"{numba.get_num_threads()} | {' | '.join(versions)}")
+    text = "\n".join([title, machine, "", out.markdown(), "", *summary(figures)])
     print(text)
     if args.markdown_out:
         with open(args.markdown_out, "w") as fh:

@@ -63,19 +63,30 @@ def best_of(fn, repeat: int = 3) -> float:
     return min(times)
 
 
+def sized_shape(n_groups: int) -> tuple[int, int]:
+    """(systems, topics) of ``n_groups`` groups: 10^ceil(e/2) systems for 10^e groups (100 x 100
+    for 10,000; 100 x 10 for 1,000); any other count, the largest divisor <= its square root."""
+    exponent = len(str(n_groups)) - 1
+    if n_groups == 10 ** exponent:
+        n_systems = 10 ** ((exponent + 1) // 2)
+    else:
+        n_systems = max(d for d in range(1, int(np.sqrt(n_groups)) + 1) if n_groups % d == 0)
+    return n_systems, n_groups // n_systems
+
+
 def table_sized(n_rows: int, n_groups: int, seed: int = 1, pred: bool = True) -> pa.Table:
-    """W1-shaped rows in ``n_groups`` (a power of 10) (system, topic) groups of
-    ``n_rows / n_groups`` items: int32 system/topic (10^ceil(e/2) systems for 10^e groups), bool
-    gold, float32 score, and the hard prediction ``score >= 0.5``."""
-    exponent = int(round(np.log10(n_groups)))
-    n_systems = 10 ** ((exponent + 1) // 2)
-    n_topics = n_groups // n_systems
+    """W1-shaped rows in ``n_groups`` (system, topic) groups (see :func:`sized_shape`) of
+    ``n_rows // n_groups`` items each, deterministic for a seed: int32 system/topic, bool gold
+    (20 % prevalence), float32 score (standard normal + 1 for positives) and, with ``pred``, the
+    hard prediction ``score >= 0.5``."""
+    _, n_topics = sized_shape(n_groups)
     items = n_rows // n_groups
     rng = np.random.default_rng(seed)
     group = np.repeat(np.arange(n_groups, dtype=np.int32), items)
     gold = rng.random(group.size) < 0.2
     score = rng.standard_normal(group.size, dtype=np.float32) + gold.astype(np.float32)
-    columns = {"system": group // n_topics, "topic": group % n_topics, "gold": gold, "score": score}
+    columns = {"system": group // np.int32(n_topics), "topic": group % np.int32(n_topics), "gold": gold,
+               "score": score}
     if pred:
         columns["pred"] = score >= 0.5
     return pa.table(columns)
