@@ -11,7 +11,7 @@ from ._errors import ParameterError
 
 
 def rng_of(seed) -> np.random.Generator:
-    """A numpy Generator from an integer seed; anything else is refused."""
-    if seed is None or isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise ParameterError(f"A seed must be an integer (same seed, same result); got {seed!r}.")
+    """A numpy Generator from an integer seed >= 0; anything else is refused."""
+    if seed is None or isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"A seed must be an integer >= 0 (same seed, same result); got {seed!r}.")
     return np.random.default_rng(int(seed))

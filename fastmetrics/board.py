@@ -138,7 +138,13 @@ def leaderboard(tensor, measures, *, baselines: bool = True, significance: str |
     from .tensor import _measure_entries
 
     if "system" not in tensor.axes or set(tensor.axes) - {"system", "topic"}:
-        raise ParameterError(f"A leaderboard needs counts over (system[, topic]); got axes {tensor.axes}.")
+        hint = ""
+        if "cell" in tensor.axes or "threshold" in tensor.axes:
+            hint = (" These are counts of a threshold sweep (scores without hard predictions): count a 'pred' "
+                    "column of hard labels, or one threshold per system chosen with best_thresholds.")
+        elif "system" not in tensor.axes:
+            hint = " Count with by=('system', 'topic') (or name the column playing the system with by=)."
+        raise ParameterError(f"A leaderboard needs counts over (system[, topic]); got axes {tensor.axes}.{hint}")
     entries = _measure_entries(measures, None)
     scores = tensor.evaluate([e[2] for e in entries], smoothing=smoothing)
     pooled = tensor.sum("topic") if "topic" in tensor.axes else tensor

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import warnings
 
 import pyarrow as pa
 
-from . import __version__
+from . import __version__, _memory
 from ._errors import FastmetricsError, ParameterError
 from .board import macro_leaderboard
 from .count import count
@@ -117,8 +119,19 @@ def cmd_evaluate(args) -> None:
 
 
 def _count_from_args(args):
+    """Hard counts for the jobs that rank systems (leaderboard, meta, report)."""
+    from .io.readers import open_source
+
     by = tuple(args.by.split(",")) if args.by else ("system", "topic")
     by = tuple(c.strip() for c in by if c.strip())
+    columns = open_source(args.inputs).column_names
+    if args.pred not in columns and getattr(args, "score", "score") in columns \
+            and not {"tp", "fp", "fn", "tn"} <= set(columns):
+        raise ParameterError(
+            f"The input has scores ('{getattr(args, 'score', 'score')}') but no hard predictions ('{args.pred}'): "
+            f"'{args.command}' ranks one confusion matrix per system and topic. Add a '{args.pred}' column of hard "
+            "labels (e.g. score >= 0.5), name yours with --pred, or choose a threshold per system with "
+            "'fastmetrics sweep'.")
     if getattr(args, "scheduler", None):
         return _distributed_count(args, by)
     return count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
@@ -195,6 +208,17 @@ def cmd_meta(args) -> None:
         result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed,
                             progress=not args.quiet)
     _emit_result(result, args)
+
+
+def _seed(text: str) -> int:
+    """argparse type of ``--seed``: numpy's generators take integers >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
 
 
 def _positive_int(text: str, option: str) -> int:
@@ -293,9 +317,19 @@ def cmd_demo(args) -> None:
     sys.stdout.write(format_table(table))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's one rule: a usage mistake is one line, exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"fastmetrics: error: {self.prog}: {message} (see '{self.prog} --help').\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fastmetrics", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="fastmetrics", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"fastmetrics {__version__}")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="largest tensor to allocate, e.g. 64G (default: the memory available now; "
+                             "FASTMETRICS_MEMORY_LIMIT in the environment does the same)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("measures", help="print the measure catalog")
@@ -340,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto")
         p.add_argument("--classes", help="comma-separated class labels in order")
         p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
-        p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+        p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
         p.add_argument("--resamples", type=int, default=1000, help="resamples of significance tests (default 1000)")
         p.add_argument("--out", help="write the summary table (.parquet, .csv, .json, .md)")
         p.add_argument("--detail", help="write the detail table (per pair / per system) to this file")
@@ -409,19 +443,62 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is so that the same clean-up as Ctrl-C runs (no
+    partial output: :func:`fastmetrics.report.tables.write_table` removes its temporary file)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def main(argv=None) -> int:
+    """Run the command line; returns the exit status.
+
+    0 on success; 2 for every failure the input, the options or the environment cause (one line
+    ``fastmetrics: error: ...`` on stderr); 130 after Ctrl-C and 143 after SIGTERM (one line, no
+    output file left behind). A bug of fastmetrics keeps its traceback (exit 1).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
+        if args.memory_limit is not None:
+            os.environ[_memory.ENV] = str(_memory.parse_size(args.memory_limit))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             args.func(args)
     except FastmetricsError as exc:
-        print(f"fastmetrics: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the file system refused a path the user gave (permission, full disk ...)
+        where = f" '{exc.filename}'" if exc.filename else ""
+        return _fail(f"cannot use{where}: {exc.strerror or exc}.")
+    except MemoryError:
+        return _fail("out of memory while counting or evaluating: use fewer thresholds, fewer --by axes, "
+                     "or count on Dask (--scheduler).")
+    except Terminated:
+        print("fastmetrics: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        print("fastmetrics: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _fail(message: str) -> int:
+    print(f"fastmetrics: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,6 +23,8 @@ imports it.
 
 from __future__ import annotations
 
+import logging
+
 import pyarrow as pa
 
 from ._errors import InputError, ParameterError
@@ -211,7 +213,13 @@ def client_for(scheduler: str):
     from distributed import Client, LocalCluster
 
     if scheduler == "local" or scheduler.startswith("local:"):
-        n = int(scheduler.split(":", 1)[1]) if ":" in scheduler else None
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+        text = scheduler.split(":", 1)[1] if ":" in scheduler else None
+        if text is not None and not (text.isdigit() and int(text) > 0):
+            raise ParameterError(f"A local scheduler is 'local' or 'local:N' with N worker processes >= 1; got "
+                                 f"{scheduler!r}.")
+        # a user's bad row fails a task: its message reaches the caller once, as an InputError;
+        # the workers' own log of the failure (a traceback per retry) would only bury it
+        cluster = LocalCluster(n_workers=None if text is None else int(text), threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.CRITICAL)
         return Client(cluster)
     return Client(scheduler)

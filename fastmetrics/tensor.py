@@ -96,6 +96,11 @@ def _measure_entries(measures, average):
 
     if isinstance(measures, str):
         measures = registry.split_specs(measures)
+    if not isinstance(measures, (list, tuple)) and hasattr(measures, "__iter__"):
+        measures = list(measures)
+    if not isinstance(measures, (list, tuple)) or not all(isinstance(m, (str, registry.MeasureSpec)) for m in measures):
+        raise ParameterError("measures must be a name, a comma-separated string of names or specs, or a list "
+                             f"of them (e.g. ['f1', 'mcc']); got {measures!r}.")
     entries = []
     for m in measures:
         avg = average

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
@@ -330,6 +331,7 @@ def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | 
                                                      unknown=unknown)
     pred_enc = Encoder(request.pred, classes, binary=classes is None, unknown=unknown) \
         if request.mode == "hard" else None
+    _check_memory(request, encoders, classes, survey.rows)
     grid = None
     if request.mode == "sweep":
         grid = threshold_grid(request.thresholds, survey.lo, survey.hi)
@@ -342,6 +344,28 @@ def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | 
         raise ParameterError("missing='negative' has no meaning for multiclass labels (there is no negative "
                              "class); use 'error' or 'drop'.")
     return plan
+
+
+def _check_memory(request, encoders, classes, rows: int) -> None:
+    """Refuse a count whose arrays cannot fit, before any is allocated (see :mod:`fastmetrics._memory`)."""
+    groups = int(np.prod([len(encoders[c].labels) for c in request.axes], dtype=np.float64))
+    by = ", ".join(request.axes) or "no grouping column"
+    if request.mode == "sweep":
+        k = request.thresholds if isinstance(request.thresholds, int) else len(request.thresholds)
+        # per-thread histograms (groups x 2 x (k + 1)) and the counts tensor (groups x k x 2 x 2), int64
+        nbytes = groups * (2 * (k + 1) * 8 + 4 * k * 8) + 8 * k
+        what = f"Counting {groups:,} groups ({by}) at {k:,} thresholds"
+        ways = "Use fewer thresholds, fewer grouping columns (--by), or count on Dask (--scheduler)"
+    elif request.mode == "hard":
+        m = 2 if classes is None else len(classes)
+        nbytes = groups * m * m * 8 * 2
+        what = f"Counting {groups:,} groups ({by}) x {m:,} x {m:,} classes"
+        ways = "Use fewer classes (merge rare ones), fewer grouping columns (--by), or count on Dask (--scheduler)"
+    else:  # exact: at most one cell per row, plus the rows' codes and their order
+        nbytes = rows * (8 + 8 + 32 + 8 * 3)
+        what = f"An exact sweep over {rows:,} rows"
+        ways = "Use a grid (thresholds=k) instead of 'exact', or count on Dask (--scheduler)"
+    memory.check(nbytes, what, ways)
 
 
 def _axis_labels(request, survey, types, gold) -> dict:

@@ -144,7 +144,12 @@ def class_labels(arrays: list, column_names: list[str], given=None) -> pa.Array:
         raise InputError(f"The label column(s) {', '.join(column_names)} have missing (null) values.")
     if given is None:
         return found
-    classes = pa.array(list(given)).cast(target)
+    try:
+        classes = pa.array(list(given)).cast(target)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        example = found[0].as_py() if len(found) else None
+        raise InputError(f"The classes given ({', '.join(map(str, list(given)[:10]))}) are not values of the labels' "
+                         f"type {target}: column(s) {', '.join(column_names)} hold values such as {example!r}.") from None
     if len(pc.unique(classes)) != len(classes):
         raise InputError("The classes given contain duplicates.")
     unknown = pc.filter(found, pc.invert(pc.is_in(found, value_set=classes)))

@@ -16,8 +16,9 @@ _COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
 def _as_count_array(value, name: str) -> np.ndarray:
     arr = np.asarray(value)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise InputError(f"Expected '{name}' to be numeric counts, but got an array of dtype {arr.dtype}.")
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise InputError(f"Expected '{name}' to be real numeric counts, but got an array of dtype {arr.dtype}.")
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
             raise InputError(f"Expected '{name}' to be finite counts, but it contains NaN or infinity.")
@@ -160,11 +161,14 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
         if average is not None:
             raise parameter_error("average", "compute", "None for tp/fp/fn/tn (pass counts=[..., m, m] to average "
                                   "over classes)", average)
-        values = _binary_values(spec, binary_counts(tp, fp, fn, tn), smoothing, out)
+        counts4 = binary_counts(tp, fp, fn, tn)
+        _check_out(out, np.broadcast_shapes(*(np.shape(x) for x in counts4)))
+        values = _binary_values(spec, counts4, smoothing, out)
         return apply_undefined(values, undefined, spec.label, warn=warn)
     c = _as_count_array(counts, "counts")
-    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
-        raise InputError(f"Expected 'counts' to have shape (..., m, m) with m >= 2, but got shape {c.shape}.")
+    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 1:
+        raise InputError(f"Expected 'counts' to have shape (..., m, m) with m >= 1 classes, but got shape {c.shape}.")
+    _check_out(out, c.shape[:-2])
     m = c.shape[-1]
     extra = [_matrix_arg(spec.measure, name, matrix_args.get(name), m) for name in spec.measure.matrix_params]
     if average is None:
@@ -185,6 +189,17 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
         out[...] = values
         values = out
     return apply_undefined(values, undefined, f"{spec.label} ({average})", warn=warn)
+
+
+def _check_out(out, shape) -> None:
+    """``out`` must be a float64 ndarray of the result's shape (the counts' batch shape)."""
+    if out is None:
+        return
+    if not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.shape != tuple(shape):
+        got = f"an array of dtype {out.dtype} and shape {out.shape}" if isinstance(out, np.ndarray) \
+            else type(out).__name__
+        raise ParameterError(f"The 'out' parameter of compute must be a float64 array of shape {tuple(shape)} "
+                             f"(the counts' batch shape). Got {got} instead.")
 
 
 def _matrix_param_names(measure) -> tuple[str, ...]:

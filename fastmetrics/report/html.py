@@ -130,8 +130,10 @@ def _curves(data, runs, gold, thresholds, max_curves):
     data.curves = []
     best = []
     shown = data.measures[:2]
+    # the leaderboard's system column is text (baselines share it); the runs' may be numbers
+    names = pc.cast(runs.column("system"), pa.string())
     for system in _ranked_systems(data, data.measures[0])[:max_curves]:
-        rows = runs.filter(pc.equal(runs.column("system"), pa.scalar(system, runs.schema.field("system").type)))
+        rows = runs.filter(pc.equal(names, pa.scalar(str(system), pa.string())))
         t = count(rows, gold, by=("system",), thresholds=thresholds, missing="negative" if gold is not None else "error")
         s = t.evaluate(shown)
         data.curves.append((system, np.asarray(t.coords["threshold"]), {m: s[m][0] for m in shown}))

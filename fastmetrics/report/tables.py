@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -126,19 +127,63 @@ def write_bytes(payload: bytes, path: str | os.PathLike) -> None:
 
 def _atomic_write(path: Path, folder: Path, write) -> None:
     """Write to a temporary file in the target folder, renamed over the target only once
-    complete: a failure leaves no partial output behind."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    complete: a failure, Ctrl-C or SIGTERM leaves no partial output behind. Where the system
+    offers unnamed files (Linux ``O_TMPFILE``) the data is written to one and only named at the
+    end, so even SIGKILL leaves nothing but freed space."""
+    if path.is_dir():
+        raise ParameterError(f"Cannot write '{path}': it is a folder; give a file name such as '{path / 'out.csv'}'.")
     try:
-        with os.fdopen(fd, "wb") as fh:
+        fd, tmp = _temporary(path, folder)
+    except OSError as exc:
+        raise ParameterError(f"Cannot write '{path}': {exc.strerror or exc} (creating a file in "
+                             f"'{folder}').") from None
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as fh:
             write(fh)
+        if tmp is None:
+            tmp = _name_unnamed(fd, path, folder)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; an output file gets the usual mode
+        os.fchmod(fd, 0o666 & ~umask)  # temporary files are 0600; an output file gets the usual mode
+        os.close(fd)
+        fd = -1
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
+        if fd >= 0:
+            os.close(fd)
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _temporary(path: Path, folder: Path):
+    """``(fd, None)`` for an unnamed file in ``folder``, else ``(fd, name)`` of a hidden temp file."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if flag:
+        try:
+            return os.open(folder, flag | os.O_WRONLY, 0o600), None
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+                raise
+    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+
+
+def _name_unnamed(fd: int, path: Path, folder: Path) -> str:
+    """Give the finished unnamed file a hidden name beside the target (then renamed over it)."""
+    # linkat(..., AT_SYMLINK_FOLLOW) through /proc/self/fd: os.link's plain link() would link the
+    # magic symlink itself; a directory fd makes Python call linkat
+    proc = os.open("/proc/self/fd", os.O_RDONLY)
+    try:
+        for _ in range(100):
+            name = str(folder / f".{path.name}.{os.urandom(4).hex()}.tmp")
+            try:
+                os.link(str(fd), name, src_dir_fd=proc, follow_symlinks=True)
+                return name
+            except FileExistsError:
+                continue
+    finally:
+        os.close(proc)
+    raise FileExistsError(f"no free temporary name beside '{path}'")
 
 
 def property_matrix_markdown(table: pa.Table) -> str:

@@ -1,0 +1,66 @@
+"""Memory is checked before it is spent: a tensor that cannot fit is refused with its size and
+the ways out, instead of numpy's allocation failure (or the system's OOM killer) after minutes.
+
+The limit is the memory available now (``MemAvailable`` of ``/proc/meminfo``, else the free
+physical pages); ``FASTMETRICS_MEMORY_LIMIT`` (bytes, or a number with K, M, G or T) replaces
+it, e.g. to try anyway on a machine with swap, or to stay small on a shared one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ._errors import ParameterError
+
+ENV = "FASTMETRICS_MEMORY_LIMIT"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``"123"``, ``"512M"``, ``"40G"``, ``"1.5T"`` (binary units; a trailing B or iB allowed)."""
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", str(text).upper())
+    if not match:
+        raise ParameterError(f"A memory size is a number of bytes or a number with K, M, G or T (e.g. 40G); "
+                             f"got {text!r}.")
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def limit() -> int | None:
+    """The number of bytes one tensor may take (None when the system does not say)."""
+    given = os.environ.get(ENV)
+    if given:
+        try:
+            return parse_size(given)
+        except ParameterError as exc:
+            raise ParameterError(f"{ENV}: {exc}") from None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def human(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def check(nbytes: int, what: str, ways_out: str) -> None:
+    """Refuse to allocate ``nbytes`` (described by ``what``) when they exceed :func:`limit`."""
+    available = limit()
+    if available is None or nbytes <= available:
+        return
+    source = f"the limit {ENV} sets" if os.environ.get(ENV) else "the memory available"
+    raise ParameterError(f"{what} would need about {human(nbytes)}, more than {source} ({human(available)}). "
+                         f"{ways_out}; or raise the limit: {ENV}=64G in the environment, "
+                         f"'fastmetrics --memory-limit 64G <command>' on the command line.")
