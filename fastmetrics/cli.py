@@ -22,7 +22,7 @@ from .count import count
 from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import unit_costs
-from .tensor import MultilabelTensor
+from .tensor import ConfusionTensor, MultilabelTensor
 from .report import format_table, pivot_measures, to_markdown, write_table
 
 DEFAULT_MEASURES = {
@@ -134,8 +134,20 @@ def _count_from_args(args):
             "'fastmetrics sweep'.")
     if getattr(args, "scheduler", None):
         return _distributed_count(args, by)
-    return count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
-                 classes=_split(args.classes))
+    tensor = count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
+                   classes=_split(args.classes))
+    if "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
+        tensor = _one_system(tensor, args.inputs)
+    return tensor
+
+
+def _one_system(tensor, inputs):
+    """Input without a system column is one system, named after its file (or 'system')."""
+    from .io.readers import run_system_name
+
+    name = run_system_name(inputs[0]) if len(inputs) == 1 and os.path.isfile(inputs[0]) else "system"
+    return ConfusionTensor(tensor.counts[None], ("system",) + tensor.axes, {**tensor.coords, "system": [name]},
+                           coord_axes=tensor.coord_axes, classes=tensor.classes)
 
 
 def _distributed_count(args, by, thresholds=None, score="score"):
