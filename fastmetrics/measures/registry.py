@@ -198,6 +198,53 @@ def get(name: str) -> Measure:
     )
 
 
+def register_function(name: str, function: Callable, *, higher_is_better: bool = True, summary: str = "",
+                      formula: str = "", range=(-math.inf, math.inf), family: str = "none",
+                      undefined_when: str = "see its definition", reference: str = "user-defined") -> Measure:
+    """Compile a Python function of ``(tp, fp, fn, tn)`` into a measure and register it.
+
+    The measure can then be computed, put in leaderboards and checked
+    (:func:`fastmetrics.meta.axioms.check`) like any built-in one.
+
+    Parameters
+    ----------
+    name : str
+        Its snake_case name (must be new).
+    function : callable
+        Numba-compatible scalar code of ``(tp, fp, fn, tn)``, returning NaN where undefined.
+    higher_is_better : bool, default True
+    summary, formula : str, optional
+        One line and a plain-text formula for the catalog (default: from ``name``).
+    range : tuple of float, default (-inf, inf)
+        Lowest and highest attainable value.
+    family : str, default "none"
+        One of :data:`FAMILIES`.
+    undefined_when, reference : str
+        When it is undefined, and where it comes from.
+
+    Returns
+    -------
+    Measure
+        The registered record; :func:`unregister` removes it.
+
+    Examples
+    --------
+    >>> from fastmetrics.measures.registry import register_function
+    >>> def youden(tp, fp, fn, tn):
+    ...     return tp / (tp + fn) + tn / (fp + tn) - 1.0
+    >>> m = register_function("my_youden", youden)
+    """
+    from numba import vectorize
+
+    # not cached: the function may live in a notebook or a test, where numba cannot cache
+    kernel = vectorize(["float64(float64, float64, float64, float64)"])(function)
+    return register(Measure(
+        name=name, kernel=kernel, summary=summary or f"user-defined measure {name}", formula=formula or name,
+        latex=formula or name, range=tuple(range), higher_is_better=higher_is_better, family=family,
+        undefined_when=undefined_when, reference=reference,
+    ))
+
+
 def names() -> list[str]:
     """Canonical names of all registered measures, sorted."""
     return sorted(_REGISTRY)

@@ -10,6 +10,7 @@ import fastmetrics as fm
 from fastmetrics.cli import main
 from fastmetrics.measures import registry
 from fastmetrics.meta import axioms as ax
+from fastmetrics.meta.axioms import engines
 
 TABLE2_PROPS = ["max", "min", "csym", "sym", "dist", "mon", "smon", "cb", "acb"]
 # seed 003 Table 2, binary verdicts ("✓/✗" is ✓ for binary)
@@ -124,10 +125,11 @@ def test_seed004_smoothing_and_strict_monotonicity():
     assert f1.holds is False and f1.counterexample.startswith("(0, 1, 0, 0) -> (0, 0, 0, 1)")  # AP = 0
     lam = verdicts("lam", ["strict_mon"], smoothing="noninformative")["strict_mon"]
     assert lam.holds is False and "undefined" in lam.counterexample
-    c = ax.all_matrices(10)
-    both = c[:, (c[0] + c[2] > 0) & (c[1] + c[3] > 0)]
-    f = ax._Evaluator(registry.make_spec("f1"), "noninformative")
-    assert ax._monotone(f, both, strict_defined=True)[1] == "(0, 1, 1, 0) -> (0, 0, 1, 1) (fp -> tn): 0.333333 -> 0"
+    space = ax.BinarySpace(ax.BinaryMeasure(registry.make_spec("f1"), "noninformative"), 10)
+    C = space.C
+    both = (C[:, 1, 1] + C[:, 1, 0] > 0) & (C[:, 0, 1] + C[:, 0, 0] > 0)
+    found = engines.moves(space, engines.corrections(space), allowed=both, strict_defined=True)
+    assert found[1] == "(0, 1, 1, 0) -> (0, 0, 1, 1) (fp -> tn): 0.333333 -> 0"
     assert fm.compute("f1", 0, 1, 1, 0, smoothing="noninformative") == pytest.approx(1 / 3)
     assert fm.compute("f1", 0, 0, 1, 1, smoothing="noninformative") == 0.0
 
@@ -250,3 +252,46 @@ def test_multiclass_counterexamples_recomputed():
     assert q("sba", [[1, 0, 0], [0, 0, 1], [0, 1, 0]]) == q("sba", [[2, 0, 0], [0, 0, 1], [0, 1, 0]])
     assert q("balanced_accuracy", [[0, 1, 1], [0, 1, 0], [0, 0, 1]]) == pytest.approx(
         q("balanced_accuracy", [[0, 0, 1], [0, 2, 0], [0, 0, 1]]))
+
+
+# --- the property registry -----------------------------------------------------------------------
+
+IDS = ["MON", "CON", "SDE", "WDE", "FIX", "CHA", "CHA_uniform", "IMB", "SYM", "max", "min", "csym", "sym", "dist",
+       "mon", "smon", "cb", "acb", "strict_mon", "nonin_fixed", "nonin_growing", "abs_weighting"]
+
+
+def test_property_ids_are_kept_and_each_record_says_whose_it_is():
+    assert list(ax.PROPERTIES) == list(ax.REGISTRY) == IDS
+    assert ax.MULTICLASS_PROPERTIES == tuple(TABLE2_PROPS)
+    for pid, record in ax.REGISTRY.items():
+        assert record.id == pid and record.seed in ax.AUTHORS and record.definition and callable(record.binary)
+        assert ax.PROPERTIES[pid] == record.summary and record.summary.startswith(f"seed {record.seed} ")
+        assert (record.multiclass is not None) == (pid in ax.MULTICLASS_PROPERTIES)
+    assert ax.PROPERTIES["SYM"] == "seed 000 Axiom 8: symmetry (class swap)"
+    assert ax.PROPERTIES["CHA_uniform"] == "seed 000 Axiom 6 with the uniform random labeling"
+    sym, SYM = ax.REGISTRY["sym"], ax.REGISTRY["SYM"]
+    assert (sym.seed, SYM.seed) == ("003", "000") and sym.title != SYM.title
+    assert sym.binary.__name__ == "goesgens_sym" and SYM.binary.__name__ == "sebastiani_sym"
+
+
+def test_register_function_lives_in_the_measures_registry():
+    assert ax.register_function is registry.register_function
+
+
+def test_the_enumerator_is_one_for_every_number_of_classes():
+    from math import comb
+
+    binary = ax.BinarySpace(ax.BinaryMeasure(registry.make_spec("f1")), 5).C
+    assert len(binary) == sum(comb(n + 3, 3) for n in range(1, 6))
+    assert {c.tobytes() for c in binary} == {c.tobytes() for c in ax.all_class_matrices(2, 5)}
+    rows = ax.all_matrices(5)  # (tp, fp, fn, tn) rows, the same order
+    assert np.array_equal(rows, np.stack([binary[:, 1, 1], binary[:, 0, 1], binary[:, 1, 0], binary[:, 0, 0]]))
+    assert len(ax.all_class_matrices(3, 3)) == sum(comb(n + 8, 8) for n in range(1, 4))
+
+
+def test_binary_and_multiclass_checks_share_one_definition():
+    """Where a measure's multiclass definition equals its binary one on 2 x 2 matrices (MCC), the
+    seed 003 verdicts of the binary checker and of check_multiclass(m=2) agree."""
+    binary = {v.property: v.holds for v in ax.check("mcc", TABLE2_PROPS, n_max=6)}
+    multi = {v.property: v.holds for v in ax.check_multiclass("mcc", m=2, n_max=6)}
+    assert binary == multi
