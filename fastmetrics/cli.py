@@ -101,7 +101,7 @@ def cmd_evaluate(args) -> None:
         tensor = _distributed_count(args, by, thresholds=_parse_thresholds(args.thresholds), score=args.score)
     else:
         tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
-                       missing=args.missing, pred=args.pred, score=args.score, task=args.task,
+                       missing=args.missing, format=args.format, pred=args.pred, score=args.score, task=args.task,
                        classes=_split(args.classes), category=args.category)
     task = _task_of(tensor)
     measures = args.measures or DEFAULT_MEASURES[task]
@@ -124,7 +124,7 @@ def _count_from_args(args):
 
     by = tuple(args.by.split(",")) if args.by else ("system", "topic")
     by = tuple(c.strip() for c in by if c.strip())
-    columns = open_source(args.inputs).column_names
+    columns = open_source(args.inputs, format=args.format).column_names
     if args.pred not in columns and getattr(args, "score", "score") in columns \
             and not {"tp", "fp", "fn", "tn"} <= set(columns):
         raise ParameterError(
@@ -135,7 +135,7 @@ def _count_from_args(args):
     if getattr(args, "scheduler", None):
         return _distributed_count(args, by)
     tensor = count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
-                   classes=_split(args.classes))
+                   classes=_split(args.classes), format=args.format)
     if "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs)
     return tensor
@@ -157,6 +157,7 @@ def _distributed_count(args, by, thresholds=None, score="score"):
     if len(args.inputs) != 1:
         raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
     client = fmd.client_for(args.scheduler)
+    _UNWIND[0] = True
     try:
         return fmd.count(args.inputs[0], gold=args.gold, by=by, pred=args.pred, score=score, thresholds=thresholds,
                          client=client, missing=args.missing, task=args.task, classes=_split(args.classes))
@@ -165,6 +166,7 @@ def _distributed_count(args, by, thresholds=None, score="score"):
         client.close()
         if cluster is not None and args.scheduler.startswith("local"):
             cluster.close()
+        _UNWIND[0] = False
 
 
 def _measure_list(args, task: str) -> list[str]:
@@ -202,7 +204,7 @@ def cmd_meta(args) -> None:
                                  "--scheduler.")
         by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
         measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
-        result = meta.stability(args.inputs, args.gold, measures=measures, replicates=args.splits, seed=args.seed,
+        result = meta.stability(args.inputs, args.gold, format=args.format, measures=measures, replicates=args.splits, seed=args.seed,
                                 tolerance=args.tolerance, progress=not args.quiet, by=by, missing=args.missing, pred=args.pred,
                                 task=args.task, classes=_split(args.classes))
         _emit_result(result, args)
@@ -222,15 +224,20 @@ def cmd_meta(args) -> None:
     _emit_result(result, args)
 
 
-def _seed(text: str) -> int:
-    """argparse type of ``--seed``: numpy's generators take integers >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
+def _int_at_least(low: int):
+    """An argparse type: an integer >= ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+    return parse
+
+
+_seed = _int_at_least(0)  # numpy's generators take integers >= 0
 
 
 def _positive_int(text: str, option: str) -> int:
@@ -270,7 +277,8 @@ def cmd_sweep(args) -> None:
     thresholds = _parse_thresholds(args.thresholds)
     if thresholds == "exact":
         raise ParameterError("sweep takes a grid (an int k or thresholds a,b,c) so that systems share thresholds.")
-    tensor = count(args.inputs, gold=args.gold, by=by, thresholds=thresholds, missing=args.missing, score=args.score)
+    tensor = count(args.inputs, gold=args.gold, by=by, thresholds=thresholds, missing=args.missing, score=args.score,
+                   format=args.format)
     scores = tensor.evaluate(_measure_list(args, "binary"))
     best = best_thresholds(scores)
     if args.curves:
@@ -281,22 +289,25 @@ def cmd_sweep(args) -> None:
 
 def cmd_report(args) -> None:
     from .io.readers import open_source
-    from .report.html import collect, write_report
+    from .report.html import check_report_paths, collect, write_report
 
     if not args.out:
         raise ParameterError("report needs --out report.html or --out report.md.")
+    # the options are checked before the input is read: a mistake costs no counting
+    check_report_paths(args.out, args.figures)
+    thresholds = _positive_int(args.thresholds, "--thresholds")
+    pairs = "all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs")
+    scatter = _scatter_pairs(args.scatter)
     tensor = _count_from_args(args)
     measures = _measure_list(args, _task_of(tensor))
     runs = None
-    columns = open_source(args.inputs).column_names
-    if args.score in columns and "system" in columns and _task_of(tensor) == "binary":
-        runs = open_source(args.inputs).read_all()
+    source = open_source(args.inputs, format=args.format)
+    if args.score in source.column_names and "system" in source.column_names and _task_of(tensor) == "binary":
+        runs = source.read_all()
         if args.score != "score":
             runs = runs.rename_columns(["score" if c == args.score else c for c in runs.column_names])
-    data = collect(tensor, measures, runs=runs, gold=args.gold, thresholds=_positive_int(args.thresholds, "--thresholds"),
-                   seed=args.seed, resamples=args.resamples,
-                   pairs="all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs"), title=args.title,
-                   scatter=_scatter_pairs(args.scatter))
+    data = collect(tensor, measures, runs=runs, gold=args.gold, thresholds=thresholds, seed=args.seed,
+                   resamples=args.resamples, pairs=pairs, title=args.title, scatter=scatter)
     write_report(data, args.out, figures_dir=args.figures)
     print(f"wrote {args.out} ({len(data.figures)} figures)", file=sys.stderr)
 
@@ -387,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--classes", help="comma-separated class labels in order")
         p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
         p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
-        p.add_argument("--resamples", type=int, default=1000, help="resamples of significance tests (default 1000)")
+        p.add_argument("--resamples", type=_int_at_least(1), default=1000, help="resamples of significance tests (default 1000)")
         p.add_argument("--out", help="write the summary table (.parquet, .csv, .json, .md)")
         p.add_argument("--detail", help="write the detail table (per pair / per system) to this file")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -406,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("job", choices=("strictness", "robustness", "stability", "inconsistency", "power"))
     inputs_and_counting(p)
     p.add_argument("--pairs", default="1000", help="robustness: topic pairs drawn, or 'all' (default 1000)")
-    p.add_argument("--splits", type=int, default=500, help="stability: random halvings (default 500)")
+    p.add_argument("--splits", type=_int_at_least(1), default=500, help="stability: random halvings (default 500)")
     p.add_argument("--tolerance", type=float, default=1e-5,
                    help="inconsistency/stability: differences within it are ties (default 1e-5)")
     p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
@@ -439,8 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")
     p.add_argument("measures", nargs="*", help="measures or specs (default: the whole catalog)")
-    p.add_argument("--n-max", type=int, default=12, help="largest test set enumerated (default 12; 6 for --classes > 2)")
-    p.add_argument("--classes", type=int, default=2,
+    p.add_argument("--n-max", type=_int_at_least(1), default=12, help="largest test set enumerated (default 12; 6 for --classes > 2)")
+    p.add_argument("--classes", type=_int_at_least(2), default=2,
                    help="2: binary properties; m > 2: seed 003's properties of the native multiclass definitions")
     p.add_argument("--properties", help="comma-separated property ids (default: all)")
     p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
@@ -452,7 +463,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default="data/demo", help="where the demo runs are written (default data/demo)")
     p.add_argument("--out", help="also write the leaderboard to this file")
     p.set_defaults(func=cmd_demo)
+    for name in ("evaluate", "leaderboard", "meta", "sweep", "report"):
+        _reading_options(sub.choices[name])
     return parser
+
+
+def _reading_options(p) -> None:
+    from .io.readers import FORMATS
+
+    p.add_argument("--format", choices=[f for f in FORMATS if f != "qrels"], default="auto",
+                   help="input format (default auto: by suffix, then by the first data line; 'run' = SemEval "
+                        "'topic item rank score label', 'trec' = 'qid Q0 docno rank score tag')")
+    p.add_argument("--relevance-level", type=float, default=1.0,
+                   help="TREC qrels as --gold: a document is relevant iff its grade >= this level (default 1)")
+    p.add_argument("--verbose", action="store_true", help="list the files of the input folders that are skipped "
+                                                          "(README, .score, hidden files, ...) and why")
+
+
+def _read_gold_once(args) -> None:
+    """The gold is read here, once, with the reading options (qrels binarised at --relevance-level);
+    ``--verbose`` lists what the input folders hold besides runs."""
+    from .io.readers import list_inputs, read_gold
+
+    if getattr(args, "verbose", False):
+        for label, paths, kind in (("input", args.inputs, "runs"), ("gold", [args.gold] if args.gold else [], "gold")):
+            for path, reason in (list_inputs(paths, kind=kind)[1] if paths else []):
+                print(f"fastmetrics: skipped {label} file {path}: {reason}", file=sys.stderr)
+    if getattr(args, "gold", None) is not None:
+        from .io.labels import require_columns
+
+        table = read_gold(args.gold, relevance_level=args.relevance_level)
+        require_columns(table.column_names, ["item", "gold"], args.gold, " of a gold table")
+        args.gold = table
 
 
 class Terminated(KeyboardInterrupt):
@@ -460,8 +502,20 @@ class Terminated(KeyboardInterrupt):
     partial output: :func:`fastmetrics.report.tables.write_table` removes its temporary file)."""
 
 
-def _on_sigterm(signum, frame):
-    raise Terminated()
+_UNWIND = [False]  # a Dask cluster is up: its processes are shut down by unwinding, not os._exit
+
+
+def _on_signal(signum, frame):
+    """Ctrl-C or SIGTERM. While an output file is written, unwind so that its temporary file is
+    removed; otherwise nothing is on disk yet, so stop at once (an exception raised here could be
+    swallowed by a callback from numba's compiler and the job would run on)."""
+    from .report.tables import writing
+
+    if writing() or _UNWIND[0]:
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    sys.stderr.write("fastmetrics: terminated\n" if signum == signal.SIGTERM else "fastmetrics: interrupted\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
 
 
 def main(argv=None) -> int:
@@ -473,10 +527,12 @@ def main(argv=None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
+    previous = _install_handlers() if _main_thread() else {}
     try:
         if args.memory_limit is not None:
             os.environ[_memory.ENV] = str(_memory.parse_size(args.memory_limit))
+        if hasattr(args, "inputs") and hasattr(args, "relevance_level"):
+            _read_gold_once(args)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             args.func(args)
@@ -497,9 +553,19 @@ def main(argv=None) -> int:
         print("fastmetrics: interrupted", file=sys.stderr)
         return 130
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     return 0
+
+
+def _install_handlers() -> dict:
+    """Route SIGINT (unless the caller ignores it, as ``nohup`` does) and SIGTERM to :func:`_on_signal`;
+    returns the previous handlers."""
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, _on_signal)
+    return previous
 
 
 def _fail(message: str) -> int:

@@ -8,18 +8,21 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 import numba
 import numpy as np
 import pyarrow as pa
 
-from .._errors import InputError
+from .._errors import InputError, parameter_error
 from ..io.readers import gold_table as load_gold, open_source
 from ..tensor import ConfusionTensor
 from . import _kernels
 from .assemble import exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
 from .grid import bucket_guide, threshold_grid
-from ..io.labels import require_columns
+from ..io.labels import empty_input, require_columns
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
 from .tally import DuplicateItem, Tally
@@ -43,9 +46,9 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         Parquet datasets are streamed by record batch.
     gold : path or table, optional
         Separate gold labels keyed by ``(topic, item)``. Without it the input needs a gold column.
-    by : sequence of str, default ("system", "topic")
+    by : str or sequence of str, default ("system", "topic")
         Grouping columns, one batch axis each. ``system`` and ``topic`` may be absent from the
-        input (one system, one topic); other grouping columns must exist.
+        input (one system, one topic); other grouping columns must exist. A string is one column.
     pred, score : str
         Names of the hard-prediction and score columns.
     thresholds : None, "exact", int or array_like, default None
@@ -89,6 +92,8 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         ``(system, topic, item)`` anywhere in the input (any batch, row group, file), gold
         items missing from a run, empty input, unreadable files.
     """
+    if isinstance(by, str):
+        by = (by,)
     src = open_source(source, format=format)
     columns = src.column_names
     group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
@@ -137,6 +142,8 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
     for part, offset, batch in src.record_batches(read) if read else ():
         facts.add(batch, part, score, offset)
     facts.rows = src.count_rows()
+    if facts.rows == 0:
+        raise empty_input(src)
     return facts
 
 
@@ -144,6 +151,11 @@ def prepare(columns, schema, part, gold=None, *, by=("system", "topic"), **optio
     """The checked :class:`Request`, the label columns' types and the normalised gold table."""
     gold_table = normalised_gold(gold, options.get("item", "item"), options.get("gold_column", "gold")) \
         if gold is not None else None
+    if isinstance(by, str):
+        by = (by,)  # one grouping column, as pandas' groupby("system") takes it
+    coords = options.get("coords")
+    if coords is not None and not isinstance(coords, Mapping):
+        raise parameter_error("coords", "count", "a mapping of grouping column -> labels", coords)
     request = Request(columns=tuple(columns), by=tuple(by), has_gold=gold is not None, part=part,
                       gold_topics=gold_table is not None and "topic" in gold_table.column_names, **options)
     request.validate()
@@ -157,7 +169,8 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
     names = table.column_names
     item = item if item in names else "item"
     label = "gold" if "gold" in names else gold_column
-    require_columns(names, [item, label], "gold", " of a gold table")
+    require_columns(names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold",
+                    " of a gold table")
     cols = (["topic"] if "topic" in names else []) + [item, label]
     table = table.select(cols).rename_columns((["topic"] if "topic" in names else []) + ["item", "gold"])
     if table.num_rows == 0:

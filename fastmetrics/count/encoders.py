@@ -186,12 +186,12 @@ def _cast(array, target, column, part):
                          f"of type {target} found elsewhere in the input.") from None
 
 
-def score_view(array: pa.Array, column: str, part) -> np.ndarray:
+def score_view(array: pa.Array, column: str, part, what: str = "scores") -> np.ndarray:
     """A score (or weight) column as float32/float64 numpy, zero-copy for floats."""
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
-        raise InputError(f"Column '{column}'{where(part)} has type {array.type}; expected float scores.")
+        raise InputError(f"Column '{column}'{where(part)} has type {array.type}; expected numbers ({what}).")
     no_nulls(array, column, part)
     values = array.to_numpy(zero_copy_only=False)
     if values.dtype not in (np.float32, np.float64):

@@ -20,6 +20,7 @@ from numba import njit
 
 from .._errors import InputError
 from ..io import labels as enc
+from ..io.labels import empty_input
 from ..tensor import MultilabelTensor
 from .encoders import Encoder
 from .plan import column_codes
@@ -121,7 +122,7 @@ def _survey(batches, read, group_cols, gold_column, pred, classes):
                                  "a list of categories per item (or pass category=... for one row per category).")
             found.append(pc.drop_null(pc.unique(pc.list_flatten(col))))
     if n_rows == 0:
-        raise InputError("The input has no rows.")
+        raise empty_input(src)
     labels = {c: enc.sorted_labels([a.cast(v[0].type) for a in v], c) for c, v in labels.items()}
     found = [a for a in found if len(a)] or [pa.array([], pa.string())]
     categories = enc.class_labels(found, [gold_column, pred], classes)

@@ -351,7 +351,8 @@ def _check_memory(request, encoders, classes, rows: int) -> None:
     groups = int(np.prod([len(encoders[c].labels) for c in request.axes], dtype=np.float64))
     by = ", ".join(request.axes) or "no grouping column"
     if request.mode == "sweep":
-        k = request.thresholds if isinstance(request.thresholds, int) else len(request.thresholds)
+        # an array of the wrong shape is refused with its own message by threshold_grid
+        k = int(request.thresholds) if is_count(request.thresholds) else int(np.size(request.thresholds))
         # per-thread histograms (groups x 2 x (k + 1)) and the counts tensor (groups x k x 2 x 2), int64
         nbytes = groups * (2 * (k + 1) * 8 + 4 * k * 8) + 8 * k
         what = f"Counting {groups:,} groups ({by}) at {k:,} thresholds"

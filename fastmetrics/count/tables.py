@@ -7,6 +7,7 @@ import pyarrow as pa
 
 from .._errors import InputError
 from ..io import labels as enc
+from ..io.labels import empty_input
 from ..tensor import ConfusionTensor
 from .assemble import labels_to_numpy as _labels_to_numpy
 
@@ -25,7 +26,7 @@ def from_count_table(src, group_cols) -> ConfusionTensor:
     """A ConfusionTensor from a table of precomputed ``tp, fp, fn, tn`` per group."""
     table = src.read_all(list(group_cols) + list(enc.COUNT_COLUMNS))
     if table.num_rows == 0:
-        raise InputError("The input has no rows.")
+        raise empty_input(src)
     if group_cols:
         enc.check_unique_items(table, list(group_cols), src.names[0])
     labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
@@ -47,7 +48,7 @@ def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
     """A multiclass ConfusionTensor from cells ``true, pred, count`` per group (absent cells are 0)."""
     table = src.read_all(list(group_cols) + list(MATRIX_COLUMNS))
     if table.num_rows == 0:
-        raise InputError("The input has no rows.")
+        raise empty_input(src)
     enc.check_unique_items(table, list(group_cols) + ["true", "pred"], src.names[0])
     class_array = enc.class_labels([table.column("true").combine_chunks(), table.column("pred").combine_chunks()],
                                    ["true", "pred"], classes)
@@ -69,6 +70,11 @@ def _count_values(table: pa.Table, name: str, part: str) -> np.ndarray:
     col = table.column(name).combine_chunks()
     enc.no_nulls(col, name, part)
     values = col.to_numpy(zero_copy_only=False)
-    if not np.issubdtype(values.dtype, np.number) or (values < 0).any() or not np.isfinite(values).all():
-        raise InputError(f"Column '{name}' must hold non-negative finite counts.")
+    if not np.issubdtype(values.dtype, np.number):
+        raise InputError(f"Column '{name}'{enc.where(part)} has type {col.type}; expected counts (numbers >= 0).")
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(f"Column '{name}'{enc.where(part)} must hold non-negative finite counts; found "
+                         f"{values[row].item()!r} at row {row}.")
     return values

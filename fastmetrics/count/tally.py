@@ -82,7 +82,7 @@ class Tally:
             gold = plan.gold.encode(batch.column(request.gold_column), part)
             if plan.item is not None:
                 self._mark_items(batch, part, offset, a, b, stride, gold)
-        weight = score_view(batch.column(request.weight), request.weight, part).astype(np.float64, copy=False) \
+        weight = score_view(batch.column(request.weight), request.weight, part, "weights").astype(np.float64, copy=False) \
             if request.weight else None  # None: numba compiles the unweighted kernels without the branch
         errors = self.errors
         errors[:] = -1

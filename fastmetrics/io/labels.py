@@ -187,3 +187,10 @@ def check_unique_items(table: pa.Table, keys: list[str], part: str) -> None:
             f"Duplicated ({', '.join(keys)}){where(part)}: {where} appears {dup.column('count_all')[0].as_py()} "
             "times; each item may appear once per system and topic."
         )
+
+
+def empty_input(src) -> InputError:
+    """The error for an input with no rows, naming its files (a header only is a common cause)."""
+    names = list(getattr(src, "names", []) or ["input"])
+    shown = ", ".join(f"'{n}'" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return InputError(f"The input {shown} has no rows (only a header, or empty files).")

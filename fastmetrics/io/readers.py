@@ -2,31 +2,92 @@
 
 Supported: ``pyarrow.Table`` / ``RecordBatch``, pandas and polars DataFrames (through the Arrow
 interface, neither is a dependency), Parquet files and dataset folders (streamed by record batch),
-CSV, Arrow IPC/Feather, and SemEval-2016-Task-3-style text run files
-(``topic item rank score label`` per line, one system per file, named ``<parent>/<stem>``).
+CSV, Arrow IPC/Feather, and the text formats shared tasks publish:
+
+- ``run``: SemEval-2016-Task-3-style run files, ``topic item rank score label`` per line, one
+  system per file, named ``<parent>/<stem>``;
+- ``trec``: TREC runs, ``qid Q0 docno rank score tag`` (system = the tag, or the file's name when
+  the line has no tag), with a score and no hard label;
+- ``qrels``: TREC relevance judgements as gold, ``qid iter docno rel``, graded relevance made
+  binary as ``rel >= relevance_level``.
+
+Text files are read as the official SemEval scorer reads them (``line.split()``): fields are
+separated by any run of spaces or tabs, leading and trailing blanks, blank lines and lines
+starting with ``#`` are skipped, a UTF-8 byte-order mark and CRLF line ends are accepted, and
+``.gz``/``.bz2``/``.zst`` files are decompressed. Every error names the file and the line.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .._errors import InputError
+from .._errors import InputError, parameter_error
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
 PARQUET_SUFFIXES = {".parquet", ".pq", ".parq"}
 CSV_SUFFIXES = {".csv"}
 IPC_SUFFIXES = {".arrow", ".feather", ".ipc"}
-FORMATS = ("auto", "parquet", "csv", "ipc", "run")
+COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
+FORMATS = ("auto", "parquet", "csv", "ipc", "run", "trec", "qrels")
 BATCH_ROWS = 1 << 20
 READAHEAD = 4
+
+# What a folder holds beside its runs: skipped when a folder (or a glob) is expanded.
+SKIPPED_SUFFIXES = {".md", ".rst", ".pdf", ".score", ".tab", ".tex", ".html", ".htm", ".log", ".json", ".yaml",
+                    ".yml", ".xml", ".py", ".pyc", ".sh", ".pl", ".ipynb", ".png", ".jpg", ".jpeg", ".gif", ".svg",
+                    ".doc", ".docx", ".zip", ".tar", ".tgz", ".7z"}
+SKIPPED_STEMS = ("license", "licence", "copying", "notice", "changelog", "changes", "authors")
+
+TRUE_WORDS = (b"true", b"True", b"1")
+FALSE_WORDS = (b"false", b"False", b"0")
+
+
+# -- the text layouts --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Layout:
+    """One line layout of a text format: field names in file order, their types, the kept ones."""
+
+    what: str                 # how messages name the file: "run file", "TREC run", "TREC qrels"
+    fields: tuple             # (name, kind) in file order; kind: "string", "number", "bool", None = ignored
+    expected: str             # the line as messages describe it
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.fields]
+
+    @property
+    def kept(self) -> list[str]:
+        return [name for name, kind in self.fields if kind is not None]
+
+    def arrow_types(self) -> dict:
+        kinds = {"string": pa.string(), "number": pa.float64(), "bool": pa.bool_()}
+        return {name: kinds[kind] for name, kind in self.fields if kind is not None}
+
+
+SEMEVAL = _Layout("run file", (("topic", "string"), ("item", "string"), ("rank", "number"), ("score", "number"),
+                               ("label", "bool")), "'topic item rank score label'")
+TREC_RUN = _Layout("TREC run", (("topic", "string"), ("q0", None), ("item", "string"), ("rank", "number"),
+                                ("score", "number"), ("system", "string")), "'qid Q0 docno rank score tag'")
+TREC_RUN_UNTAGGED = _Layout("TREC run", TREC_RUN.fields[:5], "'qid Q0 docno rank score' (no tag)")
+QRELS = _Layout("TREC qrels", (("topic", "string"), ("iteration", None), ("item", "string"),
+                               ("relevance", "number")), "'qid iter docno rel'")
+
+_NUMBER = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|(?i:inf|infinity|nan))")
+_BOM = b"\xef\xbb\xbf"
+_TO_TAB = bytes.maketrans(b" \x0b\x0c", b"\t\t\t")
+_COMMENT = re.compile(rb"(^|[\r\n])#[^\r\n]*")
+_NOT_NEWLINE = re.compile(rb"[^\r\n]")
+_NEWLINE = re.compile(rb"[\r\n]")
 
 
 def run_system_name(path: str | os.PathLike) -> str:
@@ -35,31 +96,132 @@ def run_system_name(path: str | os.PathLike) -> str:
     return f"{p.parent.name}/{p.stem}" if p.parent.name else p.stem
 
 
-def expand_paths(paths) -> list[str]:
-    """Expand a path, a folder of run files, a glob, or a sequence of those, in sorted order."""
+# -- paths ---------------------------------------------------------------------------------------
+def expand_paths(paths, skipped: list | None = None, *, kind: str = "runs") -> list[str]:
+    """Expand a path, a folder of run files, a glob, or a sequence of those, in sorted order.
+
+    A folder keeps its input files and skips the rest: hidden files and folders, README and
+    licence files, documents and scorer outputs (``.md``, ``.pdf``, ``.score``, ``.tab``, ...),
+    and text files whose first data line is not a line of a run (``kind="runs"``) or of a gold
+    file (``kind="gold"``), e.g. the official score tables. A glob skips by name only; a file
+    given by name is always read. ``skipped``, if given, receives one ``(path, reason)`` per
+    skipped file (see :func:`list_inputs`).
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    skipped = [] if skipped is None else skipped
     out: list[str] = []
     for item in paths:
         item = os.fspath(item)
         if any(ch in item for ch in "*?["):
-            matches = sorted(glob.glob(item, recursive=True))
+            matches = sorted(m for m in glob.glob(item, recursive=True) if os.path.isfile(m))
             if not matches:
                 raise InputError(f"No file matches the pattern '{item}'.")
-            out.extend(m for m in matches if os.path.isfile(m))
+            kept = _keep(matches, skipped, kind, by_content=False)
+            if not kept:
+                raise InputError(f"No input file matches the pattern '{item}': {_skip_summary(skipped, matches)}.")
+            out.extend(kept)
         elif os.path.isdir(item) and not _is_parquet_dir(item):
-            files = sorted(
-                os.path.join(root, f) for root, _, names in os.walk(item) for f in names
-                if not f.startswith(".") and not f.endswith((".score", ".md", ".pdf", ".tab", ".tex"))
-            )
-            if not files:
-                raise InputError(f"The folder '{item}' holds no input file.")
-            out.extend(files)
+            files = []
+            for root, dirs, names in os.walk(item):
+                for d in sorted(dirs):
+                    if d.startswith("."):
+                        skipped.append((os.path.join(root, d), "hidden folder"))
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                files.extend(os.path.join(root, f) for f in names)
+            files.sort()
+            kept = _keep(files, skipped, kind, by_content=True)
+            if not kept:
+                detail = f": {_skip_summary(skipped, files)}" if files else ""
+                raise InputError(f"The folder '{item}' holds no input file{detail}.")
+            out.extend(kept)
         elif os.path.exists(item):
             out.append(item)
         else:
             raise InputError(f"Cannot read '{item}': no such file or folder.")
     return out
+
+
+def list_inputs(paths, *, kind: str = "runs") -> tuple[list[str], list[tuple[str, str]]]:
+    """``(kept, skipped)``: the files :func:`expand_paths` reads for ``paths`` and the
+    ``(path, reason)`` of each file (or hidden folder) it leaves out, e.g. for a verbose listing."""
+    skipped: list = []
+    kept = expand_paths(paths, skipped, kind=kind)
+    return kept, skipped
+
+
+def _keep(files, skipped, kind, by_content):
+    kept = []
+    for path in files:
+        reason = _skip_reason(path, kind, by_content)
+        if reason is None:
+            kept.append(path)
+        else:
+            skipped.append((path, reason))
+    return kept
+
+
+def _skip_summary(skipped, files, shown=3) -> str:
+    files = set(files)
+    mine = [(p, r) for p, r in skipped if p in files]
+    text = "; ".join(f"{os.path.basename(p)} ({r})" for p, r in mine[:shown])
+    more = f"; {len(mine) - shown} more" if len(mine) > shown else ""
+    return f"skipped {text}{more}"
+
+
+def _skip_reason(path: str, kind: str, by_content: bool) -> str | None:
+    """Why a file found in a folder (or by a glob) is not an input, or None."""
+    name = os.path.basename(path)
+    if name.startswith("."):
+        return "hidden file"
+    stem = name.lower().split(".")[0]
+    if stem.startswith("readme") or stem in SKIPPED_STEMS:
+        return "README or licence"
+    suffix = Path(name).suffix.lower()
+    if suffix in SKIPPED_SUFFIXES:
+        return f"'{suffix}' file"
+    if not by_content or _table_suffix(path):
+        return None
+    first = _first_data_line(path)  # an unreadable file is an error, not a skip
+    if first is None:
+        return "no data line"
+    number, fields = first
+    if b"\0" in b"".join(fields):
+        return "binary file"
+    if _shape(fields, kind) is None:
+        if kind == "runs" and _shape(fields, "gold") == "qrels":
+            return f"TREC qrels (gold), not a run: line {number} is {_show(b' '.join(fields))}"
+        wanted = "a run" if kind == "runs" else "a gold file"
+        return f"not {wanted}: line {number} is {_show(b' '.join(fields))}"
+    return None
+
+
+def _table_suffix(path: str) -> bool:
+    suffix = Path(path).suffix.lower()
+    return suffix in PARQUET_SUFFIXES or suffix in CSV_SUFFIXES or suffix in IPC_SUFFIXES
+
+
+def _shape(fields, kind: str) -> str | None:
+    """The text format a data line's fields fit (``run``, ``trec``, ``qrels``) for ``kind``."""
+    n = len(fields)
+
+    def number(i):
+        return _NUMBER.fullmatch(fields[i]) is not None
+
+    if kind == "runs":
+        if n == 6 and number(3) and number(4):
+            return "trec"
+        if n == 5 and number(3) and number(4) and fields[1].lower() == b"q0" \
+                and fields[4] not in TRUE_WORDS + FALSE_WORDS:
+            return "trec"
+        if n == 5 and number(2) and number(3):
+            return "run"
+        return None
+    if n == 5 and number(2) and number(3):
+        return "run"
+    if n == 4 and number(3):
+        return "qrels"
+    return None
 
 
 def _is_parquet_dir(path: str) -> bool:
@@ -70,6 +232,10 @@ def _is_parquet_dir(path: str) -> bool:
 
 
 def detect_format(path: str) -> str:
+    """The format of a file: by suffix for Parquet, CSV and Arrow; otherwise by the first data line
+    of the text: 6 fields with a numeric rank and score (or 5 with ``Q0`` second and no label
+    last) is a TREC run, 4 fields with a numeric last one TREC qrels, anything else a ``topic item
+    rank score label`` run file (whose reader then names the line that does not fit)."""
     suffix = Path(path).suffix.lower()
     if os.path.isdir(path) or suffix in PARQUET_SUFFIXES:
         return "parquet"
@@ -77,36 +243,211 @@ def detect_format(path: str) -> str:
         return "csv"
     if suffix in IPC_SUFFIXES:
         return "ipc"
-    return "run"
+    first = _first_data_line(path)
+    if first is None:
+        return "run"
+    shape = _shape(first[1], "runs") or _shape(first[1], "gold")
+    return shape if shape in ("trec", "qrels") else "run"
+
+
+# -- text files ------------------------------------------------------------------------------------
+def _open_bytes(path: str):
+    compression = COMPRESSED_SUFFIXES.get(Path(path).suffix.lower())
+    if compression:
+        return pa.input_stream(path, compression=compression)
+    return open(path, "rb")
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with _open_bytes(path) as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InputError(f"Cannot read '{path}': {getattr(exc, 'strerror', None) or exc}.") from None
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"Cannot read '{path}': {_arrow_reason(exc)}") from None
+
+
+def _first_data_line(path: str, chunk: int = 1 << 16):
+    """``(line number, fields)`` of the first line that is neither blank nor a ``#`` comment, or
+    None; reads only as much of the file as it takes."""
+    try:
+        with _open_bytes(path) as fh:
+            head = b""
+            while True:
+                block = fh.read(chunk)
+                head += block
+                lines = head.splitlines()
+                if block and lines and not head.endswith((b"\n", b"\r")):
+                    lines = lines[:-1]  # the last line may go on in the next block
+                for number, line in enumerate(lines, 1):
+                    if number == 1 and line.startswith(_BOM):
+                        line = line[3:]
+                    fields = line.split()
+                    if fields and not fields[0].startswith(b"#"):
+                        return number, fields
+                if not block:
+                    return None
+                chunk *= 2
+    except OSError as exc:
+        raise InputError(f"Cannot read '{path}': {getattr(exc, 'strerror', None) or exc}.") from None
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"Cannot read '{path}': {_arrow_reason(exc)}") from None
+
+
+def _normalised(data: bytes) -> tuple[bytes, str]:
+    """``(text, delimiter)``: the text with every run of blanks (space, tab, VT, FF) made one
+    delimiter, leading and trailing blanks, a byte-order mark and ``#`` comment lines removed:
+    what ``line.split()`` sees, in a form a single-delimiter CSV parser reads. Vectorised (numpy
+    masks over the bytes); the line breaks are kept, so blank lines stay blank. The delimiter is
+    a space for files with spaces only (TREC runs), a tab otherwise."""
+    if data.startswith(_BOM):
+        data = data[3:]
+    if not data:
+        return data, "\t"
+    a = np.frombuffer(data, np.uint8)
+    present = [byte[0] for byte in (b"\t", b" ", b"\x0b", b"\x0c") if byte in data]  # memchr each
+    blank = a == (present[0] if present else 9)
+    for byte in present[1:]:
+        blank |= a == byte
+    # a file with one kind of blank keeps it as the delimiter; several kinds become tabs
+    single = len(present) == 1 and present[0] in (9, 32)
+    delimiter, spaced = (chr(present[0]), False) if single else ("\t", bool(present))
+    end = (a == 10) | (a == 13)
+    # a blank followed by a blank or a line end goes: a run keeps its last blank, trailing blanks vanish
+    drop = np.empty_like(blank)
+    np.logical_and(blank[:-1], blank[1:] | end[1:], out=drop[:-1])
+    drop[-1] = blank[-1]
+    leading = bool(blank[0]) or bool((blank[1:] & end[:-1]).any())
+    out = a[~drop].tobytes() if drop.any() else data
+    if spaced:
+        out = out.translate(_TO_TAB)
+    if leading:  # rare: what is left of a leading run is one delimiter after a line end
+        a = np.frombuffer(out, np.uint8)
+        drop = a == ord(delimiter)
+        drop[1:] &= (a[:-1] == 10) | (a[:-1] == 13)
+        out = a[~drop].tobytes()
+    if b"#" in out:
+        a = np.frombuffer(out, np.uint8)
+        hashes = a == 35
+        if hashes[0] or (hashes[1:] & ((a[:-1] == 10) | (a[:-1] == 13))).any():
+            out = _COMMENT.sub(rb"\1", out)
+    return out, delimiter
+
+
+def _show(line: bytes, width: int = 60) -> str:
+    text = line.decode("utf-8", "replace").strip()
+    return repr(text if len(text) <= width else text[:width] + "...")
+
+
+def _where(layout: _Layout, path: str, number: int | None = None) -> str:
+    return f"Cannot read {layout.what} '{path}'" + (f", line {number}" if number is not None else "")
+
+
+def _locate_error(data: bytes, path: str, layouts: dict, layout: _Layout) -> InputError | None:
+    """The first line that does not fit ``layout`` (the slow path, taken only when Arrow fails),
+    as a one-line error naming the file, the line and what was expected."""
+    if data.startswith(_BOM):
+        data = data[3:]
+    n_fields = len(layout.fields)
+    first = None
+    for number, line in enumerate(data.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if first is None:
+            first = number
+            if len(fields) not in layouts:
+                counts = " or ".join(str(n) for n in sorted(layouts))
+                return InputError(f"{_where(layout, path, number)}: expected {counts} fields {layout.expected}, "
+                                  f"found {len(fields)}: {_show(line)}.")
+        if len(fields) != n_fields:
+            like = f" (as on line {first})" if len(layouts) > 1 else ""
+            return InputError(f"{_where(layout, path, number)}: expected {n_fields} fields {layout.expected}{like}, "
+                              f"found {len(fields)}: {_show(line)}.")
+        for (name, kind), value in zip(layout.fields, fields):
+            if kind == "string":
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError:
+                    return InputError(f"{_where(layout, path, number)}: the {name} {_show(value)} is not UTF-8 "
+                                      f"text (expected lines {layout.expected}).")
+            elif kind == "number" and _NUMBER.fullmatch(value) is None:
+                return InputError(f"{_where(layout, path, number)}: the {name} {_show(value)} is not a number "
+                                  f"(expected lines {layout.expected}).")
+            elif kind == "bool" and value not in TRUE_WORDS + FALSE_WORDS:
+                return InputError(f"{_where(layout, path, number)}: the {name} {_show(value)} is not true or false "
+                                  f"(expected lines {layout.expected}).")
+    return None
+
+
+def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
+    """Read a whitespace-separated text file with the layout whose field count the first data line
+    has (``layouts``: {field count: layout}; the first is the default)."""
+    data = _read_bytes(path)
+    text, delimiter = _normalised(data)
+    default = next(iter(layouts.values()))
+    first = _NOT_NEWLINE.search(text)
+    if first is None:
+        raise InputError(f"{_where(default, path)}: the file has no data line (only blank lines and '#' comments); "
+                         f"expected lines {default.expected}.")
+    line_end = _NEWLINE.search(text, first.start())
+    stop = len(text) if line_end is None else line_end.start()
+    layout = layouts.get(text.count(delimiter.encode(), first.start(), stop) + 1, default)
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(text),
+            read_options=pacsv.ReadOptions(column_names=layout.names),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types=layout.arrow_types(), include_columns=layout.kept,
+                true_values=[w.decode() for w in TRUE_WORDS], false_values=[w.decode() for w in FALSE_WORDS],
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        error = _locate_error(data, path, layouts, layout)
+        if error is None:
+            error = InputError(f"{_where(layout, path)}: {_arrow_reason(exc)} (expected lines {layout.expected}).")
+        raise error from None
+    return table, layout
 
 
 def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
     """Read one ``topic item rank score label`` file; ``label`` becomes ``label_name``.
 
-    Fields are separated by tabs (SemEval) or, if a line has no tab, by single spaces.
+    Fields are separated by any run of spaces or tabs (as the SemEval scorer's ``line.split()``);
+    the rank is read as a number (``1``, ``1.0``, ``0.00E+00``) and kept as float64, it counts
+    for nothing. Returns ``topic, item, rank, score, <label_name>``.
     """
-    try:
-        with open(path, "rb") as fh:
-            first = fh.readline()
-    except OSError as exc:
-        raise InputError(f"Cannot read '{path}': {exc.strerror or exc}.") from None
-    if not first.strip():
-        raise InputError(f"Cannot read '{path}': the run file is empty.")
-    delimiter = "\t" if b"\t" in first else " "
-    types = {"topic": pa.string(), "item": pa.string(), "rank": pa.int64(), "score": pa.float64(),
-             "label": pa.bool_()}
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=list(RUN_COLUMNS)),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(column_types=types, true_values=["true", "True", "1"],
-                                                 false_values=["false", "False", "0"]),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise InputError(f"Cannot read run file '{path}': {_arrow_reason(exc)} "
-                         f"(expected lines 'topic item rank score label').") from None
+    layout = replace(SEMEVAL, what="gold file") if label_name == "gold" else SEMEVAL
+    table, _ = _read_text(path, {5: layout})
     return table.rename_columns(["topic", "item", "rank", "score", label_name])
+
+
+def read_trec_run(path: str) -> pa.Table:
+    """Read one TREC run, ``qid Q0 docno rank score tag`` per line, as ``topic, item, rank, score,
+    system``: topic = qid, item = docno, system = the tag (the file's ``<parent>/<stem>`` when the
+    lines have 5 fields, no tag). The ``Q0`` field is ignored; there is no hard label."""
+    table, _ = _read_text(path, {6: TREC_RUN, 5: TREC_RUN_UNTAGGED})
+    if "system" not in table.column_names:
+        table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
+    return table
+
+
+def read_qrels(path: str, *, relevance_level: float = 1) -> pa.Table:
+    """Read TREC qrels, ``qid iter docno rel`` per line, as a gold table ``topic, item, gold``:
+    ``gold = rel >= relevance_level`` (graded judgements made binary; default 1)."""
+    level = _relevance_level(relevance_level)
+    table, _ = _read_text(path, {4: QRELS})
+    gold = pc.greater_equal(table.column("relevance"), pa.scalar(level, pa.float64()))
+    return pa.table({"topic": table.column("topic"), "item": table.column("item"), "gold": gold})
+
+
+def _relevance_level(level) -> float:
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(level):
+        raise parameter_error("relevance_level", "read_gold", "a finite number (rel >= level is relevant)", level)
+    return float(level)
 
 
 def _arrow_reason(exc: Exception) -> str:
@@ -276,17 +617,22 @@ def _table_from_object(obj) -> pa.Table:
     )
 
 
-def open_source(source, *, format: str = "auto", label_name: str = "pred") -> Source:
+def open_source(source, *, format: str = "auto", label_name: str = "pred", kind: str = "runs",
+                relevance_level: float = 1) -> Source:
     """Open any supported input as a :class:`Source`.
 
-    Run files get a ``system`` column named after the file; other formats must carry their own.
+    Run files get a ``system`` column named after the file, TREC runs the tag; other formats must
+    carry their own. ``kind="gold"`` reads gold files: ``trec``/``qrels`` is then TREC qrels, made
+    binary at ``relevance_level``.
     """
     if format not in FORMATS:
         raise InputError(f"The 'format' parameter must be one of {', '.join(FORMATS)}. Got {format!r} instead.")
+    if kind not in ("runs", "gold"):
+        raise parameter_error("kind", "open_source", "'runs' or 'gold'", kind)
     if not isinstance(source, (str, os.PathLike, list, tuple)):
         return Source([_table_from_object(source)], ["<table>"])
     parts, names = [], []
-    for path in expand_paths(source):
+    for path in expand_paths(source, kind=kind):
         fmt = detect_format(path) if format == "auto" else format
         if fmt == "parquet":
             try:
@@ -297,10 +643,23 @@ def open_source(source, *, format: str = "auto", label_name: str = "pred") -> So
             parts.append(_read_csv(path))
         elif fmt == "ipc":
             parts.append(_read_ipc(path))
+        elif kind == "gold" and (fmt == "qrels" or (fmt == "trec" and format == "trec")):
+            parts.append(read_qrels(path, relevance_level=relevance_level))
+        elif kind == "gold" and fmt == "trec":
+            raise InputError(f"Cannot read gold file '{path}': its lines look like a TREC run "
+                             f"('qid Q0 docno rank score tag'); expected TREC qrels 'qid iter docno rel' or "
+                             f"'topic item rank score label'.")
+        elif fmt == "qrels":
+            raise InputError(f"Cannot read run '{path}': its lines look like TREC qrels ('qid iter docno rel'), "
+                             f"which are gold: give the file as the gold (read_gold, --gold).")
+        elif fmt == "trec":
+            parts.append(read_trec_run(path))
         else:
             table = read_run_file(path, label_name=label_name)
-            system = run_system_name(path)
-            parts.append(table.append_column("system", pa.array([system] * table.num_rows, pa.string())))
+            if kind == "runs":
+                table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows,
+                                                                pa.string()))
+            parts.append(table)
         names.append(path)
     schemas = {tuple(sorted(p.schema.names)) for p in parts}
     if len(schemas) > 1:
@@ -315,30 +674,54 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
     Parameters
     ----------
     paths : str, path, or sequence of them
-        Files, folders (every run file below) or glob patterns.
-    format : {"auto", "parquet", "csv", "ipc", "run"}, default "auto"
+        Files, folders (every run file below; READMEs, documents, ``.score`` files, hidden files
+        and text files that are not runs are skipped, see :func:`list_inputs`) or glob patterns.
+    format : {"auto", "parquet", "csv", "ipc", "run", "trec"}, default "auto"
         ``auto`` decides by suffix: ``.parquet``/folders of Parquet, ``.csv``, ``.arrow``/
-        ``.feather``; anything else is read as a ``topic item rank score label`` run file.
+        ``.feather``; any other file by its first data line: a TREC run (``qid Q0 docno rank
+        score tag``, 6 fields) or a ``topic item rank score label`` run file (5 fields). Text
+        fields are separated by any run of spaces or tabs; ``#`` lines and blank lines are skipped.
 
     Returns
     -------
     pyarrow.Table
-        For run files: ``topic, item, rank, score, pred, system``.
+        For run files: ``topic, item, rank, score, pred, system``; for TREC runs: ``topic, item,
+        rank, score, system`` (system = the run's tag). ``rank`` is float64 and unused.
     """
     return open_source(paths, format=format).read_all()
 
 
 def gold_table(gold) -> pa.Table:
-    """A separate gold given as a path (run-format file or table file) or as an in-memory table."""
+    """A separate gold given as a path (run-format file, TREC qrels or table file) or as an
+    in-memory table."""
     if isinstance(gold, (str, list, tuple)) or hasattr(gold, "__fspath__"):
         return read_gold(gold)
     return _decoded(_table_from_object(gold))
 
 
-def read_gold(source, *, format: str = "auto") -> pa.Table:
-    """Read a gold table: a run-format file (its ``label`` is the gold), or a table with
-    ``topic, item, gold`` columns."""
-    table = open_source(source, format=format, label_name="gold").read_all()
+def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa.Table:
+    """Read a gold table: a run-format file (its ``label`` is the gold), TREC qrels, or a table
+    with ``topic, item, gold`` columns.
+
+    Parameters
+    ----------
+    source : str, path, or sequence of them
+    format : {"auto", "parquet", "csv", "ipc", "run", "qrels", "trec"}, default "auto"
+        ``auto`` decides by suffix, then by the first data line: 4 fields (``qid iter docno
+        rel``) are TREC qrels, 5 fields a ``topic item rank score label`` file. ``trec`` and
+        ``qrels`` both read TREC qrels.
+    relevance_level : number, default 1
+        TREC qrels: ``gold = rel >= relevance_level`` (graded relevance made binary).
+
+    Returns
+    -------
+    pyarrow.Table
+        ``topic, item, gold`` (bool) for qrels; ``topic, item, rank, score, gold`` for a
+        run-format file; the table's own columns otherwise.
+    """
+    _relevance_level(relevance_level)
+    table = open_source(source, format=format, label_name="gold", kind="gold",
+                        relevance_level=relevance_level).read_all()
     if "rank" in table.column_names and "system" in table.column_names:
-        table = table.drop_columns(["system"])  # a run-format gold file is not a system
+        table = table.drop_columns(["system"])  # a gold file is not a system
     return table

@@ -15,7 +15,11 @@ _COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
 
 def _as_count_array(value, name: str) -> np.ndarray:
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except ValueError:  # ragged nested lists
+        raise InputError(f"Expected '{name}' to be an array of counts; got nested sequences of different "
+                         "lengths.") from None
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise InputError(f"Expected '{name}' to be real numeric counts, but got an array of dtype {arr.dtype}.")

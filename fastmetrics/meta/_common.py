@@ -41,6 +41,12 @@ def higher_is_better(label: str) -> bool:
 def system_topic_values(scores, oriented: bool = True):
     """``values[measure, system, topic]`` (lower-is-better measures negated when ``oriented``),
     with the system and topic labels. A Scores without a topic axis has one topic."""
+    from ..tensor import Scores
+
+    if not isinstance(scores, Scores):
+        hint = " (a ConfusionTensor: evaluate it first, e.g. tensor.evaluate(['f1', 'mcc']))" \
+            if hasattr(scores, "counts") else ""
+        raise ParameterError(f"Meta-evaluation takes Scores; got {type(scores).__name__}{hint}.")
     axes = list(scores.axes)
     extra = [a for a in axes if a not in ("system", "topic")]
     if extra:

@@ -333,6 +333,10 @@ def render_markdown(data: ReportData, figure_dir: str) -> str:
 def save_figures(data: ReportData, folder: str | os.PathLike) -> list[Path]:
     """Write every figure as PNG and SVG into ``folder``."""
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        from .._errors import ParameterError
+
+        raise ParameterError(f"Cannot write the figures into '{folder}': it is a file, not a folder.")
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for f in data.figures:
@@ -349,8 +353,26 @@ def _safe_name(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
 
 
+def check_report_paths(path, figures_dir=None) -> None:
+    """Refuse a report path that is a folder or has another suffix than .html/.md, and a figures
+    folder that is a file -- before anything is computed or written."""
+    from .._errors import ParameterError
+
+    path = Path(path)
+    if path.is_dir():
+        raise ParameterError(f"Cannot write the report to '{path}': it is a folder; give a file name such as "
+                             f"'{path / 'report.html'}'.")
+    if path.suffix.lower() not in (".html", ".md"):
+        raise ParameterError(f"A report is written as .html or .md; got '{path.name}'.")
+    if not (path.parent if str(path.parent) else Path(".")).is_dir():
+        raise ParameterError(f"Cannot write '{path}': the folder '{path.parent}' does not exist.")
+    if figures_dir is not None and Path(figures_dir).exists() and not Path(figures_dir).is_dir():
+        raise ParameterError(f"Cannot write the figures into '{figures_dir}': it is a file, not a folder.")
+
+
 def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None) -> None:
     """Write the report by suffix (``.html`` or ``.md``) atomically, figures to ``figures_dir``."""
+    check_report_paths(path, figures_dir)
     path = Path(path)
     if path.suffix.lower() == ".html":
         if figures_dir:

@@ -84,6 +84,8 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     """
     path = Path(path)
     suffix = path.suffix.lower()
+    if path.is_dir():
+        raise ParameterError(f"Cannot write '{path}': it is a folder; give a file name such as '{path / 'out.csv'}'.")
     if suffix not in OUTPUT_SUFFIXES:
         raise ParameterError(f"The output file must end in one of {', '.join(OUTPUT_SUFFIXES)}. Got '{path.name}'.")
     folder = path.parent if str(path.parent) else Path(".")
@@ -125,6 +127,15 @@ def write_bytes(payload: bytes, path: str | os.PathLike) -> None:
     _atomic_write(path, folder, lambda fh: fh.write(payload))
 
 
+_WRITING = [0]  # output files being written now (see :func:`writing`)
+
+
+def writing() -> bool:
+    """Whether an output file is being written: the command line's signal handler then unwinds
+    (so that the temporary file is removed) instead of exiting at once."""
+    return _WRITING[0] > 0
+
+
 def _atomic_write(path: Path, folder: Path, write) -> None:
     """Write to a temporary file in the target folder, renamed over the target only once
     complete: a failure, Ctrl-C or SIGTERM leaves no partial output behind. Where the system
@@ -132,6 +143,14 @@ def _atomic_write(path: Path, folder: Path, write) -> None:
     end, so even SIGKILL leaves nothing but freed space."""
     if path.is_dir():
         raise ParameterError(f"Cannot write '{path}': it is a folder; give a file name such as '{path / 'out.csv'}'.")
+    _WRITING[0] += 1
+    try:
+        _write_via_temporary(path, folder, write)
+    finally:
+        _WRITING[0] -= 1
+
+
+def _write_via_temporary(path: Path, folder: Path, write) -> None:
     try:
         fd, tmp = _temporary(path, folder)
     except OSError as exc:
