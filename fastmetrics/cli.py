@@ -39,9 +39,14 @@ def _parse_thresholds(text: str | None):
     if text == "exact":
         return "exact"
     try:
-        return int(text)
+        k = int(text)
     except ValueError:
         pass
+    else:
+        if k < 1:
+            raise ParameterError(f"--thresholds {text}: an integer is a number of thresholds k >= 1; for one "
+                                 f"threshold at {k} write {k}.0.")
+        return k
     try:
         return [float(x) for x in text.split(",")]
     except ValueError:
@@ -101,8 +106,8 @@ def cmd_evaluate(args) -> None:
         tensor = _distributed_count(args, by, thresholds=_parse_thresholds(args.thresholds), score=args.score)
     else:
         tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
-                       missing=args.missing, format=args.format, pred=args.pred, score=args.score, task=args.task,
-                       classes=_split(args.classes), category=args.category)
+                       missing=args.missing, format=args.format, unjudged=args.unjudged, pred=args.pred,
+                       score=args.score, task=args.task, classes=_split(args.classes), category=args.category)
     task = _task_of(tensor)
     measures = args.measures or DEFAULT_MEASURES[task]
     average = args.average
@@ -135,7 +140,7 @@ def _count_from_args(args):
     if getattr(args, "scheduler", None):
         return _distributed_count(args, by)
     tensor = count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
-                   classes=_split(args.classes), format=args.format)
+                   classes=_split(args.classes), format=args.format, unjudged=args.unjudged)
     if "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs)
     return tensor
@@ -156,6 +161,9 @@ def _distributed_count(args, by, thresholds=None, score="score"):
 
     if len(args.inputs) != 1:
         raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
+    if getattr(args, "unjudged", "error") != "error":
+        raise ParameterError("--unjudged negative needs every run's items in one place: drop --scheduler, or add "
+                             "the unjudged items to the gold as negatives.")
     client = fmd.client_for(args.scheduler)
     _UNWIND[0] = True
     try:
@@ -199,6 +207,9 @@ def cmd_meta(args) -> None:
     from . import meta
 
     if args.job == "stability":
+        if args.unjudged != "error":
+            raise ParameterError("meta stability splits the judged items of each topic: --unjudged negative "
+                                 "is not available there.")
         if args.scheduler:
             raise ParameterError("Stability resamples the items of every topic: it runs in one process; drop "
                                  "--scheduler.")
@@ -278,7 +289,7 @@ def cmd_sweep(args) -> None:
     if thresholds == "exact":
         raise ParameterError("sweep takes a grid (an int k or thresholds a,b,c) so that systems share thresholds.")
     tensor = count(args.inputs, gold=args.gold, by=by, thresholds=thresholds, missing=args.missing, score=args.score,
-                   format=args.format)
+                   format=args.format, unjudged=args.unjudged)
     scores = tensor.evaluate(_measure_list(args, "binary"))
     best = best_thresholds(scores)
     if args.curves:
@@ -476,6 +487,9 @@ def _reading_options(p) -> None:
                         "'topic item rank score label', 'trec' = 'qid Q0 docno rank score tag')")
     p.add_argument("--relevance-level", type=float, default=1.0,
                    help="TREC qrels as --gold: a document is relevant iff its grade >= this level (default 1)")
+    p.add_argument("--unjudged", choices=("error", "negative"), default="error",
+                   help="run items the --gold lacks: an error (default), or non-relevant as trec_eval reads qrels "
+                        "(TREC runs: --unjudged negative --missing negative)")
     p.add_argument("--verbose", action="store_true", help="list the files of the input folders that are skipped "
                                                           "(README, .score, hidden files, ...) and why")
 

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-from .._errors import InputError, parameter_error
+from .._errors import InputError, ParameterError, parameter_error
 from ..io.readers import gold_table as load_gold, open_source
 from ..tensor import ConfusionTensor
 from . import _kernels
@@ -35,7 +35,7 @@ COUNT_COLUMNS = ("tp", "fp", "fn", "tn")
 
 def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="score", thresholds=None,
           gold_column="gold", item="item", weight=None, missing="error", format="auto", task="auto",
-          classes=None, category=None, coords=None) -> ConfusionTensor:
+          classes=None, category=None, coords=None, unjudged="error") -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
     Parameters
@@ -61,6 +61,10 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts.
     missing : {"error", "negative", "drop"}, default "error"
         What happens to gold items a run lacks (with a separate gold only).
+    unjudged : {"error", "negative"}, default "error"
+        What happens to run items the separate gold lacks: an error, or (``"negative"``, as
+        trec_eval reads TREC qrels) they are non-relevant; each topic's items are then the judged
+        ones and every one some run returned (use with ``missing="negative"`` for TREC runs).
     format : str, default "auto"
         Input format, see :func:`fastmetrics.read_runs`.
     task : {"auto", "binary", "multiclass", "multilabel"}, default "auto"
@@ -110,7 +114,8 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
         return count_multilabel(src, group_cols, gold_column=gold_column, pred=pred, item=item,
                                 weight=weight, classes=classes, category=category)
     count_plan = plan(src, gold, by=by, pred=pred, score=score, thresholds=thresholds, gold_column=gold_column,
-                      item=item, weight=weight, missing=missing, task=task, classes=classes, coords=coords)
+                      item=item, weight=weight, missing=missing, task=task, classes=classes, coords=coords,
+                      unjudged=unjudged)
     tally = Tally(count_plan)
     try:
         for part, offset, batch in src.record_batches(count_plan.read_columns):
@@ -120,13 +125,41 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     return tally.finish()
 
 
-def plan(src, gold=None, **options) -> CountPlan:
+def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
     """Pass 1 over an opened source: survey the columns and build the :class:`CountPlan`."""
+    if unjudged not in ("error", "negative"):
+        raise parameter_error("unjudged", "count", "'error' or 'negative'", unjudged)
     request, types, gold_table = prepare(src.column_names, src.schema, src.names[0], gold, **options)
+    if unjudged == "negative" and gold_table is not None:
+        gold_table = with_unjudged(src, request, gold_table)
     try:
         return build(request, survey(src, request, types), types, gold_table)
     except NeedValues:
         return build(request, survey(src, request, types, exact=True), types, gold_table)
+
+
+def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
+    """The gold with every (topic, item) the runs hold but the gold lacks added as negative --
+    trec_eval's reading of unjudged documents. Items are then the judged ones and every one some
+    run returned, so a run lacking an item returned by another run is missing it (see ``missing``)."""
+    label_type = gold.schema.field("gold").type
+    if not (pa.types.is_boolean(label_type) or pa.types.is_integer(label_type)):
+        raise ParameterError(f"unjudged='negative' needs binary gold (bool or 0/1); the gold's labels have type "
+                             f"{label_type}.")
+    keys = [c for c in ("topic", "item") if c in gold.column_names]
+    columns = ["topic" if c == "topic" else request.item for c in keys]
+    require_columns(src.column_names, columns, src.names[0], " to find unjudged items")
+    runs = src.read_all(columns).rename_columns(keys)
+    try:
+        runs = pa.table({c: runs.column(c).cast(gold.schema.field(c).type) for c in keys})
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return gold  # item types that cannot match: every run item stays unknown, and is reported as such
+    found = runs.group_by(keys).aggregate([])
+    new = found.join(gold.select(keys), keys=keys, join_type="left anti")
+    if new.num_rows == 0:
+        return gold
+    new = new.append_column("gold", pa.array(np.zeros(new.num_rows, bool)).cast(label_type))
+    return pa.concat_tables([gold, new.select(gold.column_names)])
 
 
 def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:

@@ -197,6 +197,74 @@ def test_graded_qrels_change_the_counts(trec):
     assert (one.tp + one.fn).sum() > (two.tp + two.fn).sum()
 
 
+def _truncated_runs(tmp_path, depth=12):
+    """Runs as TREC publishes them: each returns its top `depth` documents, some of them unjudged."""
+    rng = np.random.default_rng(5)
+    topics, judged = ["7", "8"], 10
+    rel = {(t, f"J{d}"): bool(rng.integers(0, 2)) for t in topics for d in range(judged)}
+    pool = {t: [f"J{d}" for d in range(judged)] + [f"U{d}" for d in range(6)] for t in topics}
+    runs = {}
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for system in ("a", "b", "c"):
+        lines = []
+        for t in topics:
+            docs = rng.permutation(pool[t])[:depth]
+            scores = np.sort(rng.normal(size=depth))[::-1].round(3)
+            runs[system, t] = dict(zip(docs, scores))
+            lines += [f"{t} Q0 {d} {r} {s} {system}\n" for r, (d, s) in enumerate(zip(docs, scores), 1)]
+        (folder / f"run.{system}").write_text("".join(lines))
+    (tmp_path / "qrels").write_text("".join(f"{t} 0 {d} {int(g)}\n" for (t, d), g in rel.items()))
+    return str(folder), str(tmp_path / "qrels"), rel, runs
+
+
+def test_unjudged_run_documents_count_as_non_relevant(tmp_path):
+    folder, qrels, rel, runs = _truncated_runs(tmp_path)
+    thresholds = np.array([-0.5, 0.0, 0.7])
+    with pytest.raises(InputError, match=r"which the gold does not have"):
+        fm.count(folder, gold=qrels, thresholds=thresholds, missing="negative")
+    tensor = fm.count(folder, gold=qrels, thresholds=thresholds, missing="negative", unjudged="negative")
+    for s, system in enumerate(tensor.coords["system"]):
+        for t, topic in enumerate(tensor.coords["topic"]):
+            # trec_eval's reading: the topic's items are the judged ones and every one any run returned
+            items = {d for (tt, d) in rel if tt == topic} | {d for (ss, tt), r in runs.items() if tt == topic for d in r}
+            gold = np.array([rel.get((topic, d), False) for d in sorted(items)])
+            score = np.array([runs[system, topic].get(d, -np.inf) for d in sorted(items)])
+            pred = score[:, None] >= thresholds
+            expected = np.stack([(gold[:, None] & pred).sum(0), (~gold[:, None] & pred).sum(0),
+                                 (gold[:, None] & ~pred).sum(0), (~gold[:, None] & ~pred).sum(0)], -1)
+            got = np.stack([tensor.tp[s, t], tensor.fp[s, t], tensor.fn[s, t], tensor.tn[s, t]], -1)
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_unjudged_on_the_command_line(tmp_path, capsys):
+    from fastmetrics.cli import main
+
+    folder, qrels, _, _ = _truncated_runs(tmp_path)
+    out = tmp_path / "counts.csv"
+    argv = ["evaluate", folder, "--gold", qrels, "--thresholds", "0.0", "--measures", "tp,fp,fn,tn", "--out", str(out)]
+    assert main(argv + ["--missing", "negative", "--unjudged", "negative"]) == 0
+    expected = fm.count(folder, gold=qrels, thresholds=[0.0], missing="negative", unjudged="negative")
+    table = pacsv.read_csv(out).sort_by([("system", "ascending"), ("topic", "ascending")]).to_pydict()
+    for name in ("tp", "fp", "fn", "tn"):
+        got = [v for m, v in zip(table["measure"], table["value"]) if m == name]
+        np.testing.assert_array_equal(got, getattr(expected, name).ravel())
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "which the gold does not have" in capsys.readouterr().err
+    assert main(["meta", "stability", folder, "--gold", qrels, "--unjudged", "negative"]) == 2
+    assert "--unjudged negative is not available" in capsys.readouterr().err
+
+
+def test_unjudged_is_checked(tmp_path):
+    folder, qrels, _, _ = _truncated_runs(tmp_path)
+    with pytest.raises(ValueError, match="unjudged"):
+        fm.count(folder, gold=qrels, thresholds=3, unjudged="zero")
+    labels = pa.table({"topic": ["7"], "item": ["J0"], "gold": ["yes"]})
+    with pytest.raises(ValueError, match="binary gold"):
+        fm.count(folder, gold=labels, thresholds=3, unjudged="negative", missing="negative")
+
+
 @pytest.mark.parametrize("bad", [True, "2", None, float("nan")])
 def test_relevance_level_must_be_a_number(trec, bad):
     with pytest.raises(ValueError, match="relevance_level"):
