@@ -30,9 +30,19 @@ def small_csv(path: str) -> None:
     """3 systems x 4 topics x 20 items: string systems, int topics and items, 0/1 labels."""
     rng = np.random.default_rng(0)
     s, t, i = (x.reshape(-1) for x in np.indices((3, 4, 20)))
-    pacsv.write_csv(pa.table({"system": [f"s{x}" for x in s], "topic": t, "item": i,
-                              "gold": (rng.random(s.size) < 0.4).astype(int),
-                              "pred": (rng.random(s.size) < 0.5).astype(int), "score": rng.random(s.size)}), path)
+    pacsv.write_csv(
+        pa.table(
+            {
+                "system": [f"s{x}" for x in s],
+                "topic": t,
+                "item": i,
+                "gold": (rng.random(s.size) < 0.4).astype(int),
+                "pred": (rng.random(s.size) < 0.5).astype(int),
+                "score": rng.random(s.size),
+            }
+        ),
+        path,
+    )
 
 
 def fresh_venv(folder: str) -> str:
@@ -45,8 +55,9 @@ def fresh_venv(folder: str) -> str:
 
 
 def clear_cache(folder: str) -> int:
-    files = glob.glob(os.path.join(folder, "lib", "python*", "site-packages", "fastmetrics", "**", "*.nb[ic]"),
-                      recursive=True)
+    files = glob.glob(
+        os.path.join(folder, "lib", "python*", "site-packages", "fastmetrics", "**", "*.nb[ic]"), recursive=True
+    )
     for f in files:
         os.remove(f)
     return len(files)
@@ -66,17 +77,25 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as work:
         data = os.path.join(work, "small.csv")
         small_csv(data)
-        commands = {"evaluate": [exe, "evaluate", data, "--measures", "f1,mcc"],
-                    "report": [exe, "report", data, "--out", os.path.join(work, "r.html"), "--quiet"]}
+        commands = {
+            "evaluate": [exe, "evaluate", data, "--measures", "f1,mcc"],
+            "report": [exe, "report", data, "--out", os.path.join(work, "r.html"), "--quiet"],
+        }
         targets = {"evaluate": 2.0, "report": 5.0}
         for name, cmd in commands.items():
             clear_cache(args.venv)
             cold = timed(cmd)
-            written = len(glob.glob(os.path.join(args.venv, "lib", "python*", "site-packages", "fastmetrics", "**",
-                                                 "*.nbi"), recursive=True))
+            written = len(
+                glob.glob(
+                    os.path.join(args.venv, "lib", "python*", "site-packages", "fastmetrics", "**", "*.nbi"),
+                    recursive=True,
+                )
+            )
             warm = timed(cmd)
-            print(f"cold {name}: {cold:.2f} s (target <= {targets[name]:.0f} s); warm {warm:.2f} s; "
-                  f"{written} numba cache index files written in site-packages")
+            print(
+                f"cold {name}: {cold:.2f} s (target <= {targets[name]:.0f} s); warm {warm:.2f} s; "
+                f"{written} numba cache index files written in site-packages"
+            )
 
 
 if __name__ == "__main__":

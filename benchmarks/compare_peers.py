@@ -130,10 +130,15 @@ def check(hard_table, system, topic, gold, score) -> str:
     expected = np.bincount(key, minlength=N_GROUPS * 4).reshape(N_SYSTEMS, N_TOPICS, 2, 2)
     hard = np.asarray(fm.count(hard_table).counts)
     grid = np.asarray(fm.count(hard_table.drop_columns(["pred"]), thresholds=K).counts)
-    ok = (hard.shape == expected.shape and np.array_equal(hard, expected)
-          and grid.shape == (N_SYSTEMS, N_TOPICS, K, 2, 2) and bool((grid.sum(axis=(-1, -2)) == ITEMS).all()))
+    ok = (
+        hard.shape == expected.shape
+        and np.array_equal(hard, expected)
+        and grid.shape == (N_SYSTEMS, N_TOPICS, K, 2, 2)
+        and bool((grid.sum(axis=(-1, -2)) == ITEMS).all())
+    )
     return "CHECK: fm.count hard counts == numpy bincount, grid counts sum to the items: " + (
-        "OK" if ok else f"MISMATCH (shapes {hard.shape}, {grid.shape}) -- the timings may not compare like with like")
+        "OK" if ok else f"MISMATCH (shapes {hard.shape}, {grid.shape}) -- the timings may not compare like with like"
+    )
 
 
 def _fm_note(seconds, floor):
@@ -153,43 +158,71 @@ def core(out: Table, repeat: int, folder: str) -> dict:
     f = {"check": check(hard_table, system, topic, gold, score)}
 
     # 1. the floor
-    f["floor"] = floor = out.add("column read (numpy sums of system, topic, gold, score): the floor", "floor",
-                                 best_of(lambda: (system.sum(), topic.sum(), gold.sum(dtype=np.int64), score.sum()),
-                                         repeat * 3))
+    f["floor"] = floor = out.add(
+        "column read (numpy sums of system, topic, gold, score): the floor",
+        "floor",
+        best_of(lambda: (system.sum(), topic.sum(), gold.sum(dtype=np.int64), score.sum()), repeat * 3),
+    )
     # 2./3. fastmetrics end to end, and the bare kernel
     f["hard"] = best_of(lambda: fm.count(hard_table), repeat)
     out.add("fastmetrics fm.count(table), hard labels", "hard", f["hard"], _fm_note(f["hard"], floor), reference=True)
     f["grid"] = best_of(lambda: fm.count(table, thresholds=K), repeat)
-    out.add(f"fastmetrics fm.count(table, thresholds={K})", GRID, f["grid"], _fm_note(f["grid"], floor),
-            reference=True)
+    out.add(f"fastmetrics fm.count(table, thresholds={K})", GRID, f["grid"], _fm_note(f["grid"], floor), reference=True)
     group = system.astype(np.int64) * N_TOPICS + topic
     kernel = best_of(lambda: histogram_to_counts(sweep_histogram(group, gold, score, grid, N_GROUPS)), repeat)
-    out.add("fastmetrics sweep kernel alone (group codes made outside; informative)", GRID, kernel,
-            f"kernel/floor = {kernel / floor:.2f}x")
+    out.add(
+        "fastmetrics sweep kernel alone (group codes made outside; informative)",
+        GRID,
+        kernel,
+        f"kernel/floor = {kernel / floor:.2f}x",
+    )
 
     # 4. Parquet
     path = os.path.join(folder, "w1.parquet")
     pq.write_table(table, path, row_group_size=1 << 20)
-    f["read"] = out.add("pyarrow pq.read_table of the same four columns", "parquet",
-                        best_of(lambda: pq.read_table(path, columns=COLUMNS), repeat))
+    f["read"] = out.add(
+        "pyarrow pq.read_table of the same four columns",
+        "parquet",
+        best_of(lambda: pq.read_table(path, columns=COLUMNS), repeat),
+    )
     f["parquet"] = best_of(lambda: fm.count(path, thresholds=K), repeat)
-    out.add(f"fastmetrics fm.count('w1.parquet', thresholds={K})", "parquet", f["parquet"],
-            f"fm.count/pq.read_table = {f['parquet'] / f['read']:.2f}x", reference=True)
+    out.add(
+        f"fastmetrics fm.count('w1.parquet', thresholds={K})",
+        "parquet",
+        f["parquet"],
+        f"fm.count/pq.read_table = {f['parquet'] / f['read']:.2f}x",
+        reference=True,
+    )
 
     # 5. string system/topic: plain strings in Arrow, dictionary-encoded in Parquet
     strings = string_axes(hard_table)
     string_path = os.path.join(folder, "w1-strings.parquet")
     pq.write_table(strings, string_path, row_group_size=1 << 20, use_dictionary=True)
     fm.count(strings.slice(0, 200_000)), fm.count(strings.slice(0, 200_000), thresholds=K)  # warm the string path
-    f["str hard"] = out.add("fastmetrics fm.count(table), string system/topic", "str hard",
-                            best_of(lambda: fm.count(strings), few), reference=True)
-    f["str grid"] = out.add(f"fastmetrics fm.count(table, thresholds={K}), string system/topic", f"str {GRID}",
-                            best_of(lambda: fm.count(strings, thresholds=K), few), reference=True)
-    f["dict hard"] = out.add("fastmetrics fm.count('w1-strings.parquet'), dictionary pages", "dict-pq hard",
-                             best_of(lambda: fm.count(string_path), few), reference=True)
-    f["dict grid"] = out.add(f"fastmetrics fm.count('w1-strings.parquet', thresholds={K}), dictionary pages",
-                             f"dict-pq {GRID}", best_of(lambda: fm.count(string_path, thresholds=K), few),
-                             reference=True)
+    f["str hard"] = out.add(
+        "fastmetrics fm.count(table), string system/topic",
+        "str hard",
+        best_of(lambda: fm.count(strings), few),
+        reference=True,
+    )
+    f["str grid"] = out.add(
+        f"fastmetrics fm.count(table, thresholds={K}), string system/topic",
+        f"str {GRID}",
+        best_of(lambda: fm.count(strings, thresholds=K), few),
+        reference=True,
+    )
+    f["dict hard"] = out.add(
+        "fastmetrics fm.count('w1-strings.parquet'), dictionary pages",
+        "dict-pq hard",
+        best_of(lambda: fm.count(string_path), few),
+        reference=True,
+    )
+    f["dict grid"] = out.add(
+        f"fastmetrics fm.count('w1-strings.parquet', thresholds={K}), dictionary pages",
+        f"dict-pq {GRID}",
+        best_of(lambda: fm.count(string_path, thresholds=K), few),
+        reference=True,
+    )
 
     f["duck"] = _duckdb(out, repeat, few, hard_table, strings, path, string_path, lo, step)
     f["polars"] = _polars(out, repeat, hard_table, lo, step)
@@ -209,22 +242,46 @@ def _duckdb(out, repeat, few, hard_table, strings, path, string_path, lo, step) 
     run = lambda q: fetch(con.sql(q))  # noqa: E731 - fetching the result is part of the task
     arrow, approx = "on the registered Arrow table, Arrow result fetched", "approximate bucket (see docstring)"
     found = {
-        "hard": out.add("DuckDB group by (system, topic, gold, pred)", "hard",
-                        best_of(lambda: run(hard.format(src="w1")), repeat), arrow),
-        "grid": out.add(f"DuckDB {K}-bucket histogram group by (system, topic, gold, bucket)", GRID,
-                        best_of(lambda: run(grid.format(src="w1")), repeat), f"{arrow}; {approx}"),
-        "parquet": out.add(f"DuckDB {K}-bucket histogram from read_parquet('w1.parquet')", "parquet",
-                           best_of(lambda: run(grid.format(src=f"read_parquet('{path}')")), repeat), approx),
+        "hard": out.add(
+            "DuckDB group by (system, topic, gold, pred)",
+            "hard",
+            best_of(lambda: run(hard.format(src="w1")), repeat),
+            arrow,
+        ),
+        "grid": out.add(
+            f"DuckDB {K}-bucket histogram group by (system, topic, gold, bucket)",
+            GRID,
+            best_of(lambda: run(grid.format(src="w1")), repeat),
+            f"{arrow}; {approx}",
+        ),
+        "parquet": out.add(
+            f"DuckDB {K}-bucket histogram from read_parquet('w1.parquet')",
+            "parquet",
+            best_of(lambda: run(grid.format(src=f"read_parquet('{path}')")), repeat),
+            approx,
+        ),
     }
-    found["str hard"] = out.add("DuckDB group by, string system/topic", "str hard",
-                                best_of(lambda: run(hard.format(src="w1s")), few), arrow)
-    found["str grid"] = out.add(f"DuckDB {K}-bucket histogram, string system/topic", f"str {GRID}",
-                                best_of(lambda: run(grid.format(src="w1s")), few), approx)
+    found["str hard"] = out.add(
+        "DuckDB group by, string system/topic", "str hard", best_of(lambda: run(hard.format(src="w1s")), few), arrow
+    )
+    found["str grid"] = out.add(
+        f"DuckDB {K}-bucket histogram, string system/topic",
+        f"str {GRID}",
+        best_of(lambda: run(grid.format(src="w1s")), few),
+        approx,
+    )
     src = f"read_parquet('{string_path}')"
-    found["dict hard"] = out.add("DuckDB group by from read_parquet('w1-strings.parquet')", "dict-pq hard",
-                                 best_of(lambda: run(hard.format(src=src)), few))
-    found["dict grid"] = out.add(f"DuckDB {K}-bucket histogram from read_parquet('w1-strings.parquet')",
-                                 f"dict-pq {GRID}", best_of(lambda: run(grid.format(src=src)), few), approx)
+    found["dict hard"] = out.add(
+        "DuckDB group by from read_parquet('w1-strings.parquet')",
+        "dict-pq hard",
+        best_of(lambda: run(hard.format(src=src)), few),
+    )
+    found["dict grid"] = out.add(
+        f"DuckDB {K}-bucket histogram from read_parquet('w1-strings.parquet')",
+        f"dict-pq {GRID}",
+        best_of(lambda: run(grid.format(src=src)), few),
+        approx,
+    )
     return found
 
 
@@ -237,12 +294,21 @@ def _polars(out, repeat, hard_table, lo, step) -> dict:
     frame = pl.from_arrow(hard_table)  # conversion not timed
     keys = ["system", "topic", "gold", "pred"]
     untimed = "pl.from_arrow(table) made outside the timing"
-    found = {"hard": out.add("polars group_by(system, topic, gold, pred).len()", "hard",
-                             best_of(lambda: frame.group_by(keys).len(), repeat), untimed)}
+    found = {
+        "hard": out.add(
+            "polars group_by(system, topic, gold, pred).len()",
+            "hard",
+            best_of(lambda: frame.group_by(keys).len(), repeat),
+            untimed,
+        )
+    }
     bucket = ((pl.col("score") - lo) / step).floor().add(1).clip(0, K).cast(pl.Int32).alias("bucket")
-    found["grid"] = out.add(f"polars {K}-bucket histogram group_by(system, topic, gold, bucket).len()", GRID,
-                            best_of(lambda: frame.group_by(["system", "topic", "gold", bucket]).len(), repeat),
-                            f"{untimed}; approximate bucket")
+    found["grid"] = out.add(
+        f"polars {K}-bucket histogram group_by(system, topic, gold, bucket).len()",
+        GRID,
+        best_of(lambda: frame.group_by(["system", "topic", "gold", bucket]).len(), repeat),
+        f"{untimed}; approximate bucket",
+    )
     return found
 
 
@@ -252,27 +318,39 @@ def slow_peers(out: Table, quick: bool, sample: int):
     grid = threshold_grid(K, float(score.min()), float(score.max()))
     table = workloads.table()
     fm.count(table.slice(0, 200_000), thresholds="exact")
-    out.add("fastmetrics fm.count(table, thresholds='exact')", "exact",
-            best_of(lambda: fm.count(table, thresholds="exact"), 2), reference=True)
+    out.add(
+        "fastmetrics fm.count(table, thresholds='exact')",
+        "exact",
+        best_of(lambda: fm.count(table, thresholds="exact"), 2),
+        reference=True,
+    )
     groups = N_GROUPS // 10 if quick else N_GROUPS
     scale = N_GROUPS / groups
     extrapolated = f"{groups:,} groups timed, extrapolated" if groups < N_GROUPS else ""
 
     def numpy_broadcast():
         for g in range(groups):
-            s, y = score[g * ITEMS:(g + 1) * ITEMS], gold[g * ITEMS:(g + 1) * ITEMS].astype(bool)
+            s, y = score[g * ITEMS : (g + 1) * ITEMS], gold[g * ITEMS : (g + 1) * ITEMS].astype(bool)
             positive = s[:, None] >= grid[None, :]
             (positive & y[:, None]).sum(axis=0), positive.sum(axis=0)
-    out.add("numpy broadcasting per group (score[:, None] >= thresholds)", GRID,
-            best_of(numpy_broadcast, 1) * scale, extrapolated)
+
+    out.add(
+        "numpy broadcasting per group (score[:, None] >= thresholds)",
+        GRID,
+        best_of(numpy_broadcast, 1) * scale,
+        extrapolated,
+    )
     try:
         import mmu
 
         y2 = gold.reshape(N_GROUPS, ITEMS).T.astype(np.int64)
         s2 = score.reshape(N_GROUPS, ITEMS).T.astype(np.float64)
-        out.add("mmu confusion_matrices_runs_thresholds (one run per group)", GRID,
-                best_of(lambda: mmu.confusion_matrices_runs_thresholds(y2, s2, grid), 2),
-                "arrays reshaped to (items, groups) outside the timing")
+        out.add(
+            "mmu confusion_matrices_runs_thresholds (one run per group)",
+            GRID,
+            best_of(lambda: mmu.confusion_matrices_runs_thresholds(y2, s2, grid), 2),
+            "arrays reshaped to (items, groups) outside the timing",
+        )
     except ImportError:
         out.add("mmu", GRID, None, "not installed")
     _sklearn_and_pycm(out, sample, groups, gold, score, grid)
@@ -288,17 +366,29 @@ def _sklearn_and_pycm(out, sample, groups, gold, score, grid):
 
     def sk_exact():
         for g in range(groups):
-            confusion_matrix_at_thresholds(gold[g * ITEMS:(g + 1) * ITEMS], score[g * ITEMS:(g + 1) * ITEMS])
-    out.add("scikit-learn confusion_matrix_at_thresholds per group", "exact", best_of(sk_exact, 1) * N_GROUPS / groups,
-            f"{groups:,} groups timed, extrapolated" if groups < N_GROUPS else "")
+            confusion_matrix_at_thresholds(gold[g * ITEMS : (g + 1) * ITEMS], score[g * ITEMS : (g + 1) * ITEMS])
+
+    out.add(
+        "scikit-learn confusion_matrix_at_thresholds per group",
+        "exact",
+        best_of(sk_exact, 1) * N_GROUPS / groups,
+        f"{groups:,} groups timed, extrapolated" if groups < N_GROUPS else "",
+    )
     cells = np.random.default_rng(0).integers(0, N_GROUPS * grid.size, sample)
 
     def sk_cells():
         for c in cells:
             g, t = divmod(int(c), grid.size)
-            confusion_matrix(gold[g * ITEMS:(g + 1) * ITEMS], score[g * ITEMS:(g + 1) * ITEMS] >= grid[t], labels=[0, 1])
-    out.add("scikit-learn confusion_matrix per cell", GRID, best_of(sk_cells, 1) / sample * N_GROUPS * grid.size,
-            f"{sample} cells timed, extrapolated to {N_GROUPS * grid.size:,}")
+            confusion_matrix(
+                gold[g * ITEMS : (g + 1) * ITEMS], score[g * ITEMS : (g + 1) * ITEMS] >= grid[t], labels=[0, 1]
+            )
+
+    out.add(
+        "scikit-learn confusion_matrix per cell",
+        GRID,
+        best_of(sk_cells, 1) / sample * N_GROUPS * grid.size,
+        f"{sample} cells timed, extrapolated to {N_GROUPS * grid.size:,}",
+    )
     try:
         import pycm
     except ImportError:
@@ -312,10 +402,16 @@ def _sklearn_and_pycm(out, sample, groups, gold, score, grid):
             for c in few:
                 g, t = divmod(int(c), grid.size)
                 sl = slice(g * ITEMS, (g + 1) * ITEMS)
-                pycm.ConfusionMatrix(actual_vector=gold[sl].tolist(),
-                                     predict_vector=(score[sl] >= grid[t]).astype(np.int8).tolist())
-    out.add("PyCM ConfusionMatrix per cell", GRID, best_of(pycm_cells, 1) / few.size * N_GROUPS * grid.size,
-            f"{few.size} cells timed, extrapolated to {N_GROUPS * grid.size:,}")
+                pycm.ConfusionMatrix(
+                    actual_vector=gold[sl].tolist(), predict_vector=(score[sl] >= grid[t]).astype(np.int8).tolist()
+                )
+
+    out.add(
+        "PyCM ConfusionMatrix per cell",
+        GRID,
+        best_of(pycm_cells, 1) / few.size * N_GROUPS * grid.size,
+        f"{few.size} cells timed, extrapolated to {N_GROUPS * grid.size:,}",
+    )
 
 
 def _torchmetrics(out, gold, score, grid):
@@ -330,10 +426,16 @@ def _torchmetrics(out, gold, score, grid):
     def tm():
         for g in range(100):
             sl = slice(g * ITEMS, (g + 1) * ITEMS)
-            binary_precision_recall_curve(torch.from_numpy(score[sl]), torch.from_numpy(gold[sl].astype(np.int64)),
-                                          thresholds=thresholds)
-    out.add("torchmetrics binary_precision_recall_curve per group", GRID, best_of(tm, 1) * N_GROUPS / 100,
-            "100 groups timed, extrapolated")
+            binary_precision_recall_curve(
+                torch.from_numpy(score[sl]), torch.from_numpy(gold[sl].astype(np.int64)), thresholds=thresholds
+            )
+
+    out.add(
+        "torchmetrics binary_precision_recall_curve per group",
+        GRID,
+        best_of(tm, 1) * N_GROUPS / 100,
+        "100 groups timed, extrapolated",
+    )
 
 
 def summary(f: dict) -> list[str]:
@@ -341,29 +443,38 @@ def summary(f: dict) -> list[str]:
     floor = f["floor"]
     hard = f"TARGET hard: fm.count {f['hard']:.4f} s"
     if duck:
-        hard += f", DuckDB group by {duck['hard']:.4f} s -> DuckDB/fm.count = {duck['hard'] / f['hard']:.2f}x (target >= 3x)"
+        ratio = duck["hard"] / f["hard"]
+        hard += f", DuckDB group by {duck['hard']:.4f} s -> DuckDB/fm.count = {ratio:.2f}x (target >= 3x)"
     if polars:
         hard += f"; polars/fm.count = {polars['hard'] / f['hard']:.2f}x"
     lines.append(hard + f"; fm.count/floor = {f['hard'] / floor:.2f}x (target <= 3x)")
     grid = f"TARGET {GRID}: fm.count {f['grid']:.4f} s"
     if duck:
-        grid += (f", DuckDB histogram {duck['grid']:.4f} s -> DuckDB/fm.count = {duck['grid'] / f['grid']:.2f}x "
-                 "(target >= 3x)")
+        grid += (
+            f", DuckDB histogram {duck['grid']:.4f} s -> DuckDB/fm.count = {duck['grid'] / f['grid']:.2f}x "
+            "(target >= 3x)"
+        )
     if polars:
         grid += f"; polars/fm.count = {polars['grid'] / f['grid']:.2f}x"
     lines.append(grid + f"; fm.count/floor = {f['grid'] / floor:.2f}x (target <= 4x)")
-    parquet = (f"TARGET parquet: fm.count(parquet) {f['parquet']:.4f} s, pq.read_table {f['read']:.4f} s -> "
-               f"fm.count(parquet)/pq.read_table = {f['parquet'] / f['read']:.2f}x (target <= 2x)")
+    parquet = (
+        f"TARGET parquet: fm.count(parquet) {f['parquet']:.4f} s, pq.read_table {f['read']:.4f} s -> "
+        f"fm.count(parquet)/pq.read_table = {f['parquet'] / f['read']:.2f}x (target <= 2x)"
+    )
     if duck:
         parquet += f"; DuckDB read_parquet histogram/fm.count = {duck['parquet'] / f['parquet']:.2f}x"
     lines.append(parquet)
     lines.append(f["check"])
     for kind, label in (("hard", "hard"), ("grid", GRID)):
-        line = (f"STRINGS {label} (no target): fm.count int32 Arrow {f[kind]:.4f} s | string Arrow "
-                f"{f['str ' + kind]:.4f} s | dictionary Parquet {f['dict ' + kind]:.4f} s")
+        line = (
+            f"STRINGS {label} (no target): fm.count int32 Arrow {f[kind]:.4f} s | string Arrow "
+            f"{f['str ' + kind]:.4f} s | dictionary Parquet {f['dict ' + kind]:.4f} s"
+        )
         if duck:
-            line += (f"; DuckDB int32 {duck[kind]:.4f} s | string Arrow {duck['str ' + kind]:.4f} s | "
-                     f"dictionary Parquet {duck['dict ' + kind]:.4f} s")
+            line += (
+                f"; DuckDB int32 {duck[kind]:.4f} s | string Arrow {duck['str ' + kind]:.4f} s | "
+                f"dictionary Parquet {duck['dict ' + kind]:.4f} s"
+            )
         lines.append(line)
     return lines
 
@@ -371,8 +482,12 @@ def summary(f: dict) -> list[str]:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller samples")
-    parser.add_argument("--only", choices=("core", "all"), default="all",
-                        help="core: rows 1-5 (floor, hard, grid, Parquet, strings) without the slow peers")
+    parser.add_argument(
+        "--only",
+        choices=("core", "all"),
+        default="all",
+        help="core: rows 1-5 (floor, hard, grid, Parquet, strings) without the slow peers",
+    )
     parser.add_argument("--markdown-out", help="also write the table and the summary to this file")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 7
@@ -389,10 +504,14 @@ def main(argv=None):
             versions.append(f"{name} {__import__(name).__version__}")
         except ImportError:
             pass
-    title = (f"# fastmetrics vs peers -- W1: {N_ROWS:,} rows, {N_GROUPS:,} groups, {K} thresholds; "
-             f"min of {repeat} runs (string rows: {max(2, repeat // 2)})")
-    machine = (f"# {datetime.date.today()} | {platform.platform()} | {os.cpu_count()} cores | numba threads "
-               f"{numba.get_num_threads()} | {' | '.join(versions)}")
+    title = (
+        f"# fastmetrics vs peers -- W1: {N_ROWS:,} rows, {N_GROUPS:,} groups, {K} thresholds; "
+        f"min of {repeat} runs (string rows: {max(2, repeat // 2)})"
+    )
+    machine = (
+        f"# {datetime.date.today()} | {platform.platform()} | {os.cpu_count()} cores | numba threads "
+        f"{numba.get_num_threads()} | {' | '.join(versions)}"
+    )
     text = "\n".join([title, machine, "", out.markdown(), "", *summary(figures)])
     print(text)
     if args.markdown_out:

@@ -46,8 +46,9 @@ def shape(groups: int) -> str:
 def measure(label: str, n_rows: int, groups: int, source, repeat: int) -> str:
     hard = best_of(lambda: fm.count(source), repeat)
     grid = best_of(lambda: fm.count(source, thresholds=K), repeat)
-    line = (f"| {label} | {groups:,} | {hard:.4f} | {grid:.4f} | {n_rows / hard / 1e6:,.0f} | "
-            f"{n_rows / grid / 1e6:,.0f} |")
+    line = (
+        f"| {label} | {groups:,} | {hard:.4f} | {grid:.4f} | {n_rows / hard / 1e6:,.0f} | {n_rows / grid / 1e6:,.0f} |"
+    )
     print(line, flush=True)
     return line
 
@@ -70,8 +71,10 @@ def streamed(repeat: int) -> str:
             del table
         gc.collect()
         size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
-        print(f"# 100M rows written as 10 Parquet files ({size / 2**30:.2f} GiB) in "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"# 100M rows written as 10 Parquet files ({size / 2**30:.2f} GiB) in {time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
         return measure("100,000,000 (Parquet, streamed)", 100_000_000, 10_000, folder, repeat)
 
 
@@ -84,8 +87,11 @@ def main(argv=None):
     repeat = args.repeat or (2 if args.quick else 5)
     warm = workloads.table_sized(200_000, 100)
     fm.count(warm), fm.count(warm, thresholds=K)  # compile (or load) the kernels first
-    print(f"# fm.count growth, min of {repeat} runs; groups = systems x topics: "
-          + ", ".join(f"{g:,} = {shape(g)}" for g in GROUPS), flush=True)
+    print(
+        f"# fm.count growth, min of {repeat} runs; groups = systems x topics: "
+        + ", ".join(f"{g:,} = {shape(g)}" for g in GROUPS),
+        flush=True,
+    )
     print("\n".join(HEADER), flush=True)
     by_rows = [in_memory(n, 10_000, repeat) for n in ROWS]
     if args.big:

@@ -5,17 +5,16 @@ Run: ``pytest benchmarks/ --benchmark-only`` (not part of the test suite).
 
 import numpy as np
 import pytest
+import workloads
 
 import fastmetrics as fm
 from fastmetrics.count import histogram_to_counts, sweep_histogram, threshold_grid
-
-import workloads
 
 
 @pytest.fixture(scope="module")
 def w1():
     system, topic, gold, score = workloads.w1()
-    group = (system.astype(np.int64) * 100 + topic)
+    group = system.astype(np.int64) * 100 + topic
     grid = threshold_grid(workloads.N_THRESHOLDS, float(score.min()), float(score.max()))
     return group, gold, score, grid
 
@@ -129,7 +128,18 @@ def test_fm_count_w1_exact_arrow(benchmark, w1_table):
     benchmark.pedantic(lambda: fm.count(w1_table, thresholds="exact"), rounds=3, iterations=1)
 
 
-TEN = ["accuracy", "precision", "recall", "f1", "mcc", "k", "cohen_kappa", "balanced_accuracy", "jaccard", "proficiency"]
+TEN = [
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "mcc",
+    "k",
+    "cohen_kappa",
+    "balanced_accuracy",
+    "jaccard",
+    "proficiency",
+]
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +155,7 @@ def test_pq_read_table_w1(benchmark, p1):
     """pyarrow reading the four columns of W1's Parquet file: the Parquet floor."""
     import pyarrow.parquet as pq
 
-    benchmark.pedantic(lambda: pq.read_table(p1, columns=["system", "topic", "gold", "score"]), rounds=7,
-                       iterations=1)
+    benchmark.pedantic(lambda: pq.read_table(p1, columns=["system", "topic", "gold", "score"]), rounds=7, iterations=1)
 
 
 def test_fm_count_w1_grid101_parquet(benchmark, p1):
@@ -172,7 +181,9 @@ def semeval_scores():
     runs = sorted(glob.glob(str(root / "*" / "subtask_A_*.txt")))
     gold = root / "_gold" / "SemEval2016-Task3-CQA-QL-test-subtaskA.xml.subtaskA.relevancy"
     tensor = fm.count(runs, gold=str(gold))
-    names = [n for n in fm.measures().column("name").to_pylist() if n not in ("tp", "fp", "fn", "tn", "n", "prevalence")]
+    names = [
+        n for n in fm.measures().column("name").to_pylist() if n not in ("tp", "fp", "fn", "tn", "n", "prevalence")
+    ]
     return tensor.evaluate(names[:40])
 
 
@@ -184,6 +195,7 @@ def test_meta_sa_40_measures(benchmark, semeval_scores):
         meta.strictness(semeval_scores)
         meta.robustness(semeval_scores, pairs=1000)
         meta.inconsistency(semeval_scores)
+
     benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
 
 
@@ -193,8 +205,9 @@ def test_stability_w1_500_halvings(benchmark):
 
     table = workloads.table_with_predictions()
     meta.stability(table.slice(0, 10_000), measures=["f1"], replicates=2)
-    benchmark.pedantic(lambda: meta.stability(table, measures=["accuracy", "f1", "mcc", "k"], replicates=500),
-                       rounds=1, iterations=1)
+    benchmark.pedantic(
+        lambda: meta.stability(table, measures=["accuracy", "f1", "mcc", "k"], replicates=500), rounds=1, iterations=1
+    )
 
 
 def test_cold_start_evaluate(benchmark, tmp_path):
@@ -208,8 +221,17 @@ def test_cold_start_evaluate(benchmark, tmp_path):
 
     rng = np.random.default_rng(0)
     path = tmp_path / "small.parquet"
-    pq.write_table(pa.table({"system": ["a"] * 50 + ["b"] * 50, "topic": ["t"] * 100, "gold": rng.random(100) < 0.3,
-                             "pred": rng.random(100) < 0.4}), path)
+    pq.write_table(
+        pa.table(
+            {
+                "system": ["a"] * 50 + ["b"] * 50,
+                "topic": ["t"] * 100,
+                "gold": rng.random(100) < 0.3,
+                "pred": rng.random(100) < 0.4,
+            }
+        ),
+        path,
+    )
     cmd = [sys.executable, "-m", "fastmetrics.cli", "evaluate", str(path)]
     subprocess.run(cmd, check=True, capture_output=True)
     benchmark.pedantic(lambda: subprocess.run(cmd, check=True, capture_output=True), rounds=5, iterations=1)

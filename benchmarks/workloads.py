@@ -47,8 +47,7 @@ def table_with_predictions(n_systems: int = 100, n_topics: int = 100, n_items: i
     the input of split-half stability."""
     system, topic, gold, score = arrays(n_systems, n_topics, n_items, seed)
     item = np.tile(np.arange(n_items, dtype=np.int32), n_systems * n_topics)
-    return pa.table({"system": system, "topic": topic, "item": item, "gold": gold.astype(bool),
-                     "pred": score >= 0.5})
+    return pa.table({"system": system, "topic": topic, "item": item, "gold": gold.astype(bool), "pred": score >= 0.5})
 
 
 def best_of(fn, repeat: int = 3) -> float:
@@ -67,7 +66,7 @@ def sized_shape(n_groups: int) -> tuple[int, int]:
     """(systems, topics) of ``n_groups`` groups: 10^ceil(e/2) systems for 10^e groups (100 x 100
     for 10,000; 100 x 10 for 1,000); any other count, the largest divisor <= its square root."""
     exponent = len(str(n_groups)) - 1
-    if n_groups == 10 ** exponent:
+    if n_groups == 10**exponent:
         n_systems = 10 ** ((exponent + 1) // 2)
     else:
         n_systems = max(d for d in range(1, int(np.sqrt(n_groups)) + 1) if n_groups % d == 0)
@@ -85,8 +84,7 @@ def table_sized(n_rows: int, n_groups: int, seed: int = 1, pred: bool = True) ->
     group = np.repeat(np.arange(n_groups, dtype=np.int32), items)
     gold = rng.random(group.size) < 0.2
     score = rng.standard_normal(group.size, dtype=np.float32) + gold.astype(np.float32)
-    columns = {"system": group // np.int32(n_topics), "topic": group % np.int32(n_topics), "gold": gold,
-               "score": score}
+    columns = {"system": group // np.int32(n_topics), "topic": group % np.int32(n_topics), "gold": gold, "score": score}
     if pred:
         columns["pred"] = score >= 0.5
     return pa.table(columns)

@@ -12,19 +12,29 @@ import os as _os
 # read when libgomp loads (the first parallel kernel), and a value the user set is kept.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ._errors import (FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning,
-                      UnknownMeasureError)
+from ._errors import FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning, UnknownMeasureError
+from ._version import __version__ as __version__
 from .count import count
 from .io import read_gold, read_runs
-from .measures import compute, measures, ordinal_costs
+from .measures import compute, evaluate, measures, ordinal_costs
 from .tensor import ConfusionTensor, MultilabelTensor, Scores
 
-__version__ = "0.1.0"
-
 __all__ = [
-    "ConfusionTensor", "FastmetricsError", "InputError", "MultilabelTensor", "ParameterError", "Scores",
-    "UndefinedMeasureWarning", "UnknownMeasureError", "compute", "count", "measures",
-    "ordinal_costs", "read_gold", "read_runs",
+    "ConfusionTensor",
+    "FastmetricsError",
+    "InputError",
+    "MultilabelTensor",
+    "ParameterError",
+    "Scores",
+    "UndefinedMeasureWarning",
+    "UnknownMeasureError",
+    "compute",
+    "count",
+    "evaluate",
+    "measures",
+    "ordinal_costs",
+    "read_gold",
+    "read_runs",
 ]
 
 

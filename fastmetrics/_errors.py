@@ -7,7 +7,7 @@ already catch ``ValueError`` keep working, and the CLI maps all of them to exit 
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 
 class FastmetricsError(ValueError):
@@ -15,8 +15,11 @@ class FastmetricsError(ValueError):
 
 
 class InputError(FastmetricsError):
-    """The input data is malformed: a column is missing, a value is out of its domain, a file is
-    unreadable, or the rows do not fit together (duplicates, missing gold items)."""
+    """The input data is malformed.
+
+    A column is missing, a value is out of its domain, a file is unreadable, or the rows do not
+    fit together (duplicates, missing gold items). The message names the file, column and row.
+    """
 
 
 class ParameterError(FastmetricsError):

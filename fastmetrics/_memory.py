@@ -21,8 +21,9 @@ def parse_size(text: str) -> int:
     """Bytes from ``"123"``, ``"512M"``, ``"40G"``, ``"1.5T"`` (binary units; a trailing B or iB allowed)."""
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", str(text).upper())
     if not match:
-        raise ParameterError(f"A memory size is a number of bytes or a number with K, M, G or T (e.g. 40G); "
-                             f"got {text!r}.")
+        raise ParameterError(
+            f"A memory size is a number of bytes or a number with K, M, G or T (e.g. 40G); got {text!r}."
+        )
     return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
@@ -48,6 +49,7 @@ def limit() -> int | None:
 
 
 def human(n: float) -> str:
+    """Format a number of bytes for messages: ``"512 bytes"``, ``"1.5 GiB"``."""
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
         if n < 1024 or unit == "TiB":
             return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
@@ -61,6 +63,8 @@ def check(nbytes: int, what: str, ways_out: str) -> None:
     if available is None or nbytes <= available:
         return
     source = f"the limit {ENV} sets" if os.environ.get(ENV) else "the memory available"
-    raise ParameterError(f"{what} would need about {human(nbytes)}, more than {source} ({human(available)}). "
-                         f"{ways_out}; or raise the limit: {ENV}=64G in the environment, "
-                         f"'fastmetrics --memory-limit 64G <command>' on the command line.")
+    raise ParameterError(
+        f"{what} would need about {human(nbytes)}, more than {source} ({human(available)}). "
+        f"{ways_out}; or raise the limit: {ENV}=64G in the environment, "
+        f"'fastmetrics --memory-limit 64G <command>' on the command line."
+    )

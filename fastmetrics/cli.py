@@ -19,11 +19,12 @@ from . import __version__, _memory
 from ._errors import FastmetricsError, ParameterError
 from .board import macro_leaderboard
 from .count import count
+from .io.readers import open_source
 from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import unit_costs
-from .tensor import ConfusionTensor, MultilabelTensor
 from .report import format_table, pivot_measures, to_markdown, write_table
+from .tensor import ConfusionTensor, MultilabelTensor
 
 DEFAULT_MEASURES = {
     "binary": "precision,recall,f1,accuracy,mcc,k",
@@ -44,18 +45,17 @@ def _parse_thresholds(text: str | None):
         pass
     else:
         if k < 1:
-            raise ParameterError(f"--thresholds {text}: an integer is a number of thresholds k >= 1; for one "
-                                 f"threshold at {k} write {k}.0.")
+            raise ParameterError(
+                f"--thresholds {text}: an integer is a number of thresholds k >= 1; for one "
+                f"threshold at {k} write {k}.0."
+            )
         return k
     try:
         return [float(x) for x in text.split(",")]
     except ValueError:
         raise ParameterError(
-            f"--thresholds must be 'exact', an integer k, or comma-separated floats. Got {text!r}.") from None
-
-
-def _specs(text: str):
-    return [registry.make_spec(s) for s in registry.split_specs(text)]
+            f"--thresholds must be 'exact', an integer k, or comma-separated floats. Got {text!r}."
+        ) from None
 
 
 def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
@@ -68,18 +68,32 @@ def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
 
 
 def cmd_measures(args) -> None:
+    """``fastmetrics measures``: the measure catalog as Markdown, CSV or JSON."""
     catalog = measures_api.measures()
     if args.format == "json":
         print(json.dumps(catalog.to_pylist(), indent=1, default=str))
     elif args.format == "csv":
         import pyarrow.csv as pacsv
+
         flat = catalog.set_column(1, "aliases", pa.array([", ".join(a) for a in catalog.column("aliases").to_pylist()]))
         sink = pa.BufferOutputStream()
         pacsv.write_csv(flat, sink)
         sys.stdout.write(sink.getvalue().to_pybytes().decode())
     else:
-        cols = ["name", "aliases", "formula", "range_low", "range_high", "higher_is_better", "family",
-                "params", "undefined_when", "smoothable", "multiclass", "reference"]
+        cols = [
+            "name",
+            "aliases",
+            "formula",
+            "range_low",
+            "range_high",
+            "higher_is_better",
+            "family",
+            "params",
+            "undefined_when",
+            "smoothable",
+            "multiclass",
+            "reference",
+        ]
         view = catalog.select(cols)
         view = view.set_column(1, "aliases", pa.array([", ".join(a) for a in view.column("aliases").to_pylist()]))
         view = view.set_column(2, "formula", pa.array([f"`{f}`" for f in view.column("formula").to_pylist()]))
@@ -97,17 +111,28 @@ def _task_of(tensor) -> str:
 
 
 def cmd_evaluate(args) -> None:
+    """``fastmetrics evaluate``: measures per (system, topic[, threshold]) cell."""
     if args.measures is not None:
-        for text in registry.split_specs(args.measures):
-            registry.make_spec(text.rpartition("@")[0] if "@" in text else text)  # fail before reading data
+        registry.parse_specs(args.measures)  # fail before reading data
     by = tuple(args.by.split(",")) if args.by else ("system", "topic")
     by = tuple(c.strip() for c in by if c.strip())
     if args.scheduler:
         tensor = _distributed_count(args, by, thresholds=_parse_thresholds(args.thresholds), score=args.score)
     else:
-        tensor = count(args.inputs, gold=args.gold, by=by, thresholds=_parse_thresholds(args.thresholds),
-                       missing=args.missing, format=args.format, unjudged=args.unjudged, pred=args.pred,
-                       score=args.score, task=args.task, classes=_split(args.classes), category=args.category)
+        tensor = count(
+            args.inputs,
+            gold=args.gold,
+            by=by,
+            thresholds=_parse_thresholds(args.thresholds),
+            missing=args.missing,
+            format=args.format,
+            unjudged=args.unjudged,
+            pred=args.pred,
+            score=args.score,
+            task=args.task,
+            classes=_split(args.classes),
+            category=args.category,
+        )
     task = _task_of(tensor)
     measures = args.measures or DEFAULT_MEASURES[task]
     average = args.average
@@ -118,29 +143,46 @@ def cmd_evaluate(args) -> None:
         if task != "multiclass":
             raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
         kwargs["cost"] = ordinal_costs(tensor.m) if args.cost == "ordinal" else unit_costs(tensor.m)
-    scores = tensor.evaluate(measures, undefined=args.undefined, smoothing=args.smoothing,
-                             average=None if average == "none" else average, **kwargs)
+    scores = tensor.evaluate(
+        measures,
+        undefined=args.undefined,
+        smoothing=args.smoothing,
+        average=None if average == "none" else average,
+        **kwargs,
+    )
     _emit(scores.to_arrow(), args.out)
 
 
-def _count_from_args(args):
-    """Hard counts for the jobs that rank systems (leaderboard, meta, report)."""
-    from .io.readers import open_source
-
+def _count_from_args(args, src=None):
+    """Hard counts for the jobs that rank systems (leaderboard, meta, report), from the input
+    opened once (``src``, or opened here)."""
     by = tuple(args.by.split(",")) if args.by else ("system", "topic")
     by = tuple(c.strip() for c in by if c.strip())
-    columns = open_source(args.inputs, format=args.format).column_names
-    if args.pred not in columns and getattr(args, "score", "score") in columns \
-            and not {"tp", "fp", "fn", "tn"} <= set(columns):
+    src = open_source(args.inputs, format=args.format) if src is None else src
+    columns = src.column_names
+    if (
+        args.pred not in columns
+        and getattr(args, "score", "score") in columns
+        and not {"tp", "fp", "fn", "tn"} <= set(columns)
+    ):
         raise ParameterError(
             f"The input has scores ('{getattr(args, 'score', 'score')}') but no hard predictions ('{args.pred}'): "
             f"'{args.command}' ranks one confusion matrix per system and topic. Add a '{args.pred}' column of hard "
             "labels (e.g. score >= 0.5), name yours with --pred, or choose a threshold per system with "
-            "'fastmetrics sweep'.")
+            "'fastmetrics sweep'."
+        )
     if getattr(args, "scheduler", None):
         return _distributed_count(args, by)
-    tensor = count(args.inputs, gold=args.gold, by=by, missing=args.missing, pred=args.pred, task=args.task,
-                   classes=_split(args.classes), format=args.format, unjudged=args.unjudged)
+    tensor = count(
+        src,
+        gold=args.gold,
+        by=by,
+        missing=args.missing,
+        pred=args.pred,
+        task=args.task,
+        classes=_split(args.classes),
+        unjudged=args.unjudged,
+    )
     if "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs)
     return tensor
@@ -151,8 +193,13 @@ def _one_system(tensor, inputs):
     from .io.readers import run_system_name
 
     name = run_system_name(inputs[0]) if len(inputs) == 1 and os.path.isfile(inputs[0]) else "system"
-    return ConfusionTensor(tensor.counts[None], ("system",) + tensor.axes, {**tensor.coords, "system": [name]},
-                           coord_axes=tensor.coord_axes, classes=tensor.classes)
+    return ConfusionTensor(
+        tensor.counts[None],
+        ("system",) + tensor.axes,
+        {**tensor.coords, "system": [name]},
+        coord_axes=tensor.coord_axes,
+        classes=tensor.classes,
+    )
 
 
 def _distributed_count(args, by, thresholds=None, score="score"):
@@ -162,13 +209,25 @@ def _distributed_count(args, by, thresholds=None, score="score"):
     if len(args.inputs) != 1:
         raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
     if getattr(args, "unjudged", "error") != "error":
-        raise ParameterError("--unjudged negative needs every run's items in one place: drop --scheduler, or add "
-                             "the unjudged items to the gold as negatives.")
+        raise ParameterError(
+            "--unjudged negative needs every run's items in one place: drop --scheduler, or add "
+            "the unjudged items to the gold as negatives."
+        )
     client = fmd.client_for(args.scheduler)
     _UNWIND[0] = True
     try:
-        return fmd.count(args.inputs[0], gold=args.gold, by=by, pred=args.pred, score=score, thresholds=thresholds,
-                         client=client, missing=args.missing, task=args.task, classes=_split(args.classes))
+        return fmd.count(
+            args.inputs[0],
+            gold=args.gold,
+            by=by,
+            pred=args.pred,
+            score=score,
+            thresholds=thresholds,
+            client=client,
+            missing=args.missing,
+            task=args.task,
+            classes=_split(args.classes),
+        )
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
@@ -178,9 +237,9 @@ def _distributed_count(args, by, thresholds=None, score="score"):
 
 
 def _measure_list(args, task: str) -> list[str]:
+    """The measure specs of ``--measures`` (or the task's defaults), checked before any counting."""
     text = args.measures or DEFAULT_MEASURES[task]
-    for spec in registry.split_specs(text):
-        registry.make_spec(spec.rpartition("@")[0] if "@" in spec else spec)
+    registry.parse_specs(text)
     return registry.split_specs(text)
 
 
@@ -194,30 +253,54 @@ def _emit_result(result, args) -> None:
 
 
 def cmd_leaderboard(args) -> None:
+    """``fastmetrics leaderboard``: macro and micro scores per system, ranks, baselines, significance."""
     from .board import leaderboard
 
     tensor = _count_from_args(args)
-    result = leaderboard(tensor, _measure_list(args, _task_of(tensor)), baselines=not args.no_baselines,
-                         significance=args.significance, correction="holm" if args.holm else None,
-                         resamples=args.resamples, seed=args.seed, smoothing=args.smoothing, progress=not args.quiet)
+    result = leaderboard(
+        tensor,
+        _measure_list(args, _task_of(tensor)),
+        baselines=not args.no_baselines,
+        significance=args.significance,
+        correction="holm" if args.holm else None,
+        resamples=args.resamples,
+        seed=args.seed,
+        smoothing=args.smoothing,
+        progress=not args.quiet,
+    )
     _emit_result(result, args)
 
 
 def cmd_meta(args) -> None:
+    """``fastmetrics meta``: one meta-evaluation job (strictness, robustness, stability, inconsistency, power)."""
     from . import meta
 
     if args.job == "stability":
         if args.unjudged != "error":
-            raise ParameterError("meta stability splits the judged items of each topic: --unjudged negative "
-                                 "is not available there.")
+            raise ParameterError(
+                "meta stability splits the judged items of each topic: --unjudged negative is not available there."
+            )
         if args.scheduler:
-            raise ParameterError("Stability resamples the items of every topic: it runs in one process; drop "
-                                 "--scheduler.")
+            raise ParameterError(
+                "Stability resamples the items of every topic: it runs in one process; drop --scheduler."
+            )
         by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
         measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
-        result = meta.stability(args.inputs, args.gold, format=args.format, measures=measures, replicates=args.splits, seed=args.seed,
-                                tolerance=args.tolerance, progress=not args.quiet, by=by, missing=args.missing, pred=args.pred,
-                                task=args.task, classes=_split(args.classes))
+        result = meta.stability(
+            args.inputs,
+            args.gold,
+            format=args.format,
+            measures=measures,
+            replicates=args.splits,
+            seed=args.seed,
+            tolerance=args.tolerance,
+            progress=not args.quiet,
+            by=by,
+            missing=args.missing,
+            pred=args.pred,
+            task=args.task,
+            classes=_split(args.classes),
+        )
         _emit_result(result, args)
         return
     tensor = _count_from_args(args)
@@ -230,13 +313,13 @@ def cmd_meta(args) -> None:
     elif args.job == "inconsistency":
         result = meta.inconsistency(scores, tolerance=args.tolerance)
     else:
-        result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed,
-                            progress=not args.quiet)
+        result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed, progress=not args.quiet)
     _emit_result(result, args)
 
 
 def _int_at_least(low: int):
     """An argparse type: an integer >= ``low``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -245,6 +328,7 @@ def _int_at_least(low: int):
         if value < low:
             raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
         return value
+
     return parse
 
 
@@ -262,15 +346,19 @@ def _positive_int(text: str, option: str) -> int:
 
 
 def cmd_axioms(args) -> None:
+    """``fastmetrics axioms``: which properties of seeds 000, 003 and 004 each measure satisfies."""
     from .meta import axioms
     from .report import property_matrix_markdown, write_text
 
     properties = _split(args.properties)
-    table = axioms.axioms(args.measures or None, properties, n_max=args.n_max, smoothing=args.smoothing,
-                          classes=args.classes)
+    table = axioms.axioms(
+        args.measures or None, properties, n_max=args.n_max, smoothing=args.smoothing, classes=args.classes
+    )
     if args.format == "json":
-        rows = [{k: r[k] for k in ("measure", "property", "holds", "counterexample", "note", "numeric")}
-                for r in table.to_pylist()]
+        rows = [
+            {k: r[k] for k in ("measure", "property", "holds", "counterexample", "note", "numeric")}
+            for r in table.to_pylist()
+        ]
         text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
     else:
         text = property_matrix_markdown(table)
@@ -282,16 +370,25 @@ def cmd_axioms(args) -> None:
 
 
 def cmd_sweep(args) -> None:
+    """``fastmetrics sweep``: the best threshold per system (and topic) and measure, and the curves."""
     from .board import best_thresholds
 
     by = tuple(c.strip() for c in (args.by or "system").split(",") if c.strip())
     thresholds = _parse_thresholds(args.thresholds)
     if thresholds == "exact":
         raise ParameterError("sweep takes a grid (an int k or thresholds a,b,c) so that systems share thresholds.")
-    tensor = count(args.inputs, gold=args.gold, by=by, thresholds=thresholds, missing=args.missing, score=args.score,
-                   format=args.format, unjudged=args.unjudged)
+    tensor = count(
+        args.inputs,
+        gold=args.gold,
+        by=by,
+        thresholds=thresholds,
+        missing=args.missing,
+        score=args.score,
+        format=args.format,
+        unjudged=args.unjudged,
+    )
     scores = tensor.evaluate(_measure_list(args, "binary"))
-    best = best_thresholds(scores)
+    best = best_thresholds(scores).summary
     if args.curves:
         write_table(scores.to_arrow(), args.curves)
         print(f"wrote the curves ({scores.values.size} values) to {args.curves}", file=sys.stderr)
@@ -299,8 +396,9 @@ def cmd_sweep(args) -> None:
 
 
 def cmd_report(args) -> None:
-    from .io.readers import open_source
-    from .report.html import check_report_paths, collect, write_report
+    """``fastmetrics report``: leaderboard, meta-evaluation and figures in one HTML or Markdown file."""
+    from .pipeline import report_data
+    from .report.html import check_report_paths, write_report
 
     if not args.out:
         raise ParameterError("report needs --out report.html or --out report.md.")
@@ -309,18 +407,27 @@ def cmd_report(args) -> None:
     thresholds = _positive_int(args.thresholds, "--thresholds")
     pairs = "all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs")
     scatter = _scatter_pairs(args.scatter)
-    tensor = _count_from_args(args)
-    measures = _measure_list(args, _task_of(tensor))
+    src = open_source(args.inputs, format=args.format)
+    tensor = _count_from_args(args, src)
     runs = None
-    source = open_source(args.inputs, format=args.format)
-    if args.score in source.column_names and "system" in source.column_names and _task_of(tensor) == "binary":
-        runs = source.read_all()
+    if args.score in src.column_names and "system" in src.column_names and _task_of(tensor) == "binary":
+        runs = src.read_all()
         if args.score != "score":
             runs = runs.rename_columns(["score" if c == args.score else c for c in runs.column_names])
-    data = collect(tensor, measures, runs=runs, gold=args.gold, thresholds=thresholds, seed=args.seed,
-                   resamples=args.resamples, pairs=pairs, title=args.title, scatter=scatter)
-    write_report(data, args.out, figures_dir=args.figures)
-    print(f"wrote {args.out} ({len(data.figures)} figures)", file=sys.stderr)
+    data = report_data(
+        tensor,
+        _measure_list(args, _task_of(tensor)),
+        runs=runs,
+        gold=args.gold,
+        thresholds=thresholds,
+        seed=args.seed,
+        resamples=args.resamples,
+        pairs=pairs,
+        title=args.title,
+        scatter=scatter,
+    )
+    figures = write_report(data, args.out, figures_dir=args.figures)
+    print(f"wrote {args.out} ({len(figures)} figures)", file=sys.stderr)
 
 
 def _scatter_pairs(text):
@@ -336,18 +443,23 @@ def _scatter_pairs(text):
 
 
 def cmd_demo(args) -> None:
+    """``fastmetrics demo``: write the demo runs and print their macro leaderboard (by K, then MCC)."""
     from . import demo
 
     path = demo.write(args.data_dir)
-    print(f"demo runs written to {path} ({demo.N_SYSTEMS} systems x {demo.N_TOPICS} topics x "
-          f"{demo.N_ITEMS} items)", file=sys.stderr)
+    print(
+        f"demo runs written to {path} ({demo.N_SYSTEMS} systems x {demo.N_TOPICS} topics x {demo.N_ITEMS} items)",
+        file=sys.stderr,
+    )
     tensor = count(str(path))
     scores = tensor.evaluate(["k", "mcc", "f1", "accuracy"])
-    table = macro_leaderboard(scores, order=("k", "mcc"))
+    table = macro_leaderboard(scores, order=("k", "mcc")).summary
     if args.out:
         write_table(table, args.out)
-    print("Leaderboard: macro mean over topics, sorted by mean K then MCC "
-          "(undefined_topics = topics where some measure is undefined, left out of its mean)")
+    print(
+        "Leaderboard: macro mean over topics, sorted by mean K then MCC "
+        "(undefined_topics = topics where some measure is undefined, left out of its mean)"
+    )
     sys.stdout.write(format_table(table))
 
 
@@ -359,11 +471,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``fastmetrics`` argument parser, one subcommand per ``cmd_*`` function."""
     parser = _Parser(prog="fastmetrics", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"fastmetrics {__version__}")
-    parser.add_argument("--memory-limit", metavar="SIZE",
-                        help="largest tensor to allocate, e.g. 64G (default: the memory available now; "
-                             "FASTMETRICS_MEMORY_LIMIT in the environment does the same)")
+    parser.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="largest tensor to allocate, e.g. 64G (default: the memory available now; "
+        "FASTMETRICS_MEMORY_LIMIT in the environment does the same)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("measures", help="print the measure catalog")
@@ -373,26 +489,52 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="measures per (system, topic[, threshold])")
     p.add_argument("inputs", nargs="+", help="run files, folders, globs, Parquet/CSV files or a counts table")
     p.add_argument("--gold", help="gold labels keyed by (topic, item)")
-    p.add_argument("--measures", default=None,
-                   help="comma-separated specs; a suffix @micro/@macro/@weighted/@samples sets one measure's "
-                        "averaging (default by task: " + "; ".join(f"{k}: {v}" for k, v in DEFAULT_MEASURES.items()) + ")")
+    p.add_argument(
+        "--measures",
+        default=None,
+        help="comma-separated specs; a suffix @micro/@macro/@weighted/@samples sets one measure's "
+        "averaging (default by task: " + "; ".join(f"{k}: {v}" for k, v in DEFAULT_MEASURES.items()) + ")",
+    )
     p.add_argument("--by", default=None, help="grouping columns (default system,topic when present)")
-    p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto",
-                   help="default auto: list-typed gold is multilabel, bool/0-1 labels binary, other labels multiclass")
-    p.add_argument("--average", choices=AVERAGE_CHOICES, default=None,
-                   help="one-vs-rest averaging over classes (default none; micro for multilabel)")
-    p.add_argument("--classes", help="comma-separated class labels in order (e.g. an ordinal scale); "
-                                     "default the sorted union of gold and predicted labels")
-    p.add_argument("--cost", choices=("ordinal", "unit"), default=None,
-                   help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal")
+    p.add_argument(
+        "--task",
+        choices=("auto", "binary", "multiclass", "multilabel"),
+        default="auto",
+        help="default auto: list-typed gold is multilabel, bool/0-1 labels binary, other labels multiclass",
+    )
+    p.add_argument(
+        "--average",
+        choices=AVERAGE_CHOICES,
+        default=None,
+        help="one-vs-rest averaging over classes (default none; micro for multilabel)",
+    )
+    p.add_argument(
+        "--classes",
+        help="comma-separated class labels in order (e.g. an ordinal scale); "
+        "default the sorted union of gold and predicted labels",
+    )
+    p.add_argument(
+        "--cost",
+        choices=("ordinal", "unit"),
+        default=None,
+        help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal",
+    )
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
     p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS")
     p.add_argument("--thresholds", help="'exact', an int k (even grid over the score range) or floats a,b,c")
-    p.add_argument("--missing", choices=("error", "negative", "drop"), default="error",
-                   help="what to do with gold items a run lacks (default error)")
+    p.add_argument(
+        "--missing",
+        choices=("error", "negative", "drop"),
+        default="error",
+        help="what to do with gold items a run lacks (default error)",
+    )
     p.add_argument("--undefined", type=float, default=None, help="value for undefined cells (default NaN)")
-    p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None,
-                   help="smoothed probability estimates (seed 004 §5) for smoothable measures")
+    p.add_argument(
+        "--smoothing",
+        choices=("laplace", "noninformative"),
+        default=None,
+        help="smoothed probability estimates (seed 004 §5) for smoothable measures",
+    )
     p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
     p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument("--out", help="write .parquet, .csv, .json or .md instead of printing")
@@ -409,18 +551,26 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--classes", help="comma-separated class labels in order")
         p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
         p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
-        p.add_argument("--resamples", type=_int_at_least(1), default=1000, help="resamples of significance tests (default 1000)")
+        p.add_argument(
+            "--resamples", type=_int_at_least(1), default=1000, help="resamples of significance tests (default 1000)"
+        )
         p.add_argument("--out", help="write the summary table (.parquet, .csv, .json, .md)")
         p.add_argument("--detail", help="write the detail table (per pair / per system) to this file")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
-        p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler "
-                                           "ADDRESS (needs the [dask] extra)")
+        p.add_argument(
+            "--scheduler",
+            help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS (needs the [dask] extra)",
+        )
 
     p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
     inputs_and_counting(p)
     p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
-    p.add_argument("--significance", choices=("fisher", "bootstrap"), default=None,
-                   help="paired tests across topics between systems (written with --detail)")
+    p.add_argument(
+        "--significance",
+        choices=("fisher", "bootstrap"),
+        default=None,
+        help="paired tests across topics between systems (written with --detail)",
+    )
     p.add_argument("--holm", action="store_true", help="Holm-correct the p-values over system pairs")
     p.set_defaults(func=cmd_leaderboard)
 
@@ -429,8 +579,12 @@ def build_parser() -> argparse.ArgumentParser:
     inputs_and_counting(p)
     p.add_argument("--pairs", default="1000", help="robustness: topic pairs drawn, or 'all' (default 1000)")
     p.add_argument("--splits", type=_int_at_least(1), default=500, help="stability: random halvings (default 500)")
-    p.add_argument("--tolerance", type=float, default=1e-5,
-                   help="inconsistency/stability: differences within it are ties (default 1e-5)")
+    p.add_argument(
+        "--tolerance",
+        type=float,
+        default=1e-5,
+        help="inconsistency/stability: differences within it are ties (default 1e-5)",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
     p.set_defaults(func=cmd_meta)
 
@@ -450,20 +604,33 @@ def build_parser() -> argparse.ArgumentParser:
     inputs_and_counting(p)
     p.set_defaults(out=None, detail=None)
     p.add_argument("--figures", help="also save every figure as PNG and SVG in this folder")
-    p.add_argument("--thresholds", default="51", help="points of each system's threshold curve when scores exist "
-                                                      "(default 51)")
+    p.add_argument(
+        "--thresholds", default="51", help="points of each system's threshold curve when scores exist (default 51)"
+    )
     p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument("--pairs", default="1000", help="topic pairs of the robustness figure (default 1000)")
     p.add_argument("--title", default="fastmetrics report", help="the report's title")
-    p.add_argument("--scatter", help="measure pairs to plot output by output, e.g. f1:mcc,accuracy:k "
-                                     "(default: the first measure against the second and the third)")
+    p.add_argument(
+        "--scatter",
+        help="measure pairs to plot output by output, e.g. f1:mcc,accuracy:k "
+        "(default: the first measure against the second and the third)",
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")
     p.add_argument("measures", nargs="*", help="measures or specs (default: the whole catalog)")
-    p.add_argument("--n-max", type=_int_at_least(1), default=12, help="largest test set enumerated (default 12; 6 for --classes > 2)")
-    p.add_argument("--classes", type=_int_at_least(2), default=2,
-                   help="2: binary properties; m > 2: seed 003's properties of the native multiclass definitions")
+    p.add_argument(
+        "--n-max",
+        type=_int_at_least(1),
+        default=12,
+        help="largest test set enumerated (default 12; 6 for --classes > 2)",
+    )
+    p.add_argument(
+        "--classes",
+        type=_int_at_least(2),
+        default=2,
+        help="2: binary properties; m > 2: seed 003's properties of the native multiclass definitions",
+    )
     p.add_argument("--properties", help="comma-separated property ids (default: all)")
     p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
     p.add_argument("--format", choices=("md", "json"), default="md")
@@ -482,16 +649,31 @@ def build_parser() -> argparse.ArgumentParser:
 def _reading_options(p) -> None:
     from .io.readers import FORMATS
 
-    p.add_argument("--format", choices=[f for f in FORMATS if f != "qrels"], default="auto",
-                   help="input format (default auto: by suffix, then by the first data line; 'run' = SemEval "
-                        "'topic item rank score label', 'trec' = 'qid Q0 docno rank score tag')")
-    p.add_argument("--relevance-level", type=float, default=1.0,
-                   help="TREC qrels as --gold: a document is relevant iff its grade >= this level (default 1)")
-    p.add_argument("--unjudged", choices=("error", "negative"), default="error",
-                   help="run items the --gold lacks: an error (default), or non-relevant as trec_eval reads qrels "
-                        "(TREC runs: --unjudged negative --missing negative)")
-    p.add_argument("--verbose", action="store_true", help="list the files of the input folders that are skipped "
-                                                          "(README, .score, hidden files, ...) and why")
+    p.add_argument(
+        "--format",
+        choices=[f for f in FORMATS if f != "qrels"],
+        default="auto",
+        help="input format (default auto: by suffix, then by the first data line; 'run' = SemEval "
+        "'topic item rank score label', 'trec' = 'qid Q0 docno rank score tag')",
+    )
+    p.add_argument(
+        "--relevance-level",
+        type=float,
+        default=1.0,
+        help="TREC qrels as --gold: a document is relevant iff its grade >= this level (default 1)",
+    )
+    p.add_argument(
+        "--unjudged",
+        choices=("error", "negative"),
+        default="error",
+        help="run items the --gold lacks: an error (default), or non-relevant as trec_eval reads qrels "
+        "(TREC runs: --unjudged negative --missing negative)",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list the files of the input folders that are skipped (README, .score, hidden files, ...) and why",
+    )
 
 
 def _read_gold_once(args) -> None:
@@ -501,7 +683,7 @@ def _read_gold_once(args) -> None:
 
     if getattr(args, "verbose", False):
         for label, paths, kind in (("input", args.inputs, "runs"), ("gold", [args.gold] if args.gold else [], "gold")):
-            for path, reason in (list_inputs(paths, kind=kind)[1] if paths else []):
+            for path, reason in list_inputs(paths, kind=kind)[1] if paths else []:
                 print(f"fastmetrics: skipped {label} file {path}: {reason}", file=sys.stderr)
     if getattr(args, "gold", None) is not None:
         from .io.labels import require_columns
@@ -512,8 +694,11 @@ def _read_gold_once(args) -> None:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the process is so that the same clean-up as Ctrl-C runs (no
-    partial output: :func:`fastmetrics.report.tables.write_table` removes its temporary file)."""
+    """SIGTERM as a :class:`KeyboardInterrupt`.
+
+    Raised where the process is so that the same clean-up as Ctrl-C runs (no partial output:
+    :func:`fastmetrics.report.tables.write_table` removes its temporary file).
+    """
 
 
 _UNWIND = [False]  # a Dask cluster is up: its processes are shut down by unwinding, not os._exit
@@ -558,8 +743,10 @@ def main(argv=None) -> int:
         where = f" '{exc.filename}'" if exc.filename else ""
         return _fail(f"cannot use{where}: {exc.strerror or exc}.")
     except MemoryError:
-        return _fail("out of memory while counting or evaluating: use fewer thresholds, fewer --by axes, "
-                     "or count on Dask (--scheduler).")
+        return _fail(
+            "out of memory while counting or evaluating: use fewer thresholds, fewer --by axes, "
+            "or count on Dask (--scheduler)."
+        )
     except Terminated:
         print("fastmetrics: terminated", file=sys.stderr)
         return 128 + signal.SIGTERM

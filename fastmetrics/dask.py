@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from ._errors import InputError, ParameterError
 from .count.api import prepare
+from .count.assemble import assemble
 from .count.plan import NeedValues, Survey, build
 from .count.tally import Tally
 from .tensor import ConfusionTensor
@@ -87,9 +88,23 @@ def _tree(items, combine):
     return items[0]
 
 
-def count(source, *, gold=None, by=("system", "topic"), pred="pred", score="score", thresholds=None,
-          client=None, gold_column="gold", item="item", weight=None, missing="error", task="auto", classes=None,
-          retries: int = 2) -> ConfusionTensor:
+def count(
+    source,
+    *,
+    gold=None,
+    by=("system", "topic"),
+    pred="pred",
+    score="score",
+    thresholds=None,
+    client=None,
+    gold_column="gold",
+    item="item",
+    weight=None,
+    missing="error",
+    task="auto",
+    classes=None,
+    retries: int = 2,
+) -> ConfusionTensor:
     """Count on a Dask cluster; the result equals :func:`fastmetrics.count` on the whole data.
 
     Parameters
@@ -125,14 +140,28 @@ def count(source, *, gold=None, by=("system", "topic"), pred="pred", score="scor
         raise ParameterError(
             "Exact threshold sweeps need every score of a (system, topic) group in one place, which a "
             "partitioned dataset does not give; pass thresholds=k (a grid over the global score range) or an "
-            "array of thresholds, or count exact sweeps with fastmetrics.count on one machine.")
+            "array of thresholds, or count exact sweeps with fastmetrics.count on one machine."
+        )
     if task == "multilabel":
         raise ParameterError("Multilabel input is counted in one process: use fastmetrics.count.")
     client = client if client is not None else _current_client()
     parts, schema, name = _partitions(source)
-    request, types, gold_table = prepare(schema.names, schema, name, gold, by=by, pred=pred, score=score,
-                                         thresholds=thresholds, gold_column=gold_column, item=item, weight=weight,
-                                         missing=missing, task=task, classes=classes)
+    request, types, gold_table = prepare(
+        schema.names,
+        schema,
+        name,
+        gold,
+        by=by,
+        pred=pred,
+        score=score,
+        thresholds=thresholds,
+        gold_column=gold_column,
+        item=item,
+        weight=weight,
+        missing=missing,
+        task=task,
+        classes=classes,
+    )
     try:
         plan = build(request, _survey(parts, request, types, client, retries, exact=False), types, gold_table)
     except NeedValues:
@@ -140,7 +169,7 @@ def count(source, *, gold=None, by=("system", "topic"), pred="pred", score="scor
     # one copy of the plan per worker (it holds the labels of every axis), not one per task
     shared = client.scatter(plan, broadcast=True) if client is not None else dask.delayed(plan, pure=True)
     tallies = [dask.delayed(_count_partition)(p, i, shared) for i, p in enumerate(parts)]
-    return _run(_tree(tallies, _merge), client, retries).finish()
+    return assemble(_run(_tree(tallies, _merge), client, retries))
 
 
 def _survey(parts, request, types, client, retries, exact) -> Survey:
@@ -215,11 +244,17 @@ def client_for(scheduler: str):
     if scheduler == "local" or scheduler.startswith("local:"):
         text = scheduler.split(":", 1)[1] if ":" in scheduler else None
         if text is not None and not (text.isdigit() and int(text) > 0):
-            raise ParameterError(f"A local scheduler is 'local' or 'local:N' with N worker processes >= 1; got "
-                                 f"{scheduler!r}.")
+            raise ParameterError(
+                f"A local scheduler is 'local' or 'local:N' with N worker processes >= 1; got {scheduler!r}."
+            )
         # a user's bad row fails a task: its message reaches the caller once, as an InputError;
         # the workers' own log of the failure (a traceback per retry) would only bury it
-        cluster = LocalCluster(n_workers=None if text is None else int(text), threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=logging.CRITICAL)
+        cluster = LocalCluster(
+            n_workers=None if text is None else int(text),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        )
         return Client(cluster)
     return Client(scheduler)

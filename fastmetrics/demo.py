@@ -27,20 +27,23 @@ def generate(seed: int = SEED) -> pa.Table:
     skill = np.linspace(0.2, 3.0, N_SYSTEMS)[rng.permutation(N_SYSTEMS)]
     bias = rng.normal(0.0, 0.8, N_SYSTEMS)
     noise = rng.uniform(0.6, 1.4, N_SYSTEMS)
-    score = (skill[:, None, None] * gold[None] + noise[:, None, None] * rng.standard_normal(
-        (N_SYSTEMS, N_TOPICS, N_ITEMS))).astype(np.float32)
+    score = (
+        skill[:, None, None] * gold[None] + noise[:, None, None] * rng.standard_normal((N_SYSTEMS, N_TOPICS, N_ITEMS))
+    ).astype(np.float32)
     pred = score >= (0.5 * skill + bias)[:, None, None]
     systems = np.array([f"sys{i:02d}" for i in range(N_SYSTEMS)])
     topics = np.array([f"t{j:02d}" for j in range(N_TOPICS)])
     s_idx, t_idx, i_idx = np.indices((N_SYSTEMS, N_TOPICS, N_ITEMS)).reshape(3, -1)
-    return pa.table({
-        "system": pa.array(systems[s_idx]),
-        "topic": pa.array(topics[t_idx]),
-        "item": pa.array(i_idx.astype(np.int32)),
-        "gold": pa.array(np.broadcast_to(gold, score.shape).reshape(-1)),
-        "pred": pa.array(pred.reshape(-1)),
-        "score": pa.array(score.reshape(-1)),
-    })
+    return pa.table(
+        {
+            "system": pa.array(systems[s_idx]),
+            "topic": pa.array(topics[t_idx]),
+            "item": pa.array(i_idx.astype(np.int32)),
+            "gold": pa.array(np.broadcast_to(gold, score.shape).reshape(-1)),
+            "pred": pa.array(pred.reshape(-1)),
+            "score": pa.array(score.reshape(-1)),
+        }
+    )
 
 
 def write(folder: str | os.PathLike = "data/demo", seed: int = SEED) -> Path:

@@ -8,7 +8,7 @@ group has its own thresholds.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -74,8 +74,11 @@ class _Labelled:
             for w in wanted_list:
                 hit = np.flatnonzero(values == w)
                 if hit.size == 0:
-                    raise ParameterError(f"No {name} labelled {w!r}; known: {', '.join(map(str, values[:10]))}"
-                                         + (" ..." if values.size > 10 else "") + ".")
+                    raise ParameterError(
+                        f"No {name} labelled {w!r}; known: {', '.join(map(str, values[:10]))}"
+                        + (" ..." if values.size > 10 else "")
+                        + "."
+                    )
                 positions.append(int(hit[0]))
             i = self.axes.index(name)
             if scalar:
@@ -90,29 +93,28 @@ class _Labelled:
         return tuple(index), tuple(axes), coords
 
 
-def _measure_entries(measures, average):
-    """``(spec, average, label)`` per requested measure; ``name@avg`` overrides ``average``."""
-    from .measures import registry
+_EVALUATORS: dict[str, Callable] = {}
 
-    if isinstance(measures, str):
-        measures = registry.split_specs(measures)
-    if not isinstance(measures, (list, tuple)) and hasattr(measures, "__iter__"):
-        measures = list(measures)
-    if not isinstance(measures, (list, tuple)) or not all(isinstance(m, (str, registry.MeasureSpec)) for m in measures):
-        raise ParameterError("measures must be a name, a comma-separated string of names or specs, or a list "
-                             f"of them (e.g. ['f1', 'mcc']); got {measures!r}.")
-    entries = []
-    for m in measures:
-        avg = average
-        if isinstance(m, str) and "@" in m:
-            m, _, suffix = m.rpartition("@")
-            avg = None if suffix.strip().lower() == "none" else suffix.strip().lower()
-        spec = registry.make_spec(m)
-        label = spec.label if avg == average else f"{spec.label}@{avg}"
-        entries.append((spec, avg, label))
-    if not entries:
-        raise ParameterError("At least one measure is needed.")
-    return entries
+
+def bind_evaluator(function: Callable) -> None:
+    """Install the function that :meth:`ConfusionTensor.evaluate` runs.
+
+    The tensor module holds the labelled containers and imports no stage; the measures stage
+    (:mod:`fastmetrics.measures.evaluate`) binds its ``evaluate`` here when it is imported, which
+    ``import fastmetrics`` always does.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(tensor, measures, **options) -> Scores``.
+    """
+    _EVALUATORS["evaluate"] = function
+
+
+def _evaluator() -> Callable:
+    if "evaluate" not in _EVALUATORS:
+        raise RuntimeError("No evaluator bound: import fastmetrics (the measures stage binds it).")
+    return _EVALUATORS["evaluate"]
 
 
 class ConfusionTensor(_Labelled):
@@ -134,8 +136,15 @@ class ConfusionTensor(_Labelled):
         Class labels of the last two axes; ``[0, 1]`` for binary.
     """
 
-    def __init__(self, counts, axes: Sequence[str], coords: Mapping[str, object] | None = None, *,
-                 coord_axes: Mapping[str, str] | None = None, classes=None):
+    def __init__(
+        self,
+        counts,
+        axes: Sequence[str],
+        coords: Mapping[str, object] | None = None,
+        *,
+        coord_axes: Mapping[str, str] | None = None,
+        classes=None,
+    ):
         counts = np.asarray(counts)
         if counts.ndim < 2 or counts.shape[-1] != counts.shape[-2]:
             raise InputError(f"Counts must have shape (..., m, m); got {counts.shape}.")
@@ -151,10 +160,12 @@ class ConfusionTensor(_Labelled):
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
+        """Shape of the batch axes: ``counts.shape[:-2]``."""
         return self.counts.shape[:-2]
 
     @property
     def m(self) -> int:
+        """Number of classes (the size of the last two axes of ``counts``)."""
         return self.counts.shape[-1]
 
     def _binary(self, i: int, j: int) -> np.ndarray:
@@ -171,7 +182,7 @@ class ConfusionTensor(_Labelled):
         dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
         return f"ConfusionTensor({dims}; m={self.m}, dtype={self.counts.dtype})"
 
-    def sum(self, axis: str | Sequence[str]) -> "ConfusionTensor":
+    def sum(self, axis: str | Sequence[str]) -> ConfusionTensor:
         """Pool counts over one or more axes (micro averaging over, e.g., topics)."""
         names = [axis] if isinstance(axis, str) else list(axis)
         for name in names:
@@ -185,13 +196,14 @@ class ConfusionTensor(_Labelled):
         coords = {k: v for k, v in self.coords.items() if self.coord_axes.get(k, k) in axes}
         return ConfusionTensor(counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes)
 
-    def sel(self, **labels) -> "ConfusionTensor":
+    def sel(self, **labels) -> ConfusionTensor:
         """Select by label: a scalar drops the axis, a list keeps it (``t.sel(system="a")``)."""
         index, axes, coords = self._select(labels)
         return ConfusionTensor(self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes)
 
-    def evaluate(self, measures, *, smoothing=None, average=None, undefined=None, warn=False,
-                 **matrix_params) -> "Scores":
+    def evaluate(
+        self, measures, *, smoothing=None, average=None, undefined=None, warn=False, **matrix_params
+    ) -> Scores:
         """Evaluate measures on every cell.
 
         Parameters
@@ -213,15 +225,9 @@ class ConfusionTensor(_Labelled):
         -------
         Scores
         """
-        from .measures import api
-
-        entries = _measure_entries(measures, average)
-        values = np.empty((len(entries),) + self.batch_shape, np.float64)
-        for i, (spec, avg, _) in enumerate(entries):
-            extra = {k: v for k, v in matrix_params.items() if k in spec.measure.matrix_params}
-            api.compute(spec, counts=self.counts, smoothing=smoothing, average=avg,
-                        undefined=undefined, out=values[i, ...], warn=warn, **extra)
-        return Scores(values, [e[2] for e in entries], self.axes, self.coords, coord_axes=self.coord_axes)
+        return _evaluator()(
+            self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn, **matrix_params
+        )
 
     def to_arrow(self) -> pa.Table:
         """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred)."""
@@ -232,8 +238,9 @@ class ConfusionTensor(_Labelled):
             return pa.table(columns)
         m = self.m
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
-        rep = {k: pa.array(np.repeat(np.asarray(v.to_pylist(), dtype=object), m * m).tolist())
-               for k, v in columns.items()}
+        rep = {
+            k: pa.array(np.repeat(np.asarray(v.to_pylist(), dtype=object), m * m).tolist()) for k, v in columns.items()
+        }
         rep["true"] = pa.array(np.tile(np.repeat(self.classes, m), n_cells))
         rep["pred"] = pa.array(np.tile(np.tile(self.classes, m), n_cells))
         rep["count"] = pa.array(self.counts.reshape(-1))
@@ -241,7 +248,21 @@ class ConfusionTensor(_Labelled):
 
 
 class Scores(_Labelled):
-    """Measure values ``values[measure, ...]`` over the batch axes of a ConfusionTensor."""
+    """Measure values ``values[measure, ...]`` over the batch axes of a ConfusionTensor.
+
+    Parameters
+    ----------
+    values : array_like, shape (n_measures, ...)
+        One row per measure over the batch axes; stored as float64.
+    measures : sequence of str
+        The measure labels, one per row of ``values``.
+    axes : sequence of str
+        Names of the batch axes (the axes of ``values`` after the first).
+    coords : mapping of str to array_like
+        Labels along the axes (see the module docstring).
+    coord_axes : mapping of str to str, optional
+        The axis each coordinate lies along, where it differs from the coordinate's name.
+    """
 
     def __init__(self, values, measures: Sequence[str], axes, coords, *, coord_axes=None):
         self.values = np.asarray(values, dtype=np.float64)
@@ -255,6 +276,7 @@ class Scores(_Labelled):
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
+        """Shape of the batch axes: ``values.shape[1:]``."""
         return self.values.shape[1:]
 
     def __repr__(self) -> str:
@@ -267,13 +289,16 @@ class Scores(_Labelled):
             raise ParameterError(f"No measure {measure!r} in these scores; they hold {', '.join(self.measures)}.")
         return self.values[self.measures.index(measure)]
 
-    def sel(self, **labels) -> "Scores":
+    def sel(self, **labels) -> Scores:
+        """Select by label: a scalar drops the axis, a list keeps it (``s.sel(topic="t1")``)."""
         index, axes, coords = self._select(labels)
         return Scores(self.values[(slice(None),) + index], self.measures, axes, coords, coord_axes=self.coord_axes)
 
     def to_arrow(self) -> pa.Table:
-        """Tidy table: the batch coordinate columns, then ``measure`` and ``value``; one row per
-        (measure, cell), measures outermost. String columns are dictionary-encoded."""
+        """Tidy table: the batch coordinate columns, then ``measure`` and ``value``.
+
+        One row per (measure, cell), measures outermost. String columns are dictionary-encoded.
+        """
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
         out = self._coord_columns(repeat=len(self.measures))
         index = np.repeat(np.arange(len(self.measures), dtype=np.int32), n_cells)
@@ -285,136 +310,178 @@ class Scores(_Labelled):
 class MultilabelTensor(ConfusionTensor):
     """Multilabel counts: per-category binary matrices plus the statistics set-based measures need.
 
+    Parameters
+    ----------
+    cooccurrence : ndarray, shape (..., K, K)
+        ``cooccurrence[..., g, p]`` = items with category ``g`` in gold and ``p`` predicted; its
+        diagonal is each category's true positives.
+    gold_size, pred_size : ndarray, shape (..., K)
+        Items with each category in gold / in the prediction.
+    n : ndarray, shape (...)
+        Items per group.
+    object_sums, object_counts : ndarray, shape (..., 3)
+        Sums of the per-object precision, recall and F1, and the number of objects where each is
+        defined (seed 001 §4.4).
+    axes : sequence of str
+        The group axes (the leading axes of every statistic).
+    coords : mapping of str to array_like, optional
+        Labels along the group axes.
+    categories : array_like
+        The K category labels.
+
+    Notes
+    -----
     ``counts[..., category, 2, 2]`` holds, for each category ``c``, the binary matrix of the
-    variables "c in gold" and "c in the prediction" over the items (seed 001 §4.3). The extra
-    arrays, over the group axes only (see :mod:`fastmetrics.count.multilabel`):
-    ``cooccurrence[..., K, K]``, ``gold_size[..., K]``, ``pred_size[..., K]``, ``n[...]``,
-    ``object_sums[..., 3]`` and ``object_counts[..., 3]`` (per-object precision, recall, F1).
+    variables "c in gold" and "c in the prediction" over the items (seed 001 §4.3), built from
+    the statistics by the constructor, so every ``MultilabelTensor`` has all of them (see
+    :mod:`fastmetrics.count.multilabel`).
 
     :meth:`evaluate` defaults to ``average="micro"``: precision, recall and F1 pooled over
     categories, seed 001 §4.1; ``proficiency`` and ``permuted_proficiency`` use their multilabel
     definitions (§4.3); ``average="samples"`` gives the per-object means of §4.4.
     """
 
-    AVERAGES = (None, "micro", "macro", "weighted", "samples")
+    _STATISTICS = ("cooccurrence", "gold_size", "pred_size", "n", "object_sums", "object_counts")
+
+    def __init__(
+        self,
+        cooccurrence,
+        gold_size,
+        pred_size,
+        n,
+        object_sums,
+        object_counts,
+        axes,
+        coords: Mapping[str, object] | None = None,
+        *,
+        categories,
+    ):
+        self.cooccurrence = np.asarray(cooccurrence)
+        self.gold_size = np.asarray(gold_size)
+        self.pred_size = np.asarray(pred_size)
+        self.n = np.asarray(n)
+        self.object_sums = np.asarray(object_sums, np.float64)
+        self.object_counts = np.asarray(object_counts)
+        tp = np.diagonal(self.cooccurrence, axis1=-2, axis2=-1)
+        counts = np.empty(tp.shape + (2, 2), np.result_type(self.cooccurrence, self.n))
+        counts[..., 1, 1] = tp
+        counts[..., 1, 0] = self.gold_size - tp
+        counts[..., 0, 1] = self.pred_size - tp
+        counts[..., 0, 0] = self.n[..., None] - self.gold_size - self.pred_size + tp
+        super().__init__(
+            counts, tuple(axes) + ("category",), {**(coords or {}), "category": categories}, classes=[0, 1]
+        )
 
     @classmethod
-    def from_statistics(cls, cooccurrence, gold_size, pred_size, n, object_sums, object_counts, axes, coords,
-                        categories) -> "MultilabelTensor":
-        tp = np.diagonal(cooccurrence, axis1=-2, axis2=-1)
-        counts = np.empty(tp.shape + (2, 2), np.result_type(cooccurrence, n))
-        counts[..., 1, 1] = tp
-        counts[..., 1, 0] = gold_size - tp
-        counts[..., 0, 1] = pred_size - tp
-        counts[..., 0, 0] = np.asarray(n)[..., None] - gold_size - pred_size + tp
-        obj = cls(counts, tuple(axes) + ("category",), {**coords, "category": categories}, classes=[0, 1])
-        obj.cooccurrence = np.asarray(cooccurrence)
-        obj.gold_size = np.asarray(gold_size)
-        obj.pred_size = np.asarray(pred_size)
-        obj.n = np.asarray(n)
-        obj.object_sums = np.asarray(object_sums, np.float64)
-        obj.object_counts = np.asarray(object_counts)
-        return obj
+    def from_statistics(
+        cls, cooccurrence, gold_size, pred_size, n, object_sums, object_counts, axes, coords, categories
+    ) -> MultilabelTensor:
+        """The constructor with every argument positional (kept for callers of 0.1).
+
+        Parameters
+        ----------
+        cooccurrence, gold_size, pred_size, n, object_sums, object_counts, axes, coords, categories
+            As in :class:`MultilabelTensor`.
+
+        Returns
+        -------
+        MultilabelTensor
+        """
+        return cls(
+            cooccurrence, gold_size, pred_size, n, object_sums, object_counts, axes, coords, categories=categories
+        )
 
     @property
     def group_axes(self) -> tuple[str, ...]:
+        """The axes of the groups (every axis but ``category``)."""
         return self.axes[:-1]
 
     @property
     def categories(self) -> np.ndarray:
+        """The category labels."""
         return self.coords["category"]
 
     def __repr__(self) -> str:
         dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
         return f"MultilabelTensor({dims}; dtype={self.counts.dtype})"
 
-    def _rebuild(self, index, axes, coords) -> "MultilabelTensor":
-        group_index = tuple(index[:-1])
-        stats = [getattr(self, a)[group_index] for a in
-                 ("cooccurrence", "gold_size", "pred_size", "n", "object_sums", "object_counts")]
-        group_coords = {k: v for k, v in coords.items() if k != "category"}
-        return MultilabelTensor.from_statistics(*stats, axes[:-1], group_coords, self.categories)
+    def _group_coords(self, coords) -> dict:
+        return {k: v for k, v in coords.items() if k != "category"}
 
-    def sel(self, **labels) -> "MultilabelTensor":
+    def sel(self, **labels) -> MultilabelTensor:
+        """Select groups by label: a scalar drops the axis, a list keeps it.
+
+        Parameters
+        ----------
+        **labels
+            Labels per group axis (categories cannot be selected: the set-based measures need
+            all of them).
+
+        Returns
+        -------
+        MultilabelTensor
+        """
         if "category" in labels:
-            raise ParameterError("Select categories on the scores of evaluate(average=None), not on the tensor: "
-                                 "the set-based measures need every category.")
+            raise ParameterError(
+                "Select categories on the scores of evaluate(average=None), not on the tensor: "
+                "the set-based measures need every category."
+            )
         index, axes, coords = self._select(labels)
-        return self._rebuild(index, axes, coords)
+        stats = [getattr(self, a)[tuple(index[:-1])] for a in self._STATISTICS]
+        return MultilabelTensor(*stats, axes[:-1], self._group_coords(coords), categories=self.categories)
 
-    def sum(self, axis) -> ConfusionTensor:
-        """Pool over group axes (a MultilabelTensor), or over ``"category"`` (the pooled binary
-        ConfusionTensor of the micro averages)."""
+    def sum(self, axis) -> MultilabelTensor:
+        """Pool the statistics over one or more group axes.
+
+        Parameters
+        ----------
+        axis : str or sequence of str
+            Group axes (to pool over categories, sum :meth:`per_category` instead).
+
+        Returns
+        -------
+        MultilabelTensor
+        """
         names = [axis] if isinstance(axis, str) else list(axis)
-        if "category" in names:
-            pooled = ConfusionTensor(self.counts, self.axes, self.coords, classes=self.classes)
-            return pooled.sum(names)
         for name in names:
+            if name == "category":
+                raise ParameterError(
+                    "Summing over 'category' pools the categories into one binary matrix: "
+                    "use tensor.per_category().sum('category')."
+                )
             if name not in self.group_axes:
                 raise ParameterError(f"Cannot sum over '{name}': the axes are {', '.join(self.axes)}.")
         positions = tuple(self.group_axes.index(n) for n in names)
-        stats = [getattr(self, a).sum(axis=positions) for a in
-                 ("cooccurrence", "gold_size", "pred_size", "n", "object_sums", "object_counts")]
+        stats = [getattr(self, a).sum(axis=positions) for a in self._STATISTICS]
         axes = [a for a in self.group_axes if a not in names]
-        coords = {k: v for k, v in self.coords.items() if k in axes}
-        return MultilabelTensor.from_statistics(*stats, axes, coords, self.categories)
+        return MultilabelTensor(
+            *stats, axes, {k: v for k, v in self.coords.items() if k in axes}, categories=self.categories
+        )
+
+    def per_category(self) -> ConfusionTensor:
+        """The per-category binary matrices as a plain :class:`ConfusionTensor`.
+
+        Returns
+        -------
+        ConfusionTensor
+            Over the group axes and ``category``.
+        """
+        return ConfusionTensor(self.counts, self.axes, self.coords, classes=self.classes)
 
     def evaluate(self, measures, *, smoothing=None, average="micro", undefined=None, warn=False) -> Scores:
         """Evaluate measures on multilabel input.
 
         Parameters
         ----------
+        measures : str or sequence of str
+            Names or specs, as in :meth:`ConfusionTensor.evaluate`.
+        smoothing, undefined, warn
+            As in :meth:`ConfusionTensor.evaluate`.
         average : {"micro", "macro", "weighted", "samples", None}, default "micro"
-            ``micro``: pool the per-category counts (seed 001 §4.1); proficiency measures use
-            their §4.3 definitions. ``macro``/``weighted``: mean over categories present in gold
-            or prediction / weighted by gold size (:mod:`fastmetrics.measures.averaging`).
-            ``samples``: per-object precision, recall or F1 averaged over the objects where
-            each is defined (§4.4; objects with no predicted category have no precision, with
-            no gold category no recall). ``None``: one value per category (a ``category`` axis).
+            See :func:`fastmetrics.measures.evaluate.evaluate_multilabel`.
+
+        Returns
+        -------
+        Scores
         """
-        from .measures import api, averaging
-
-        entries = _measure_entries(measures, average)
-        for _, avg, label in entries:
-            if avg not in self.AVERAGES:
-                raise ParameterError(f"average must be one of {', '.join(map(str, self.AVERAGES))} for multilabel "
-                                     f"input; got {avg!r} (for {label}).")
-        per_category = [avg is None for _, avg, _ in entries]
-        if any(per_category) and not all(per_category):
-            raise ParameterError("Per-category values (average=None) and averaged values cannot share one "
-                                 "Scores: evaluate them separately.")
-        average = entries[0][1] if all(per_category) else "micro"
-        axes = self.axes if average is None else self.group_axes
-        shape = self.batch_shape if average is None else self.batch_shape[:-1]
-        values = np.empty((len(entries),) + shape, np.float64)
-        c = self.counts
-        for i, (spec, avg, _) in enumerate(entries):
-            kw = dict(smoothing=smoothing, undefined=undefined, warn=warn)
-            if avg is None:
-                api.compute(spec, counts=c, out=values[i, ...], **kw)
-            elif avg == "samples":
-                values[i, ...] = self._per_object(spec, undefined)
-            elif avg == "micro" and spec.measure.multilabel is not None:
-                values[i, ...] = api.apply_undefined(spec.measure.multilabel(self, spec), undefined, spec.label, warn)
-            elif avg == "micro":
-                api.compute(spec, counts=c.sum(axis=-3), out=values[i, ...], **kw)
-            else:
-                per = api.compute(spec, counts=c, smoothing=smoothing, undefined=undefined, warn=False)
-                mean = averaging.average_classes(per, c[..., 1, :].sum(-1), c[..., :, 1].sum(-1), avg)
-                values[i, ...] = api.apply_undefined(mean, undefined, f"{spec.label} ({avg})", warn)
-        return Scores(values, [e[2] for e in entries], axes,
-                      {k: v for k, v in self.coords.items() if k in axes})
-
-    _SAMPLE_MEASURES = ("precision", "recall", "f1")
-
-    def _per_object(self, spec, undefined) -> np.ndarray:
-        name = spec.measure.name
-        if name not in self._SAMPLE_MEASURES:
-            raise ParameterError(f"average='samples' (per-object means, seed 001 §4.4) is defined for "
-                                 f"{', '.join(self._SAMPLE_MEASURES)}; not for '{name}'.")
-        k = self._SAMPLE_MEASURES.index(name)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = self.object_sums[..., k] / self.object_counts[..., k]
-        if undefined is not None:
-            out = np.where(self.object_counts[..., k] > 0, out, float(undefined))
-        return out
+        return _evaluator()(self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn)

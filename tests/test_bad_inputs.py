@@ -34,10 +34,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -55,8 +55,10 @@ _SCRIPT = Path(sys.executable).with_name("fastmetrics")
 CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fastmetrics.cli"]
 TIMEOUT = 120
 PARALLEL = 3
-RAW_ERRORS = re.compile(r"Traceback|ArrowInvalid|ArrowTypeError|ArrowNotImplementedError|UFuncTypeError|"
-                        r"IndexError|KeyError|AttributeError|numba|\bFile \"")
+RAW_ERRORS = re.compile(
+    r"Traceback|ArrowInvalid|ArrowTypeError|ArrowNotImplementedError|UFuncTypeError|"
+    r"IndexError|KeyError|AttributeError|numba|\bFile \""
+)
 PREFIX = "fastmetrics: error: "
 
 
@@ -67,8 +69,9 @@ def _env(extra: dict | None = None) -> dict:
 
 
 def run_cli(argv, cwd, env=None, timeout=TIMEOUT, prefix=()) -> subprocess.CompletedProcess:
-    return subprocess.run([*prefix, *CLI, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
-                          env=_env(env), timeout=timeout)
+    return subprocess.run(
+        [*prefix, *CLI, *map(str, argv)], cwd=cwd, capture_output=True, text=True, env=_env(env), timeout=timeout
+    )
 
 
 def files_under(folder: Path) -> set:
@@ -106,17 +109,25 @@ DUP_ROW = 50
 def _runs_table(seed=0) -> pa.Table:
     rng = np.random.default_rng(seed)
     s, t, i = np.indices((N_SYS, N_TOP, N_ITEMS)).reshape(3, -1)
-    return pa.table({"system": [f"s{x}" for x in s], "topic": [f"t{x}" for x in t], "item": i,
-                     "gold": rng.random(s.size) < 0.4, "pred": rng.random(s.size) < 0.5,
-                     "score": rng.random(s.size)})
+    return pa.table(
+        {
+            "system": [f"s{x}" for x in s],
+            "topic": [f"t{x}" for x in t],
+            "item": i,
+            "gold": rng.random(s.size) < 0.4,
+            "pred": rng.random(s.size) < 0.5,
+            "score": rng.random(s.size),
+        }
+    )
 
 
 def _run_lines(rng, topics, items, sep):
     lines = []
     for t in topics:
         for i in items:
-            lines.append(sep.join([t, f"{t}_i{i}", "0", f"{rng.random():.6f}", "true" if rng.random() < 0.5
-                                   else "false"]))
+            lines.append(
+                sep.join([t, f"{t}_i{i}", "0", f"{rng.random():.6f}", "true" if rng.random() < 0.5 else "false"])
+            )
     return lines
 
 
@@ -125,8 +136,8 @@ def make_data(d: Path) -> None:
     runs = _runs_table()
     pq.write_table(runs, d / "runs.parquet")
     pacsv.write_csv(runs, d / "runs.csv")
-    pq.write_table(runs.drop_columns(["pred"]), d / "scores.parquet")          # score only
-    pq.write_table(runs.drop_columns(["score"]), d / "hard.parquet")           # pred only
+    pq.write_table(runs.drop_columns(["pred"]), d / "scores.parquet")  # score only
+    pq.write_table(runs.drop_columns(["score"]), d / "hard.parquet")  # pred only
 
     score = runs.column("score").to_numpy().copy()
     score[NAN_ROW] = np.nan
@@ -148,30 +159,51 @@ def make_data(d: Path) -> None:
     classes = np.array(["neg", "neu", "pos"])
     keys = runs.drop_columns(["gold", "pred", "score"])
     mc = keys.append_column("gold", pa.array(classes[rng.integers(0, 3, n)])).append_column(
-        "pred", pa.array(classes[rng.integers(0, 3, n)]))
+        "pred", pa.array(classes[rng.integers(0, 3, n)])
+    )
     pq.write_table(mc, d / "multiclass.parquet")
-    ints = keys.append_column(
-        "gold", pa.array(rng.integers(1, 4, n))).append_column("pred", pa.array(rng.integers(1, 4, n)))
+    ints = keys.append_column("gold", pa.array(rng.integers(1, 4, n))).append_column(
+        "pred", pa.array(rng.integers(1, 4, n))
+    )
     pq.write_table(ints, d / "intlabels.parquet")
 
     # counts table with a negative count
-    counts = pa.table({"system": ["a", "a", "b"], "topic": ["x", "y", "x"], "tp": [3, 1, 2], "fp": [1, -2, 0],
-                       "fn": [0, 1, 1], "tn": [5, 5, 5]})
+    counts = pa.table(
+        {
+            "system": ["a", "a", "b"],
+            "topic": ["x", "y", "x"],
+            "tp": [3, 1, 2],
+            "fp": [1, -2, 0],
+            "fn": [0, 1, 1],
+            "tn": [5, 5, 5],
+        }
+    )
     pacsv.write_csv(counts, d / "neg_counts.csv")
 
     # numeric system ids 0..4 (report must work)
     s, t, i = np.indices((5, 3, 20)).reshape(3, -1)
-    numeric = pa.table({"system": s, "topic": t, "item": i, "gold": rng.random(s.size) < 0.4,
-                        "pred": rng.random(s.size) < 0.5, "score": rng.random(s.size)})
+    numeric = pa.table(
+        {
+            "system": s,
+            "topic": t,
+            "item": i,
+            "gold": rng.random(s.size) < 0.4,
+            "pred": rng.random(s.size) < 0.5,
+            "score": rng.random(s.size),
+        }
+    )
     pacsv.write_csv(numeric, d / "numeric_systems.csv")
 
     # one class only
-    (d / "one_class.csv").write_text("system,topic,item,gold,pred\n" +
-                                     "".join(f"s{k % 2},t0,{k},1,1\n" for k in range(10)))
+    (d / "one_class.csv").write_text(
+        "system,topic,item,gold,pred\n" + "".join(f"s{k % 2},t0,{k},1,1\n" for k in range(10))
+    )
     # no system (and no topic / item) column
     pacsv.write_csv(pa.table({"gold": runs.column("gold"), "score": runs.column("score")}), d / "no_system.csv")
-    pacsv.write_csv(pa.table({"item": np.arange(n), "gold": runs.column("gold"), "pred": runs.column("pred")}),
-                    d / "no_system_hard.csv")
+    pacsv.write_csv(
+        pa.table({"item": np.arange(n), "gold": runs.column("gold"), "pred": runs.column("pred")}),
+        d / "no_system_hard.csv",
+    )
 
     (d / "empty.csv").write_bytes(b"")
     (d / "header_only.csv").write_text("system,topic,item,gold,pred\n")
@@ -187,8 +219,7 @@ def make_data(d: Path) -> None:
     (d / "gold.txt").write_text("\n".join(gold_lines) + "\n")
     (d / "gold_dup.txt").write_text("\n".join(gold_lines + gold_lines[:1]) + "\n")
     lines = _run_lines(np.random.default_rng(2), topics, items, "\t")
-    for folder in ("runs_tab", "runs_blank", "runs_mixed", "runs_short", "runs_extra", "runs_garbage",
-                   "runs_empty"):
+    for folder in ("runs_tab", "runs_blank", "runs_mixed", "runs_short", "runs_extra", "runs_garbage", "runs_empty"):
         (d / folder).mkdir()
     (d / "runs_tab" / "sysA.txt").write_text("\n".join(lines) + "\n")
     (d / "runs_blank" / "sysA.txt").write_text("\n" + "\n".join(lines) + "\n")
@@ -202,12 +233,15 @@ def make_data(d: Path) -> None:
     # 10,000 classes x 200 groups (20 systems x 10 topics x 50 items, every gold label distinct)
     s, t, i = np.indices((20, 10, 50)).reshape(3, -1)
     labels = np.array([f"c{k}" for k in range(s.size)])
-    pq.write_table(pa.table({"system": s, "topic": t, "item": i, "gold": labels, "pred": labels[::-1]}),
-                   d / "many_classes.parquet")
+    pq.write_table(
+        pa.table({"system": s, "topic": t, "item": i, "gold": labels, "pred": labels[::-1]}), d / "many_classes.parquet"
+    )
 
     # multilabel runs (list-typed gold)
-    pq.write_table(pa.table({"system": ["a", "a"], "item": [1, 2], "gold": [["x"], ["x", "y"]],
-                             "pred": [["x"], ["y"]]}), d / "multilabel.parquet")
+    pq.write_table(
+        pa.table({"system": ["a", "a"], "item": [1, 2], "gold": [["x"], ["x", "y"]], "pred": [["x"], ["y"]]}),
+        d / "multilabel.parquet",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -218,6 +252,7 @@ def data(tmp_path_factory) -> Path:
 
 
 # -- the command-line table -------------------------------------------------------------------------
+
 
 @dataclass
 class Cli:
@@ -237,6 +272,7 @@ class Cli:
 def _mkfile(name):
     def setup(w: Path):
         (w / name).write_text("already here\n")
+
     return setup
 
 
@@ -245,6 +281,7 @@ def _mkdir(name, mode=None):
         (w / name).mkdir()
         if mode is not None:
             os.chmod(w / name, mode)
+
     return setup
 
 
@@ -258,46 +295,80 @@ CLI_CASES = [
     Cli("missing-file", ["evaluate", f"{D}/nope.parquet"], r"nope\.parquet.*(no such file|not found|does not exist)"),
     Cli("missing-glob", ["evaluate", f"{D}/nothing_*.parquet"], r"nothing_\*\.parquet"),
     Cli("empty-folder", ["evaluate", f"{D}/emptydir"], r"emptydir.*(no|empty)"),
-    Cli("missing-gold-file", ["evaluate", f"{D}/runs_tab", "--gold", f"{D}/nogold.txt"],
-        r"nogold\.txt.*(no such file|not found|does not exist)"),
+    Cli(
+        "missing-gold-file",
+        ["evaluate", f"{D}/runs_tab", "--gold", f"{D}/nogold.txt"],
+        r"nogold\.txt.*(no such file|not found|does not exist)",
+    ),
     Cli("empty-csv", ["evaluate", f"{D}/empty.csv"], r"empty\.csv.*(?i:empty|no (data|rows|header|columns))"),
     Cli("header-only-csv", ["evaluate", f"{D}/header_only.csv"], r"(?=.*header_only\.csv)(?=.*no rows)"),
-    Cli("ragged-csv", ["evaluate", f"{D}/ragged.csv"],
-        r"(?=.*ragged\.csv)(?=.*\b5 (columns|fields))(?=.*((row 1|line 3)\b|s0,t0,2,true,false,9))"),
+    Cli(
+        "ragged-csv",
+        ["evaluate", f"{D}/ragged.csv"],
+        r"(?=.*ragged\.csv)(?=.*\b5 (columns|fields))(?=.*((row 1|line 3)\b|s0,t0,2,true,false,9))",
+    ),
     Cli("corrupt-parquet", ["evaluate", f"{D}/corrupt.parquet"], r"corrupt\.parquet.*(?i:parquet)"),
     Cli("truncated-parquet", ["evaluate", f"{D}/truncated.parquet"], r"truncated\.parquet.*(?i:parquet)", slow=True),
-    Cli("empty-run-file", ["evaluate", f"{D}/runs_empty", "--gold", f"{D}/gold.txt"],
-        r"runs_empty.*sysA\.txt.*(empty|no data)"),
-    Cli("garbage-run-line", ["evaluate", f"{D}/runs_garbage", "--gold", f"{D}/gold.txt"],
-        r"runs_garbage/sysA\.txt.*(line|row) 4.*topic item rank score label"),
+    Cli(
+        "empty-run-file",
+        ["evaluate", f"{D}/runs_empty", "--gold", f"{D}/gold.txt"],
+        r"runs_empty.*sysA\.txt.*(empty|no data)",
+    ),
+    Cli(
+        "garbage-run-line",
+        ["evaluate", f"{D}/runs_garbage", "--gold", f"{D}/gold.txt"],
+        r"runs_garbage/sysA\.txt.*(line|row) 4.*topic item rank score label",
+    ),
     Cli("schemas-differ", ["evaluate", RUNS, MC], r"(?=.*runs\.parquet)(?=.*multiclass\.parquet)(?=.*schema)"),
     # --- columns
     Cli("by-unknown-column", ["evaluate", RUNS, "--by", "system,nosuch"], r"'nosuch'.*group.*columns present"),
     Cli("pred-unknown-column", ["evaluate", HARD, "--pred", "guess"], r"'guess'.*columns present"),
-    Cli("score-unknown-column", ["evaluate", RUNS, "--score", "prob", "--thresholds", "5"],
-        r"(?=.*'prob')(?=.*runs\.parquet)"),
+    Cli(
+        "score-unknown-column",
+        ["evaluate", RUNS, "--score", "prob", "--thresholds", "5"],
+        r"(?=.*'prob')(?=.*runs\.parquet)",
+    ),
     Cli("no-gold-column", ["evaluate", f"{D}/runs_tab"], r"'gold'.*(--gold|separate gold)"),
     Cli("gold-null", ["evaluate", f"{D}/gold_null.parquet"], rf"'gold'.*gold_null\.parquet.*row {NAN_ROW}\b"),
-    Cli("topic-not-in-gold", ["evaluate", RUNS, "--gold", f"{D}/no_system_hard.csv", "--by", "system,topic"],
-        r"'topic'.*gold"),
-    Cli("gold-missing-columns", ["evaluate", f"{D}/runs_tab", "--gold", f"{D}/neg_counts.csv"],
-        r"(?=.*neg_counts\.csv)(?=.*'item')(?=.*'gold')"),
-    Cli("category-unknown", ["evaluate", f"{D}/multilabel.parquet", "--category", "nosuch"],
-        r"(?=.*'nosuch')(?=.*multilabel\.parquet)"),
+    Cli(
+        "topic-not-in-gold",
+        ["evaluate", RUNS, "--gold", f"{D}/no_system_hard.csv", "--by", "system,topic"],
+        r"'topic'.*gold",
+    ),
+    Cli(
+        "gold-missing-columns",
+        ["evaluate", f"{D}/runs_tab", "--gold", f"{D}/neg_counts.csv"],
+        r"(?=.*neg_counts\.csv)(?=.*'item')(?=.*'gold')",
+    ),
+    Cli(
+        "category-unknown",
+        ["evaluate", f"{D}/multilabel.parquet", "--category", "nosuch"],
+        r"(?=.*'nosuch')(?=.*multilabel\.parquet)",
+    ),
     Cli("task-multilabel-on-bool", ["evaluate", RUNS, "--task", "multilabel"], r"'gold'.*bool.*list"),
     Cli("leaderboard-by-topic", ["leaderboard", RUNS, "--quiet", "--by", "topic"], r"system.*(--by|by=)", slow=True),
     # --- measures
-    Cli("unknown-measure", ["evaluate", RUNS, "--measures", "f1,precisoin"],
-        r"'precisoin'.*(?i:did you mean).*precision"),
+    Cli(
+        "unknown-measure",
+        ["evaluate", RUNS, "--measures", "f1,precisoin"],
+        r"'precisoin'.*(?i:did you mean).*precision",
+    ),
     Cli("bad-average-suffix", ["evaluate", MC, "--measures", "f1@median"], r"(?=.*'median')(?=.*micro)(?=.*macro)"),
     Cli("bad-measure-param", ["evaluate", RUNS, "--measures", "fbeta(beta=abc)"], r"beta.*abc|abc.*beta"),
     Cli("unknown-measure-param", ["evaluate", RUNS, "--measures", "f1(gamma=2)"], r"gamma"),
     Cli("negative-beta", ["evaluate", RUNS, "--measures", "fbeta(beta=-1)"], r"beta.*-1", slow=True),
     Cli("empty-measures", ["evaluate", RUNS, "--measures", ","], r"(?i)measure", slow=True),
-    Cli("multiclass-needs-average", ["evaluate", MC, "--measures", "precision"],
-        r"precision.*(@macro|--average|average)"),
-    Cli("samples-average-mcc", ["evaluate", f"{D}/multilabel.parquet", "--average", "samples", "--measures", "mcc"],
-        r"samples.*'mcc'", slow=True),
+    Cli(
+        "multiclass-needs-average",
+        ["evaluate", MC, "--measures", "precision"],
+        r"precision.*(@macro|--average|average)",
+    ),
+    Cli(
+        "samples-average-mcc",
+        ["evaluate", f"{D}/multilabel.parquet", "--average", "samples", "--measures", "mcc"],
+        r"samples.*'mcc'",
+        slow=True,
+    ),
     Cli("smoothing-unsmoothable", ["evaluate", RUNS, "--measures", "tp", "--smoothing", "laplace"], r"'tp'.*smooth"),
     Cli("cost-on-binary", ["evaluate", RUNS, "--measures", "k_cost", "--cost", "ordinal"], r"--cost.*multiclass"),
     # --- thresholds
@@ -306,19 +377,35 @@ CLI_CASES = [
     Cli("thresholds-abc", ["evaluate", RUNS, "--thresholds", "abc"], r"thresholds.*'abc'"),
     Cli("thresholds-nan", ["evaluate", RUNS, "--thresholds", "nan"], r"thresholds.*finite.*(?i:nan)"),
     Cli("thresholds-list-inf", ["evaluate", RUNS, "--thresholds", "0.2,inf"], r"thresholds.*finite.*inf"),
-    Cli("thresholds-huge", ["evaluate", RUNS, "--thresholds", "200000000"],
-        r"200,?000,?000 thresholds.*\d[\d.,]* ?[GTP]i?B.*fewer thresholds.*--by.*(?i:dask)"),
-    Cli("many-classes", ["evaluate", f"{D}/many_classes.parquet"],
-        r"200 groups.*10,?000 x 10,?000 classes.*\d[\d.,]* ?[GTP]i?B.*fewer classes.*--by.*(?i:dask)"),
+    Cli(
+        "thresholds-huge",
+        ["evaluate", RUNS, "--thresholds", "200000000"],
+        r"200,?000,?000 thresholds.*\d[\d.,]* ?[GTP]i?B.*fewer thresholds.*--by.*(?i:dask)",
+    ),
+    Cli(
+        "many-classes",
+        ["evaluate", f"{D}/many_classes.parquet"],
+        r"200 groups.*10,?000 x 10,?000 classes.*\d[\d.,]* ?[GTP]i?B.*fewer classes.*--by.*(?i:dask)",
+    ),
     Cli("sweep-exact", ["sweep", RUNS, "--thresholds", "exact"], r"sweep.*grid"),
     Cli("sweep-no-score", ["sweep", HARD], r"(?=.*'score')(?=.*hard\.parquet)"),
-    Cli("multiclass-with-thresholds", ["evaluate", MC, "--task", "multiclass", "--thresholds", "5"],
-        r"(?i)multiclass.*(pred|hard)"),
+    Cli(
+        "multiclass-with-thresholds",
+        ["evaluate", MC, "--task", "multiclass", "--thresholds", "5"],
+        r"(?i)multiclass.*(pred|hard)",
+    ),
     # --- label values
-    Cli("nan-score", ["evaluate", f"{D}/nan_score.parquet", "--thresholds", "5"],
-        rf"'score'.*nan_score\.parquet.*(?i:nan).*row {NAN_ROW}\b.*finite"),
-    Cli("inf-score-exact", ["evaluate", f"{D}/inf_score.csv"], rf"'score'.*inf_score\.csv.*inf.*row {NAN_ROW}\b",
-        slow=True),
+    Cli(
+        "nan-score",
+        ["evaluate", f"{D}/nan_score.parquet", "--thresholds", "5"],
+        rf"'score'.*nan_score\.parquet.*(?i:nan).*row {NAN_ROW}\b.*finite",
+    ),
+    Cli(
+        "inf-score-exact",
+        ["evaluate", f"{D}/inf_score.csv"],
+        rf"'score'.*inf_score\.csv.*inf.*row {NAN_ROW}\b",
+        slow=True,
+    ),
     Cli("duplicate-item", ["evaluate", f"{D}/dup.parquet"], "set below"),
     Cli("non-binary-gold-with-scores", ["evaluate", f"{D}/gold012_scores.parquet"], r"'gold'.*\b2\b.*binary"),
     Cli("task-binary-on-multiclass", ["evaluate", MC, "--task", "binary"], r"'(gold|pred)'.*'(neg|neu|pos)'.*binary"),
@@ -327,65 +414,142 @@ CLI_CASES = [
     Cli("classes-incomplete", ["evaluate", MC, "--classes", "neg,neu"], r"'pos'.*classes given"),
     Cli("classes-duplicate", ["evaluate", MC, "--classes", "neg,neu,neg,pos"], r"classes.*duplicate"),
     Cli("negative-count", ["evaluate", f"{D}/neg_counts.csv"], r"(?=.*'fp')(?=.*neg_counts\.csv)(?=.*row 1\b)(?=.*-2)"),
-    Cli("multilabel-with-gold", ["evaluate", f"{D}/multilabel.parquet", "--gold", f"{D}/gold.txt"],
-        r"(?i)multilabel.*gold"),
+    Cli(
+        "multilabel-with-gold",
+        ["evaluate", f"{D}/multilabel.parquet", "--gold", f"{D}/gold.txt"],
+        r"(?i)multilabel.*gold",
+    ),
     # --- gold joins and --missing
-    Cli("run-lacks-gold-item", ["evaluate", f"{D}/runs_short", "--gold", f"{D}/gold.txt"],
-        r"(?=.*runs_short/sysA)(?=.*q1_i5)(?=.*--missing)"),
+    Cli(
+        "run-lacks-gold-item",
+        ["evaluate", f"{D}/runs_short", "--gold", f"{D}/gold.txt"],
+        r"(?=.*runs_short/sysA)(?=.*q1_i5)(?=.*--missing)",
+    ),
     Cli("run-item-unknown-to-gold", ["evaluate", f"{D}/runs_extra", "--gold", f"{D}/gold.txt"], r"q1_i99.*gold"),
     Cli("gold-duplicate", ["evaluate", f"{D}/runs_tab", "--gold", f"{D}/gold_dup.txt"], r"gold.*q1_i0.*more than once"),
-    Cli("missing-bad-policy", ["evaluate", f"{D}/runs_short", "--gold", f"{D}/gold.txt", "--missing", "ignore"],
-        r"--missing.*'ignore'.*error.*negative.*drop"),
+    Cli(
+        "missing-bad-policy",
+        ["evaluate", f"{D}/runs_short", "--gold", f"{D}/gold.txt", "--missing", "ignore"],
+        r"--missing.*'ignore'.*error.*negative.*drop",
+    ),
     # --- output files
-    Cli("out-read-only-folder", ["evaluate", RUNS, "--out", "ro/out.csv"], r"ro/out\.csv.*(?i:permission|read-only)",
-        setup=_mkdir("ro", 0o555), read_only=True),
+    Cli(
+        "out-read-only-folder",
+        ["evaluate", RUNS, "--out", "ro/out.csv"],
+        r"ro/out\.csv.*(?i:permission|read-only)",
+        setup=_mkdir("ro", 0o555),
+        read_only=True,
+    ),
     Cli("out-is-folder", ["evaluate", RUNS, "--out", "existing"], r"existing.*folder", setup=_mkdir("existing")),
     Cli("out-missing-folder", ["evaluate", RUNS, "--out", "nowhere/out.csv"], r"nowhere.*does not exist"),
     Cli("out-unknown-suffix", ["evaluate", RUNS, "--out", "out.xlsx"], r"(?=.*out\.xlsx)(?=.*\.parquet)(?=.*\.csv)"),
-    Cli("detail-without-tests", ["leaderboard", RUNS, "--quiet", "--detail", "detail.csv", "--out", "board.csv"],
-        r"--detail|--significance"),
-    Cli("detail-is-folder", ["leaderboard", RUNS, "--quiet", "--significance", "fisher", "--resamples", "10",
-                             "--detail", "existing", "--out", "board.csv"], r"existing.*folder",
-        setup=_mkdir("existing")),
-    Cli("curves-read-only", ["sweep", RUNS, "--thresholds", "5", "--curves", "ro/curves.csv", "--out", "best.csv"],
-        r"ro/curves\.csv.*(?i:permission|read-only)", setup=_mkdir("ro", 0o555), read_only=True, slow=True),
-    Cli("report-figures-is-file", ["report", RUNS, *REPORT_FAST, "--out", "report.html", "--figures", "figs"],
-        r"figs.*(not a folder|is a file)", setup=_mkfile("figs")),
-    Cli("report-out-is-folder", ["report", RUNS, *REPORT_FAST, "--out", "existing"], r"existing.*folder",
-        setup=_mkdir("existing")),
+    Cli(
+        "detail-without-tests",
+        ["leaderboard", RUNS, "--quiet", "--detail", "detail.csv", "--out", "board.csv"],
+        r"--detail|--significance",
+    ),
+    Cli(
+        "detail-is-folder",
+        [
+            "leaderboard",
+            RUNS,
+            "--quiet",
+            "--significance",
+            "fisher",
+            "--resamples",
+            "10",
+            "--detail",
+            "existing",
+            "--out",
+            "board.csv",
+        ],
+        r"existing.*folder",
+        setup=_mkdir("existing"),
+    ),
+    Cli(
+        "curves-read-only",
+        ["sweep", RUNS, "--thresholds", "5", "--curves", "ro/curves.csv", "--out", "best.csv"],
+        r"ro/curves\.csv.*(?i:permission|read-only)",
+        setup=_mkdir("ro", 0o555),
+        read_only=True,
+        slow=True,
+    ),
+    Cli(
+        "report-figures-is-file",
+        ["report", RUNS, *REPORT_FAST, "--out", "report.html", "--figures", "figs"],
+        r"figs.*(not a folder|is a file)",
+        setup=_mkfile("figs"),
+    ),
+    Cli(
+        "report-out-is-folder",
+        ["report", RUNS, *REPORT_FAST, "--out", "existing"],
+        r"existing.*folder",
+        setup=_mkdir("existing"),
+    ),
     Cli("report-no-out", ["report", RUNS, "--quiet"], r"--out"),
-    Cli("report-bad-suffix", ["report", RUNS, *REPORT_FAST, "--out", "report.pdf"],
-        r"(?=.*report\.pdf)(?=.*\.html)(?=.*\.md)", slow=True),
-    Cli("axioms-out-is-folder", ["axioms", "f1", "--n-max", "4", "--properties", "sym", "--out", "existing"],
-        r"existing.*folder", setup=_mkdir("existing")),
+    Cli(
+        "report-bad-suffix",
+        ["report", RUNS, *REPORT_FAST, "--out", "report.pdf"],
+        r"(?=.*report\.pdf)(?=.*\.html)(?=.*\.md)",
+        slow=True,
+    ),
+    Cli(
+        "axioms-out-is-folder",
+        ["axioms", "f1", "--n-max", "4", "--properties", "sym", "--out", "existing"],
+        r"existing.*folder",
+        setup=_mkdir("existing"),
+    ),
     # --- options with values out of their domain
     Cli("seed-negative", ["leaderboard", RUNS, "--seed", "-1"], r"--seed.*(>= ?0|non-negative).*-1"),
     Cli("seed-text", ["meta", "robustness", RUNS, "--seed", "abc"], r"--seed.*'abc'", slow=True),
-    Cli("resamples-zero", ["leaderboard", RUNS, "--quiet", "--significance", "bootstrap", "--resamples", "0"],
-        r"resamples.*\b0\b"),
+    Cli(
+        "resamples-zero",
+        ["leaderboard", RUNS, "--quiet", "--significance", "bootstrap", "--resamples", "0"],
+        r"resamples.*\b0\b",
+    ),
     Cli("resamples-text", ["leaderboard", RUNS, "--resamples", "many"], r"--resamples.*'many'", slow=True),
     Cli("pairs-zero", ["meta", "robustness", RUNS, "--pairs", "0"], r"--pairs.*positive.*'0'"),
     Cli("pairs-text", ["meta", "robustness", RUNS, "--pairs", "lots"], r"--pairs.*'lots'", slow=True),
     Cli("splits-zero", ["meta", "stability", RUNS, "--quiet", "--splits", "0"], r"--splits.*\b0\b"),
-    Cli("alpha-out-of-range", ["meta", "power", RUNS, "--quiet", "--alpha", "1.5", "--resamples", "10"],
-        r"alpha.*1\.5", slow=True),
-    Cli("tolerance-negative", ["meta", "inconsistency", RUNS, "--tolerance", "-1"], r"tolerance.*>= ?0.*-1",
-        slow=True),
+    Cli(
+        "alpha-out-of-range",
+        ["meta", "power", RUNS, "--quiet", "--alpha", "1.5", "--resamples", "10"],
+        r"alpha.*1\.5",
+        slow=True,
+    ),
+    Cli("tolerance-negative", ["meta", "inconsistency", RUNS, "--tolerance", "-1"], r"tolerance.*>= ?0.*-1", slow=True),
     Cli("stability-scheduler", ["meta", "stability", RUNS, "--scheduler", "local"], r"--scheduler"),
     Cli("scheduler-two-inputs", ["evaluate", RUNS, CSV, "--scheduler", "local"], r"--scheduler.*one"),
     Cli("scheduler-bad-local", ["evaluate", RUNS, "--scheduler", "local:zero"], r"local:zero|'local:N'|local:N"),
-    Cli("scheduler-unjudged", ["evaluate", RUNS, "--scheduler", "local", "--unjudged", "negative"],
-        r"--unjudged negative.*--scheduler"),
+    Cli(
+        "scheduler-unjudged",
+        ["evaluate", RUNS, "--scheduler", "local", "--unjudged", "negative"],
+        r"--unjudged negative.*--scheduler",
+    ),
     Cli("unjudged-bad-choice", ["evaluate", RUNS, "--unjudged", "zero"], r"--unjudged.*'zero'"),
-    Cli("report-thresholds-zero", ["report", RUNS, *REPORT_FAST, "--out", "r.html", "--thresholds", "0"],
-        r"--thresholds.*positive.*'0'"),
-    Cli("report-scatter-no-colon", ["report", RUNS, *REPORT_FAST, "--out", "r.html", "--scatter", "f1"],
-        r"--scatter.*a:b.*'f1'"),
-    Cli("report-scatter-unknown", ["report", RUNS, *REPORT_FAST, "--out", "r.html", "--scatter", "f1:nope"],
-        r"nope", slow=True),
+    Cli(
+        "report-thresholds-zero",
+        ["report", RUNS, *REPORT_FAST, "--out", "r.html", "--thresholds", "0"],
+        r"--thresholds.*positive.*'0'",
+    ),
+    Cli(
+        "report-scatter-no-colon",
+        ["report", RUNS, *REPORT_FAST, "--out", "r.html", "--scatter", "f1"],
+        r"--scatter.*a:b.*'f1'",
+    ),
+    Cli(
+        "report-scatter-unknown",
+        ["report", RUNS, *REPORT_FAST, "--out", "r.html", "--scatter", "f1:nope"],
+        r"nope",
+        slow=True,
+    ),
     Cli("memory-limit-bad", ["--memory-limit", "lots", "evaluate", RUNS], r"(?i)memory.*'lots'"),
-    Cli("memory-limit-env-bad", ["evaluate", RUNS], r"FASTMETRICS_MEMORY_LIMIT.*'lots'",
-        env={"FASTMETRICS_MEMORY_LIMIT": "lots"}),
+    Cli(
+        "memory-limit-env-bad",
+        ["evaluate", RUNS],
+        r"FASTMETRICS_MEMORY_LIMIT.*'lots'",
+        env={"FASTMETRICS_MEMORY_LIMIT": "lots"},
+    ),
     Cli("axioms-unknown-measure", ["axioms", "nope"], r"'nope'"),
     Cli("axioms-unknown-property", ["axioms", "f1", "--properties", "sym,bogus"], r"'bogus'.*known"),
     Cli("axioms-n-max-small", ["axioms", "f1", "--n-max", "1"], r"n.max.*>= ?2.*1"),
@@ -407,8 +571,10 @@ CLI_CASES = [
 _dup = _runs_table().slice(DUP_ROW, 1).to_pylist()[0]
 for _case in CLI_CASES:
     if _case.id == "duplicate-item":
-        _case.pattern = (rf"(?=.*dup\.parquet)(?=.*'{_dup['system']}')(?=.*'{_dup['topic']}')(?=.*\b{_dup['item']}\b)"
-                         rf"(?=.*row {DUP_ROW}\b)(?=.*row {N_SYS * N_TOP * N_ITEMS}\b)")
+        _case.pattern = (
+            rf"(?=.*dup\.parquet)(?=.*'{_dup['system']}')(?=.*'{_dup['topic']}')(?=.*\b{_dup['item']}\b)"
+            rf"(?=.*row {DUP_ROW}\b)(?=.*row {N_SYS * N_TOP * N_ITEMS}\b)"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -416,9 +582,14 @@ def cli_results(request, data, tmp_path_factory):
     """Run every selected command-line case once, ``PARALLEL`` at a time; ``{id: (proc, before,
     after, workdir)}``."""
     runslow = request.config.getoption("--runslow", default=False)
-    selected = [item.callspec.params["case"] for item in request.session.items
-                if getattr(item, "originalname", None) == "test_cli_error" and item.module is request.module
-                and hasattr(item, "callspec") and (runslow or item.get_closest_marker("slow") is None)]
+    selected = [
+        item.callspec.params["case"]
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_cli_error"
+        and item.module is request.module
+        and hasattr(item, "callspec")
+        and (runslow or item.get_closest_marker("slow") is None)
+    ]
     root = tmp_path_factory.mktemp("cli")
 
     def one(case: Cli):
@@ -444,8 +615,9 @@ def _probe_read_only(folder: Path) -> bool:
     return subprocess.run([*read_only_prefix(), sys.executable, "-c", code], capture_output=True).returncode != 0
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else [])
-                                  for c in CLI_CASES])
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else []) for c in CLI_CASES]
+)
 def test_cli_error(case: Cli, cli_results):
     proc, before, after, workdir = cli_results[case.id]
     if case.read_only and not _probe_read_only(workdir / "ro"):
@@ -463,6 +635,7 @@ def test_cli_cases_leave_nothing_beside_the_inputs(cli_results):
 
 # -- valid inputs that must work --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("out", ["report.md", pytest.param("report.html", marks=pytest.mark.slow)])
 def test_report_on_numeric_system_ids(data, tmp_path, out):
     """Systems 0..4 read from CSV as integers: the report is written (exit 0), all five ranked."""
@@ -477,8 +650,9 @@ def test_report_on_numeric_system_ids(data, tmp_path, out):
 
 def test_one_class_binary_labels_work(data, tmp_path):
     """Gold and predictions all positive: binary, accuracy 1 (not a refusal, not NaN)."""
-    proc = run_cli(["evaluate", data / "one_class.csv", "--measures", "accuracy,recall", "--out", "s.csv"],
-                   cwd=tmp_path)
+    proc = run_cli(
+        ["evaluate", data / "one_class.csv", "--measures", "accuracy,recall", "--out", "s.csv"], cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     table = pacsv.read_csv(tmp_path / "s.csv")
     values = dict(zip(table.column("measure").to_pylist(), table.column("value").to_pylist()))
@@ -502,8 +676,21 @@ def test_run_file_layouts_read_like_tabs(data, tmp_path, folder):
     assert expected.sum() == 24
     got = fm.count(str(data / folder), gold=str(data / "gold.txt"))
     np.testing.assert_array_equal(got.counts, expected)
-    proc = run_cli(["evaluate", data / folder, "--gold", data / "gold.txt", "--measures", "accuracy",
-                    "--by", "system", "--out", "s.csv"], cwd=tmp_path)
+    proc = run_cli(
+        [
+            "evaluate",
+            data / folder,
+            "--gold",
+            data / "gold.txt",
+            "--measures",
+            "accuracy",
+            "--by",
+            "system",
+            "--out",
+            "s.csv",
+        ],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     accuracy = (expected[..., 0, 0].sum() + expected[..., 1, 1].sum()) / expected.sum()
     assert pacsv.read_csv(tmp_path / "s.csv").column("value").to_pylist() == [pytest.approx(accuracy)]
@@ -514,9 +701,9 @@ def test_no_system_column_api():
     rng = np.random.default_rng(0)
     y, s = rng.random(40) < 0.5, rng.random(40)
     t = fm.count(pd.DataFrame({"gold": y, "score": s}))
-    assert t.counts.sum(axis=(-2, -1)).max() == 40           # every cell counts all 40 items
+    assert t.counts.sum(axis=(-2, -1)).max() == 40  # every cell counts all 40 items
     values = t.evaluate("recall")["recall"]
-    assert np.nanmax(values) == 1.0                            # the lowest threshold: all positive
+    assert np.nanmax(values) == 1.0  # the lowest threshold: all positive
     table = t.evaluate("recall").to_arrow()
     if "system" in table.column_names:
         assert len(set(table.column("system").to_pylist())) == 1
@@ -545,8 +732,23 @@ def test_missing_policies_count_the_gold(data, tmp_path, missing, rows):
     t = fm.count(str(data / "runs_short"), gold=str(data / "gold.txt"), missing=missing)
     assert t.counts.sum() == rows
     accuracy = (t.counts[..., 0, 0].sum() + t.counts[..., 1, 1].sum()) / rows
-    proc = run_cli(["evaluate", data / "runs_short", "--gold", data / "gold.txt", "--missing", missing,
-                    "--measures", "accuracy", "--by", "system", "--out", "s.csv"], cwd=tmp_path)
+    proc = run_cli(
+        [
+            "evaluate",
+            data / "runs_short",
+            "--gold",
+            data / "gold.txt",
+            "--missing",
+            missing,
+            "--measures",
+            "accuracy",
+            "--by",
+            "system",
+            "--out",
+            "s.csv",
+        ],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert pacsv.read_csv(tmp_path / "s.csv").column("value").to_pylist() == [pytest.approx(accuracy)]
 
@@ -556,8 +758,9 @@ def test_scores_only_ranked_or_refused_clearly(data, tmp_path, command):
     """Scores without hard predictions: counted on a default grid, or refused with what to add --
     never the internal 'got axes ('cell',)'."""
     out = "board.csv" if command == "leaderboard" else "report.html"
-    proc = run_cli([command, data / "scores.parquet", "--quiet", "--measures", "f1,accuracy,k", "--out", out],
-                   cwd=tmp_path)
+    proc = run_cli(
+        [command, data / "scores.parquet", "--quiet", "--measures", "f1,accuracy,k", "--out", out], cwd=tmp_path
+    )
     assert "axes ('cell',)" not in proc.stderr
     if proc.returncode == 0:
         assert (tmp_path / out).stat().st_size > 0
@@ -570,10 +773,16 @@ def test_scores_only_ranked_or_refused_clearly(data, tmp_path, command):
 
 # -- the Python API ---------------------------------------------------------------------------------
 
+
 def _table(**over):
-    base = {"system": ["a"] * 4 + ["b"] * 4, "topic": ["x", "x", "y", "y"] * 2, "item": [1, 2, 3, 4] * 2,
-            "gold": [True, False, True, False] * 2, "pred": [True, True, False, False] * 2,
-            "score": [0.9, 0.6, 0.4, 0.1, 0.8, 0.3, 0.7, 0.2]}
+    base = {
+        "system": ["a"] * 4 + ["b"] * 4,
+        "topic": ["x", "x", "y", "y"] * 2,
+        "item": [1, 2, 3, 4] * 2,
+        "gold": [True, False, True, False] * 2,
+        "pred": [True, True, False, False] * 2,
+        "score": [0.9, 0.6, 0.4, 0.1, 0.8, 0.3, 0.7, 0.2],
+    }
     base.update(over)
     return pa.table({k: v for k, v in base.items() if v is not None})
 
@@ -595,10 +804,18 @@ IE, PE, UE = fm.InputError, fm.ParameterError, fm.UnknownMeasureError
 
 API_CASES = [
     # count(): labels, classes, columns
-    ("count-classes-on-int-labels", lambda d: fm.count(_table(gold=[1, 2, 3, 1] * 2, pred=[1, 2, 2, 3] * 2, score=None),
-                                                       classes=["a", "b"]), IE, r"classes.*\(a, b\).*int.*gold"),
-    ("count-classes-on-bool-labels", lambda d: fm.count(_table(score=None), classes=["a", "b"]), IE,
-     r"classes.*\(a, b\).*bool"),
+    (
+        "count-classes-on-int-labels",
+        lambda d: fm.count(_table(gold=[1, 2, 3, 1] * 2, pred=[1, 2, 2, 3] * 2, score=None), classes=["a", "b"]),
+        IE,
+        r"classes.*\(a, b\).*int.*gold",
+    ),
+    (
+        "count-classes-on-bool-labels",
+        lambda d: fm.count(_table(score=None), classes=["a", "b"]),
+        IE,
+        r"classes.*\(a, b\).*bool",
+    ),
     ("count-missing-file", lambda d: fm.count(str(d / "nope.parquet")), IE, r"nope\.parquet.*no such file"),
     ("count-unsupported-object", lambda d: fm.count(12345), IE, r"int.*expected a path"),
     ("count-bad-format", lambda d: fm.count(str(d / "runs.parquet"), format="xlsx"), (IE, PE), r"format.*'xlsx'"),
@@ -614,38 +831,79 @@ API_CASES = [
     ("count-thresholds-empty", lambda d: fm.count(_table(), thresholds=[]), PE, r"'thresholds'.*non-empty"),
     ("count-thresholds-float", lambda d: fm.count(_table(), thresholds=2.5), PE, r"'thresholds'.*2\.5"),
     ("count-thresholds-bool", lambda d: fm.count(_table(), thresholds=True), PE, r"'thresholds'.*True"),
-    ("count-nan-score", lambda d: fm.count(_table(pred=None, score=[0.1, np.nan] * 4), thresholds=5), IE,
-     r"'score'.*nan.*row 1\b"),
-    ("count-duplicate", lambda d: fm.count(_table(item=[1, 2, 3, 3, 1, 2, 3, 4], topic=["x"] * 8)), IE,
-     r"'a'.*\b3\b.*row.*\b2\b.*\b3\b"),
-    ("count-non-binary-gold-scores", lambda d: fm.count(_table(gold=[0, 1, 2, 0] * 2, pred=None)), IE,
-     r"'gold'.*\b2\b.*binary"),
+    (
+        "count-nan-score",
+        lambda d: fm.count(_table(pred=None, score=[0.1, np.nan] * 4), thresholds=5),
+        IE,
+        r"'score'.*nan.*row 1\b",
+    ),
+    (
+        "count-duplicate",
+        lambda d: fm.count(_table(item=[1, 2, 3, 3, 1, 2, 3, 4], topic=["x"] * 8)),
+        IE,
+        r"'a'.*\b3\b.*row.*\b2\b.*\b3\b",
+    ),
+    (
+        "count-non-binary-gold-scores",
+        lambda d: fm.count(_table(gold=[0, 1, 2, 0] * 2, pred=None)),
+        IE,
+        r"'gold'.*\b2\b.*binary",
+    ),
     ("count-null-pred", lambda d: fm.count(_table(pred=[True, None, False, False] * 2)), IE, r"'pred'.*null.*row 1\b"),
     ("count-weight-negative", lambda d: fm.count(_table(w=[1.0, -1.0] * 4), weight="w"), IE, r"'w'.*-1.*row 1\b"),
     ("count-weight-missing", lambda d: fm.count(_table(), weight="w"), IE, r"'w'"),
     ("count-coords-unknown", lambda d: fm.count(_table(), coords={"system": ["a"]}), IE, r"'system'.*'b'"),
     ("count-empty-table", lambda d: fm.count(_table().slice(0, 0)), IE, r"no rows"),
-    ("count-gold-missing-items", lambda d: fm.count(str(d / "runs_short"), gold=str(d / "gold.txt")), IE,
-     r"runs_short/sysA.*q1_i5.*missing|q1_i5.*runs_short/sysA"),
-    ("count-multiclass-missing-negative", lambda d: fm.count(
-        _table(gold=None, pred=["a", "b", "c", "a"] * 2, score=None, topic=None),
-        gold=pa.table({"item": [1, 2, 3, 4, 5], "gold": ["a", "b", "c", "a", "b"]}), missing="negative"), PE,
-     r"missing.*negative.*multiclass"),
-    ("count-mixed-object-column", lambda d: fm.count(pd.DataFrame({"system": ["a", "a"], "item": [1, 2],
-                                                                   "gold": [1, "x"], "pred": [1, 0]})), IE,
-     r"(?i)gold|convert"),
+    (
+        "count-gold-missing-items",
+        lambda d: fm.count(str(d / "runs_short"), gold=str(d / "gold.txt")),
+        IE,
+        r"runs_short/sysA.*q1_i5.*missing|q1_i5.*runs_short/sysA",
+    ),
+    (
+        "count-multiclass-missing-negative",
+        lambda d: fm.count(
+            _table(gold=None, pred=["a", "b", "c", "a"] * 2, score=None, topic=None),
+            gold=pa.table({"item": [1, 2, 3, 4, 5], "gold": ["a", "b", "c", "a", "b"]}),
+            missing="negative",
+        ),
+        PE,
+        r"missing.*negative.*multiclass",
+    ),
+    (
+        "count-mixed-object-column",
+        lambda d: fm.count(pd.DataFrame({"system": ["a", "a"], "item": [1, 2], "gold": [1, "x"], "pred": [1, 0]})),
+        IE,
+        r"(?i)gold|convert",
+    ),
     ("count-weight-text", lambda d: fm.count(_table(w=["x"] * 8), weight="w"), IE, r"'w'.*(?i:weight|number)"),
     ("count-coords-not-mapping", lambda d: fm.count(_table(), coords="system"), PE, r"coords.*'system'"),
-    ("count-many-classes-memory", lambda d: fm.count(str(d / "many_classes.parquet")), PE,
-     r"200 groups.*10,?000 x 10,?000 classes.*[GTP]i?B"),
+    (
+        "count-many-classes-memory",
+        lambda d: fm.count(str(d / "many_classes.parquet")),
+        PE,
+        r"200 groups.*10,?000 x 10,?000 classes.*[GTP]i?B",
+    ),
     ("read-gold-missing", lambda d: fm.read_gold(str(d / "nogold.txt")), IE, r"nogold\.txt"),
     # compute()
-    ("compute-out-wrong-shape", lambda d: fm.compute("f1", counts=np.ones((3, 2, 2)), out=np.empty(2)), PE,
-     r"out.*\(3,\).*\(2,\)"),
-    ("compute-out-int", lambda d: fm.compute("f1", counts=np.ones((3, 2, 2)), out=np.empty(3, int)), PE,
-     r"out.*float64.*int64"),
-    ("compute-out-list", lambda d: fm.compute("f1", counts=np.ones((3, 2, 2)), out=[0.0, 0.0, 0.0]), PE,
-     r"out.*float64.*list"),
+    (
+        "compute-out-wrong-shape",
+        lambda d: fm.compute("f1", counts=np.ones((3, 2, 2)), out=np.empty(2)),
+        PE,
+        r"out.*\(3,\).*\(2,\)",
+    ),
+    (
+        "compute-out-int",
+        lambda d: fm.compute("f1", counts=np.ones((3, 2, 2)), out=np.empty(3, int)),
+        PE,
+        r"out.*float64.*int64",
+    ),
+    (
+        "compute-out-list",
+        lambda d: fm.compute("f1", counts=np.ones((3, 2, 2)), out=[0.0, 0.0, 0.0]),
+        PE,
+        r"out.*float64.*list",
+    ),
     ("compute-complex-counts", lambda d: fm.compute("f1", counts=np.ones((2, 2), complex)), IE, r"counts.*complex"),
     ("compute-complex-tp", lambda d: fm.compute("f1", tp=1 + 2j, fp=1, fn=1, tn=1), IE, r"'tp'.*complex"),
     ("compute-string-counts", lambda d: fm.compute("f1", tp="3", fp=1, fn=1, tn=1), IE, r"'tp'.*(numeric|<U1|str)"),
@@ -659,16 +917,36 @@ API_CASES = [
     ("compute-unknown", lambda d: fm.compute("precisoin", counts=C22), UE, r"'precisoin'.*precision"),
     ("compute-bad-beta", lambda d: fm.compute("fbeta", counts=C22, beta=-1), PE, r"beta.*-1"),
     ("compute-unknown-param", lambda d: fm.compute("f1", counts=C22, gamma=2), PE, r"gamma"),
-    ("compute-bad-average", lambda d: fm.compute("f1", counts=np.ones((3, 3)), average="median"), PE,
-     r"average.*'median'"),
-    ("compute-multiclass-no-average", lambda d: fm.compute("precision", counts=np.ones((3, 3))), PE,
-     r"precision.*average"),
-    ("compute-bad-smoothing", lambda d: fm.compute("precision", counts=C22, smoothing="add-one"), PE,
-     r"smoothing.*'add-one'"),
-    ("compute-bad-undefined", lambda d: fm.compute("precision", counts=C22, undefined="zero"), PE,
-     r"'undefined'.*'zero'"),
-    ("compute-k-cost-shape", lambda d: fm.compute("k_cost", counts=np.ones((3, 3)), cost=np.ones((2, 2))), (IE, PE),
-     r"cost.*\(3, 3\).*\(2, 2\)|cost.*\(2, 2\).*\(3, 3\)"),
+    (
+        "compute-bad-average",
+        lambda d: fm.compute("f1", counts=np.ones((3, 3)), average="median"),
+        PE,
+        r"average.*'median'",
+    ),
+    (
+        "compute-multiclass-no-average",
+        lambda d: fm.compute("precision", counts=np.ones((3, 3))),
+        PE,
+        r"precision.*average",
+    ),
+    (
+        "compute-bad-smoothing",
+        lambda d: fm.compute("precision", counts=C22, smoothing="add-one"),
+        PE,
+        r"smoothing.*'add-one'",
+    ),
+    (
+        "compute-bad-undefined",
+        lambda d: fm.compute("precision", counts=C22, undefined="zero"),
+        PE,
+        r"'undefined'.*'zero'",
+    ),
+    (
+        "compute-k-cost-shape",
+        lambda d: fm.compute("k_cost", counts=np.ones((3, 3)), cost=np.ones((2, 2))),
+        (IE, PE),
+        r"cost.*\(3, 3\).*\(2, 2\)|cost.*\(2, 2\).*\(3, 3\)",
+    ),
     ("ordinal-costs-zero", lambda d: fm.ordinal_costs(0), (IE, PE), r"\b0\b"),
     # tensors and scores
     ("evaluate-none", lambda d: _tensor().evaluate(None), PE, r"measures must be.*None"),
@@ -676,27 +954,68 @@ API_CASES = [
     ("evaluate-empty", lambda d: _tensor().evaluate([]), PE, r"(?i)at least one measure"),
     ("evaluate-unknown", lambda d: _tensor().evaluate(["f1", "nope"]), UE, r"'nope'"),
     ("evaluate-bad-suffix", lambda d: _multiclass_tensor().evaluate("f1@median"), PE, r"median"),
-    ("evaluate-cost-multiclass-shape", lambda d: _multiclass_tensor().evaluate("k_cost", cost=np.ones((2, 2))),
-     (IE, PE),
-     r"cost"),
+    (
+        "evaluate-cost-multiclass-shape",
+        lambda d: _multiclass_tensor().evaluate("k_cost", cost=np.ones((2, 2))),
+        (IE, PE),
+        r"cost",
+    ),
     ("tensor-sum-unknown-axis", lambda d: _tensor().sum("nosuch"), PE, r"'nosuch'.*system.*topic"),
+    (
+        "counts-table-duplicate-group",
+        lambda d: fm.count(
+            pa.table({"system": ["a", "a"], "topic": [1, 1], "tp": [1, 2], "fp": [0, 0], "fn": [0, 0], "tn": [3, 3]})
+        ),
+        IE,
+        r"Duplicated \(system, topic\).*system='a', topic=1.*2 times",
+    ),
+    (
+        "multilabel-empty",
+        lambda d: fm.count(
+            pa.table(
+                {
+                    "system": pa.array([], pa.string()),
+                    "gold": pa.array([], pa.list_(pa.string())),
+                    "pred": pa.array([], pa.list_(pa.string())),
+                }
+            )
+        ),
+        IE,
+        r"no rows",
+    ),
     ("tensor-select-unknown-label", lambda d: _tensor().sel(system="zz"), PE, r"'zz'.*known.*a.*b"),
     ("scores-unknown-measure", lambda d: _scores()["mcc"], PE, r"'mcc'.*f1.*accuracy"),
     # meta and board
-    ("leaderboard-bad-significance", lambda d: fm.board.leaderboard(_tensor(), ["f1"], significance="ttest"), PE,
-     r"'ttest'"),
-    ("leaderboard-zero-resamples", lambda d: fm.board.leaderboard(_tensor(), ["f1"], significance="bootstrap",
-                                                                  resamples=0), PE, r"resamples.*\b0\b"),
-    ("leaderboard-negative-seed", lambda d: fm.board.leaderboard(_tensor(), ["f1"], significance="bootstrap",
-                                                                 seed=-1), PE, r"seed.*-1"),
+    (
+        "leaderboard-bad-significance",
+        lambda d: fm.board.leaderboard(_tensor(), ["f1"], significance="ttest"),
+        PE,
+        r"'ttest'",
+    ),
+    (
+        "leaderboard-zero-resamples",
+        lambda d: fm.board.leaderboard(_tensor(), ["f1"], significance="bootstrap", resamples=0),
+        PE,
+        r"resamples.*\b0\b",
+    ),
+    (
+        "leaderboard-negative-seed",
+        lambda d: fm.board.leaderboard(_tensor(), ["f1"], significance="bootstrap", seed=-1),
+        PE,
+        r"seed.*-1",
+    ),
     ("robustness-pairs-zero", lambda d: fm.meta.robustness(_scores(), pairs=0), PE, r"pairs.*\b0\b"),
     ("robustness-seed-float", lambda d: fm.meta.robustness(_scores(), seed=1.5), PE, r"seed.*1\.5"),
     ("power-alpha", lambda d: fm.meta.power(_scores(), alpha=2.0), PE, r"alpha.*\(0, 1\).*2\.0"),
     ("robustness-of-a-tensor", lambda d: fm.meta.robustness(_tensor()), PE, r"(?i)scores.*evaluate|evaluate.*scores"),
     ("inconsistency-tolerance", lambda d: fm.meta.inconsistency(_scores(), tolerance=-1), PE, r"tolerance.*-1"),
     ("strictness-one-measure", lambda d: fm.meta.strictness(_tensor().evaluate("f1")), PE, r"at least two"),
-    ("stability-replicates-zero", lambda d: fm.meta.stability(_table(), measures=["f1"], replicates=0), PE,
-     r"replicates.*\b0\b"),
+    (
+        "stability-replicates-zero",
+        lambda d: fm.meta.stability(_table(), measures=["f1"], replicates=0),
+        PE,
+        r"replicates.*\b0\b",
+    ),
 ]
 
 
@@ -761,12 +1080,15 @@ def test_compute_out_is_filled_and_returned():
 
 # -- Dask: a bad row reported in one line -----------------------------------------------------------
 
+
 def test_nan_score_on_dask_is_one_line(data, tmp_path):
     """A NaN score counted on a local Dask cluster: one line naming the score column and the row,
     no worker logs on stderr."""
     pytest.importorskip("distributed")
-    proc = run_cli(["evaluate", data / "nan_score.parquet", "--scheduler", "local:1", "--thresholds", "5",
-                    "--out", "s.csv"], cwd=tmp_path)
+    proc = run_cli(
+        ["evaluate", data / "nan_score.parquet", "--scheduler", "local:1", "--thresholds", "5", "--out", "s.csv"],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 2, proc.stderr[-3000:]
     line = one_error_line(proc)
     assert re.search(rf"'score'.*(?i:nan).*row {NAN_ROW}\b", line), line
@@ -783,12 +1105,18 @@ def test_nan_score_on_dask_is_one_line(data, tmp_path):
 # If the job had ended before the signal could take effect the test is skipped, never failed; a job
 # that goes on for a long time after the signal and then reports success has swallowed it.
 
+
 def _write_big(path: Path, rows: int, groups: int) -> None:
     rng = np.random.default_rng(5)
     n_sys = max(1, groups // 20)
-    table = pa.table({"system": rng.integers(0, n_sys, rows).astype(np.int32),
-                      "topic": rng.integers(0, 20, rows).astype(np.int32),
-                      "gold": rng.random(rows) < 0.3, "score": rng.random(rows)})
+    table = pa.table(
+        {
+            "system": rng.integers(0, n_sys, rows).astype(np.int32),
+            "topic": rng.integers(0, 20, rows).astype(np.int32),
+            "gold": rng.random(rows) < 0.3,
+            "score": rng.random(rows),
+        }
+    )
     pq.write_table(table, path, row_group_size=1 << 18)
 
 
@@ -833,16 +1161,36 @@ def _interrupt(big: Path, workdir: Path, sig: int, phase: str, delay: float = 0.
     if not Path("/proc/self/fd").exists():
         pytest.skip("needs /proc to see what the job is doing")
     out = workdir / "scores.csv"
-    proc = subprocess.Popen(CLI + ["evaluate", str(big), "--by", "system,topic", "--thresholds", "500",
-                                   "--measures", "f1,accuracy,mcc,k", "--out", str(out)],
-                            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    proc = subprocess.Popen(
+        CLI
+        + [
+            "evaluate",
+            str(big),
+            "--by",
+            "system,topic",
+            "--thresholds",
+            "500",
+            "--measures",
+            "f1,accuracy,mcc,k",
+            "--out",
+            str(out),
+        ],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     try:
         if phase == "counting":
             seen = _wait_for(proc, lambda: str(big.resolve()) in _open_paths(proc.pid))
         else:
+
             def writing():
-                return any(p.startswith(str(workdir.resolve()) + os.sep) for p in _open_paths(proc.pid)) \
-                    or any(n.endswith(".tmp") for n in os.listdir(workdir))
+                return any(p.startswith(str(workdir.resolve()) + os.sep) for p in _open_paths(proc.pid)) or any(
+                    n.endswith(".tmp") for n in os.listdir(workdir)
+                )
+
             seen = _wait_for(proc, writing)
         time.sleep(delay)
         if not seen or proc.poll() is not None:
@@ -858,8 +1206,10 @@ def _interrupt(big: Path, workdir: Path, sig: int, phase: str, delay: float = 0.
             proc.communicate()
     if proc.returncode == 0 and after < RACE and "Traceback" not in stderr:
         pytest.skip(f"the job completed {after:.2f} s after the signal: too close to tell ({phase})")
-    assert proc.returncode != 0, (f"{signal.Signals(sig).name} sent while {phase} was swallowed: the job went on "
-                                  f"for {after:.1f} s and exited 0; stderr:\n{stderr[-3000:]}")
+    assert proc.returncode != 0, (
+        f"{signal.Signals(sig).name} sent while {phase} was swallowed: the job went on "
+        f"for {after:.1f} s and exited 0; stderr:\n{stderr[-3000:]}"
+    )
     return proc.returncode, stderr
 
 
@@ -875,13 +1225,17 @@ def _assert_interrupted(code, stderr, workdir, big, sig):
     assert sorted(os.listdir(big.parent)) == ["big.parquet"]
 
 
-@pytest.mark.parametrize("sig, phase, delay", [
-    pytest.param(signal.SIGINT, "counting", 0.0, id="SIGINT-counting-0ms"),
-    pytest.param(signal.SIGINT, "counting", 0.05, id="SIGINT-counting-50ms", marks=pytest.mark.slow),
-    pytest.param(signal.SIGINT, "counting", 0.3, id="SIGINT-counting-300ms", marks=pytest.mark.slow),
-    pytest.param(signal.SIGINT, "writing", 0.0, id="SIGINT-writing"),
-    pytest.param(signal.SIGTERM, "counting", 0.05, id="SIGTERM-counting-50ms"),
-    pytest.param(signal.SIGTERM, "writing", 0.0, id="SIGTERM-writing")])
+@pytest.mark.parametrize(
+    "sig, phase, delay",
+    [
+        pytest.param(signal.SIGINT, "counting", 0.0, id="SIGINT-counting-0ms"),
+        pytest.param(signal.SIGINT, "counting", 0.05, id="SIGINT-counting-50ms", marks=pytest.mark.slow),
+        pytest.param(signal.SIGINT, "counting", 0.3, id="SIGINT-counting-300ms", marks=pytest.mark.slow),
+        pytest.param(signal.SIGINT, "writing", 0.0, id="SIGINT-writing"),
+        pytest.param(signal.SIGTERM, "counting", 0.05, id="SIGTERM-counting-50ms"),
+        pytest.param(signal.SIGTERM, "writing", 0.0, id="SIGTERM-writing"),
+    ],
+)
 def test_interrupt_leaves_nothing(big_input, tmp_path, sig, phase, delay):
     code, stderr = _interrupt(big_input, tmp_path, sig, phase, delay)
     _assert_interrupted(code, stderr, tmp_path, big_input, sig)
@@ -930,9 +1284,11 @@ def test_sigint_inside_a_kernel_callback(data, tmp_path, stage):
     marker = tmp_path / "fired"
     where = os.sep.join(["fastmetrics", "count" if stage == "counting" else "measures", ""])
     path = os.pathsep.join([str(hook)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
-    proc = run_cli(["evaluate", data / "runs.parquet", "--thresholds", "5", "--out", "scores.csv"], cwd=work,
-                   env={"PYTHONPATH": path, "FASTMETRICS_TEST_SIGINT_IN": where,
-                        "FASTMETRICS_TEST_MARKER": str(marker)})
+    proc = run_cli(
+        ["evaluate", data / "runs.parquet", "--thresholds", "5", "--out", "scores.csv"],
+        cwd=work,
+        env={"PYTHONPATH": path, "FASTMETRICS_TEST_SIGINT_IN": where, "FASTMETRICS_TEST_MARKER": str(marker)},
+    )
     if not marker.exists():
         pytest.skip(f"no kernel callback while {stage} in this version (nothing to interrupt there)")
     assert proc.returncode == 130, f"exit status {proc.returncode}; stderr:\n{proc.stderr[-3000:]}"

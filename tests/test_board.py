@@ -10,8 +10,8 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.board import leaderboard, macro_leaderboard, random_baseline
-from fastmetrics.measures import registry
 from fastmetrics.demo import generate
+from fastmetrics.measures import registry
 from tests.meta._data import semeval_paths
 
 
@@ -28,7 +28,7 @@ def k_eq5(gold, pred):
 
 def test_macro_leaderboard_equals_loop():
     raw = generate().to_pandas()
-    table = macro_leaderboard(fm.count(generate()).evaluate(["k", "mcc"])).to_pylist()
+    table = macro_leaderboard(fm.count(generate()).evaluate(["k", "mcc"])).summary.to_pylist()
     expected = {}
     for system, rows in raw.groupby("system"):
         ks = [k_eq5(g.gold.to_numpy(), g.pred.to_numpy()) for _, g in rows.groupby("topic")]
@@ -52,7 +52,6 @@ def test_macro_leaderboard_needs_system_and_topic():
 # --- the full leaderboard -----------------------------------------------------------------------
 
 
-
 @pytest.fixture(scope="module")
 def semeval_board():
     runs, gold = semeval_paths()
@@ -65,8 +64,10 @@ def test_shipped_semeval_baselines_equal_the_analytic_rows(semeval_board):
     rows = {(r["system"], r["measure"]): r for r in semeval_board}
     assert len({r["system"] for r in semeval_board if r["kind"] == "system"}) == 32
     for measure in ("accuracy", "precision", "recall", "f1", "mcc", "k", "confusion_entropy"):
-        for shipped, analytic in (("_baseline/subtask_A_baseline_true", "placebo"),
-                                  ("_baseline/subtask_A_baseline_false", "zero")):
+        for shipped, analytic in (
+            ("_baseline/subtask_A_baseline_true", "placebo"),
+            ("_baseline/subtask_A_baseline_false", "zero"),
+        ):
             a, b = rows[(shipped, measure)], rows[(analytic, measure)]
             for key in ("macro", "micro"):
                 assert (math.isnan(a[key]) and math.isnan(b[key])) or a[key] == b[key], (measure, shipped, key)
@@ -119,7 +120,9 @@ def test_random_baseline_is_the_expectation_over_all_labelings(measure, ap, an):
 
 
 def test_multiclass_leaderboard_has_no_binary_baselines():
-    table = pa.table({"system": ["a"] * 6 + ["b"] * 6, "gold": list("xyzxyz") * 2, "pred": list("xyzxxx") + list("xyyxyz")})
+    table = pa.table(
+        {"system": ["a"] * 6 + ["b"] * 6, "gold": list("xyzxyz") * 2, "pred": list("xyzxxx") + list("xyyxyz")}
+    )
     rows = leaderboard(fm.count(table), ["accuracy", "f1@macro"]).summary.to_pylist()
     assert {r["kind"] for r in rows} == {"system"} and all(r["beats_baselines"] is None for r in rows)
     assert [r["rank"] for r in rows if r["measure"] == "accuracy"] == [2, 1]

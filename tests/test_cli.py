@@ -12,17 +12,25 @@ import pytest
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd
+    )
 
 
 @pytest.fixture()
 def runs_file(tmp_path):
     rng = np.random.default_rng(3)
     s, t, i = np.indices((2, 3, 20)).reshape(3, -1)
-    table = pa.table({"system": [f"s{x}" for x in s], "topic": [f"t{x}" for x in t], "item": i,
-                      "gold": rng.random(s.size) < 0.4, "pred": rng.random(s.size) < 0.5,
-                      "score": rng.normal(size=s.size)})
+    table = pa.table(
+        {
+            "system": [f"s{x}" for x in s],
+            "topic": [f"t{x}" for x in t],
+            "item": i,
+            "gold": rng.random(s.size) < 0.4,
+            "pred": rng.random(s.size) < 0.5,
+            "score": rng.normal(size=s.size),
+        }
+    )
     path = tmp_path / "runs.parquet"
     pq.write_table(table, path)
     return path, table
@@ -86,6 +94,7 @@ def test_demo_prints_leaderboard(tmp_path):
 
 # --- bad input: each a one-line error, exit status 2, and no output file -----------------------
 
+
 def _write(tmp_path, table, name="bad.parquet"):
     path = tmp_path / name
     if name.endswith(".parquet"):
@@ -107,19 +116,32 @@ def _bad_cases(tmp_path, runs_file):
     truncated.write_text("t0\ti0\t0\t0.9\ttrue\nt0\ti1\t0\n")
     corrupt = tmp_path / "corrupt.parquet"
     corrupt.write_bytes(pq_bytes(table)[:200])
-    nonbinary = table.set_column(table.column_names.index("gold"), "gold",
-                                 pa.array(np.arange(table.num_rows) % 3))
+    nonbinary = table.set_column(table.column_names.index("gold"), "gold", pa.array(np.arange(table.num_rows) % 3))
     scores = table.column("score").to_numpy().copy()
     scores[7] = np.nan
     with_nan = table.set_column(table.column_names.index("score"), "score", pa.array(scores))
     duplicated = pa.concat_tables([table, table.slice(5, 1)])
     return {
-        "missing column": ([_write(tmp_path, table.drop_columns(["gold"]), "nogold.parquet")], [], "missing the required column 'gold'"),
-        "non-binary gold": ([_write(tmp_path, nonbinary, "nonbinary.parquet")], ["--task", "binary"],
-                            "Column 'gold' has non-binary values (e.g. 2) but task='binary' was asked"),
-        "multiclass f1 without average": ([_write(tmp_path, nonbinary, "nonbinary.parquet")], ["--measures", "f1"],
-                                          "'f1' has no native multiclass definition"),
-        "nan score": ([_write(tmp_path, with_nan, "nan.parquet")], ["--thresholds", "5"], "non-finite value nan at row 7"),
+        "missing column": (
+            [_write(tmp_path, table.drop_columns(["gold"]), "nogold.parquet")],
+            [],
+            "missing the required column 'gold'",
+        ),
+        "non-binary gold": (
+            [_write(tmp_path, nonbinary, "nonbinary.parquet")],
+            ["--task", "binary"],
+            "Column 'gold' has non-binary values (e.g. 2) but task='binary' was asked",
+        ),
+        "multiclass f1 without average": (
+            [_write(tmp_path, nonbinary, "nonbinary.parquet")],
+            ["--measures", "f1"],
+            "'f1' has no native multiclass definition",
+        ),
+        "nan score": (
+            [_write(tmp_path, with_nan, "nan.parquet")],
+            ["--thresholds", "5"],
+            "non-finite value nan at row 7",
+        ),
         "duplicated item": ([_write(tmp_path, duplicated, "dup.parquet")], [], "Duplicated (system, topic, item)"),
         "missing gold items": ([run_file], ["--gold", gold_file], "lacks 1 of the 3 gold item(s)"),
         "unknown measure": ([path], ["--measures", "f1,mcc_macro_typo,precison"], "Unknown measure"),
@@ -136,8 +158,19 @@ def pq_bytes(table):
     return sink.getvalue().to_pybytes()
 
 
-CASES = ["missing column", "non-binary gold", "multiclass f1 without average", "nan score", "duplicated item", "missing gold items",
-         "unknown measure", "empty input", "truncated file", "corrupt parquet", "no such file"]
+CASES = [
+    "missing column",
+    "non-binary gold",
+    "multiclass f1 without average",
+    "nan score",
+    "duplicated item",
+    "missing gold items",
+    "unknown measure",
+    "empty input",
+    "truncated file",
+    "corrupt parquet",
+    "no such file",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -169,12 +202,23 @@ def test_missing_negative_and_drop(tmp_path):
     run_file.write_text("t0\ti0\t0\t0.9\ttrue\nt0\ti1\t0\t0.2\tfalse\n")
     neg = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--out", tmp_path / "n.json")
     assert neg.returncode == 2
-    neg = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "negative",
-              "--out", tmp_path / "n.json")
+    neg = run(
+        "evaluate",
+        run_file,
+        "--gold",
+        gold,
+        "--measures",
+        "recall",
+        "--missing",
+        "negative",
+        "--out",
+        tmp_path / "n.json",
+    )
     assert neg.returncode == 0, neg.stderr
     assert json.loads((tmp_path / "n.json").read_text())[0]["value"] == 0.5  # i2 counted as a false negative
-    drop = run("evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "drop",
-               "--out", tmp_path / "d.json")
+    drop = run(
+        "evaluate", run_file, "--gold", gold, "--measures", "recall", "--missing", "drop", "--out", tmp_path / "d.json"
+    )
     assert drop.returncode == 0, drop.stderr
     assert json.loads((tmp_path / "d.json").read_text())[0]["value"] == 1.0
 
@@ -203,8 +247,9 @@ def _multiclass_file(tmp_path):
     scale = np.array(["neg", "neu", "pos", "great"])
     gold = scale[rng.integers(0, 4, 400)]
     pred = np.where(rng.random(400) < 0.5, gold, scale[rng.integers(0, 4, 400)])
-    table = pa.table({"system": np.where(np.arange(400) < 200, "a", "b"), "item": np.arange(400),
-                      "gold": gold, "pred": pred})
+    table = pa.table(
+        {"system": np.where(np.arange(400) < 200, "a", "b"), "item": np.arange(400), "gold": gold, "pred": pred}
+    )
     path = tmp_path / "sentiment.parquet"
     pq.write_table(table, path)
     return path, table.to_pandas()
@@ -216,8 +261,18 @@ def test_evaluate_multiclass_with_ordinal_costs(tmp_path):
     path, df = _multiclass_file(tmp_path)
     out = tmp_path / "mc.csv"
     order = "neg,neu,pos,great"
-    result = run("evaluate", str(path), "--measures", "accuracy,f1@macro,k_cost", "--cost", "ordinal",
-                 "--classes", order, "--out", str(out))
+    result = run(
+        "evaluate",
+        str(path),
+        "--measures",
+        "accuracy,f1@macro,k_cost",
+        "--cost",
+        "ordinal",
+        "--classes",
+        order,
+        "--out",
+        str(out),
+    )
     assert result.returncode == 0, result.stderr
     rows = pacsv.read_csv(out).to_pylist()
     values = {(r["system"], r["measure"]): r["value"] for r in rows}
@@ -240,8 +295,14 @@ def test_evaluate_multiclass_defaults_and_cost_errors(tmp_path, runs_file):
 
 
 def test_evaluate_multilabel_long_form(tmp_path):
-    table = pa.table({"item": [1, 1, 2, 3, 3], "category": ["x", "y", "x", "y", "z"],
-                      "gold": [True, False, True, True, True], "pred": [True, True, False, True, False]})
+    table = pa.table(
+        {
+            "item": [1, 1, 2, 3, 3],
+            "category": ["x", "y", "x", "y", "z"],
+            "gold": [True, False, True, True, True],
+            "pred": [True, True, False, True, False],
+        }
+    )
     path = tmp_path / "long.parquet"
     pq.write_table(table, path)
     result = run("evaluate", str(path), "--category", "category", "--measures", "precision,recall,f1@samples")

@@ -28,12 +28,18 @@ def client():
 
 def _data(n=80_000, seed=0):
     rng = np.random.default_rng(seed)
-    return pa.table({
-        "system": [f"s{i}" for i in rng.integers(0, 5, n)], "topic": rng.integers(0, 7, n),
-        "item": np.arange(n), "gold": rng.random(n) < 0.3, "pred": rng.random(n) < 0.4,
-        "score": rng.random(n), "label": np.array(list("abcd"))[rng.integers(0, 4, n)],
-        "guess": np.array(list("abcde"))[rng.integers(0, 5, n)],
-    })
+    return pa.table(
+        {
+            "system": [f"s{i}" for i in rng.integers(0, 5, n)],
+            "topic": rng.integers(0, 7, n),
+            "item": np.arange(n),
+            "gold": rng.random(n) < 0.3,
+            "pred": rng.random(n) < 0.4,
+            "score": rng.random(n),
+            "label": np.array(list("abcd"))[rng.integers(0, 4, n)],
+            "guess": np.array(list("abcde"))[rng.integers(0, 5, n)],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +51,11 @@ def folder(tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"thresholds": 11}, {"thresholds": [0.1, 0.5, 0.9]},
-                                    {"pred": "guess", "gold_column": "label"}],
-                         ids=["hard", "binned-k", "binned-array", "multiclass"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"thresholds": 11}, {"thresholds": [0.1, 0.5, 0.9]}, {"pred": "guess", "gold_column": "label"}],
+    ids=["hard", "binned-k", "binned-array", "multiclass"],
+)
 def test_counts_equal_in_process_counting(client, folder, kwargs):
     distributed_ = fmd.count(folder, client=client, **kwargs)
     local = fm.count(folder, **kwargs)
@@ -64,11 +72,22 @@ def test_dask_dataframe_input_and_gold_join(client, tmp_path):
     rng = np.random.default_rng(1)
     topic, item = (x.reshape(-1) for x in np.indices((3, 200)))
     gold = pa.table({"topic": topic, "item": item, "gold": rng.random(600) < 0.3})
-    runs = pa.table({"system": np.repeat([f"s{i}" for i in range(4)], 600), "topic": np.tile(topic, 4),
-                     "item": np.tile(item, 4), "pred": rng.random(2400) < 0.4})
-    lacking = runs.filter(pa.compute.invert(pa.compute.and_(  # s2 lacks (topic 1, item 7)
-        pa.compute.equal(runs.column("system"), "s2"),
-        pa.compute.and_(pa.compute.equal(runs.column("topic"), 1), pa.compute.equal(runs.column("item"), 7)))))
+    runs = pa.table(
+        {
+            "system": np.repeat([f"s{i}" for i in range(4)], 600),
+            "topic": np.tile(topic, 4),
+            "item": np.tile(item, 4),
+            "pred": rng.random(2400) < 0.4,
+        }
+    )
+    lacking = runs.filter(
+        pa.compute.invert(
+            pa.compute.and_(  # s2 lacks (topic 1, item 7)
+                pa.compute.equal(runs.column("system"), "s2"),
+                pa.compute.and_(pa.compute.equal(runs.column("topic"), 1), pa.compute.equal(runs.column("item"), 7)),
+            )
+        )
+    )
     frame = dd.from_pandas(lacking.to_pandas(), npartitions=4)
     for missing in ("negative", "drop"):
         got = fmd.count(frame, gold=gold, client=client, missing=missing)

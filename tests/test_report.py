@@ -63,9 +63,28 @@ def semeval_report(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     runs, gold = semeval_paths()
     out = folder / "semeval.html"
-    assert main(["report", *runs, "--gold", gold, "--measures", "f1,accuracy,mcc,k,precision,recall",
-                 "--out", str(out), "--figures", str(folder / "figs"), "--resamples", "500",
-                 "--title", "SemEval-2016 Task 3 subtask A", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                *runs,
+                "--gold",
+                gold,
+                "--measures",
+                "f1,accuracy,mcc,k,precision,recall",
+                "--out",
+                str(out),
+                "--figures",
+                str(folder / "figs"),
+                "--resamples",
+                "500",
+                "--title",
+                "SemEval-2016 Task 3 subtask A",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -103,11 +122,19 @@ def _chromium():
 def _browse(page, screenshot):
     """Load a page in headless Chromium: the DOM after scripts ran, its console output, a screenshot."""
     browser = _chromium()
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-             "--virtual-time-budget=5000", "--window-size=1200,3000"]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=5000",
+        "--window-size=1200,3000",
+    ]
     dom = subprocess.run([browser, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
-    shot = subprocess.run([browser, *flags, f"--screenshot={screenshot}", page.as_uri()], capture_output=True,
-                          text=True, timeout=120)
+    shot = subprocess.run(
+        [browser, *flags, f"--screenshot={screenshot}", page.as_uri()], capture_output=True, text=True, timeout=120
+    )
     console = [line for line in (dom.stderr + shot.stderr).splitlines() if "CONSOLE" in line]
     return dom.stdout, console
 
@@ -135,9 +162,16 @@ def test_report_in_a_real_browser(semeval_report):
 def test_a_hostile_run_name_is_shown_as_text(tmp_path):
     rng = np.random.default_rng(0)
     n = 120
-    table = pa.table({"system": [EVIL if i % 2 else "plain" for i in range(n)], "topic": [f"t{i % 3}" for i in range(n)],
-                      "item": [i // 2 for i in range(n)], "gold": (rng.random(n) < 0.4)[np.arange(n) // 2 * 2],
-                      "pred": rng.random(n) < 0.5, "score": rng.random(n)})
+    table = pa.table(
+        {
+            "system": [EVIL if i % 2 else "plain" for i in range(n)],
+            "topic": [f"t{i % 3}" for i in range(n)],
+            "item": [i // 2 for i in range(n)],
+            "gold": (rng.random(n) < 0.4)[np.arange(n) // 2 * 2],
+            "pred": rng.random(n) < 0.5,
+            "score": rng.random(n),
+        }
+    )
     path = tmp_path / "evil.parquet"
     pq.write_table(table, path)
     page = tmp_path / "evil.html"
@@ -151,9 +185,42 @@ def test_a_hostile_run_name_is_shown_as_text(tmp_path):
 def test_chosen_scatter_pairs(tmp_path):
     runs, gold = semeval_paths()
     out = tmp_path / "r.html"
-    assert main(["report", *runs[:5], "--gold", gold, "--measures", "f1,mcc,k", "--scatter", "mcc:k",
-                 "--out", str(out), "--quiet", "--resamples", "200"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                *runs[:5],
+                "--gold",
+                gold,
+                "--measures",
+                "f1,mcc,k",
+                "--scatter",
+                "mcc:k",
+                "--out",
+                str(out),
+                "--quiet",
+                "--resamples",
+                "200",
+            ]
+        )
+        == 0
+    )
     page = out.read_text()
     assert "mcc against k" in page and "f1 against mcc" not in page
-    assert main(["report", *runs[:5], "--gold", gold, "--measures", "f1,mcc", "--scatter", "f1:lam",
-                 "--out", str(tmp_path / "x.html")]) == 2
+    assert (
+        main(
+            [
+                "report",
+                *runs[:5],
+                "--gold",
+                gold,
+                "--measures",
+                "f1,mcc",
+                "--scatter",
+                "f1:lam",
+                "--out",
+                str(tmp_path / "x.html"),
+            ]
+        )
+        == 2
+    )

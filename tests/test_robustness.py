@@ -63,8 +63,18 @@ def test_folder_as_output_is_refused(tmp_path):
         write_bytes(b"x", tmp_path)
 
 
-@pytest.mark.parametrize("text, expected", [("123", 123), ("1K", 1024), ("512M", 512 << 20), ("40G", 40 << 30),
-                                            ("1.5T", int(1.5 * (1 << 40))), ("2GiB", 2 << 30), ("3 gb", 3 << 30)])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("123", 123),
+        ("1K", 1024),
+        ("512M", 512 << 20),
+        ("40G", 40 << 30),
+        ("1.5T", int(1.5 * (1 << 40))),
+        ("2GiB", 2 << 30),
+        ("3 gb", 3 << 30),
+    ],
+)
 def test_memory_sizes(text, expected):
     assert _memory.parse_size(text) == expected
 
@@ -77,14 +87,22 @@ def test_bad_memory_sizes(text):
 
 def _runs(n_systems=3, n_items=50, seed=0):
     rng = np.random.default_rng(seed)
-    return pa.table({"system": np.repeat(np.arange(n_systems), n_items), "item": np.tile(np.arange(n_items), n_systems),
-                     "gold": np.tile(rng.random(n_items) < 0.4, n_systems), "score": rng.random(n_systems * n_items)})
+    return pa.table(
+        {
+            "system": np.repeat(np.arange(n_systems), n_items),
+            "item": np.tile(np.arange(n_items), n_systems),
+            "gold": np.tile(rng.random(n_items) < 0.4, n_systems),
+            "score": rng.random(n_systems * n_items),
+        }
+    )
 
 
 def test_tensor_too_large_is_refused_before_allocation(monkeypatch):
     monkeypatch.setenv(_memory.ENV, "1M")
     # 3 groups x 100,000 thresholds x (2 x 8 + 4 x 8) bytes + the grid = 14.5 MiB > 1 MiB
-    with pytest.raises(fm.ParameterError, match=r"(?s)3 groups.*100,000 thresholds.*14\.5 MiB.*1\.0 MiB.*fewer thresholds"):
+    with pytest.raises(
+        fm.ParameterError, match=r"(?s)3 groups.*100,000 thresholds.*14\.5 MiB.*1\.0 MiB.*fewer thresholds"
+    ):
         fm.count(_runs(), by=("system",), thresholds=100_000)
     monkeypatch.setenv(_memory.ENV, "64M")
     assert fm.count(_runs(), by=("system",), thresholds=100_000).counts.shape == (3, 100_000, 2, 2)
@@ -108,8 +126,10 @@ def test_classes_of_the_wrong_type():
 
 @pytest.mark.parametrize("measures", [None, 3, 2.5, [1, 2], {"f1": 1}.values()])
 def test_evaluate_rejects_what_is_not_a_measure_list(measures):
-    t = fm.count(pa.table({"system": ["a"] * 4, "item": [1, 2, 3, 4], "gold": [1, 0, 1, 0], "pred": [1, 0, 0, 0]}),
-                 by=("system",))
+    t = fm.count(
+        pa.table({"system": ["a"] * 4, "item": [1, 2, 3, 4], "gold": [1, 0, 1, 0], "pred": [1, 0, 0, 0]}),
+        by=("system",),
+    )
     with pytest.raises(fm.ParameterError, match="measures must be"):
         t.evaluate(measures)
 

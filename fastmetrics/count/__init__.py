@@ -2,5 +2,4 @@
 
 from .api import count, exact_counts, hard_counts, histogram_to_counts, plan, sweep_histogram, threshold_grid
 
-__all__ = ["count", "exact_counts", "hard_counts", "histogram_to_counts", "plan", "sweep_histogram",
-           "threshold_grid"]
+__all__ = ["count", "exact_counts", "hard_counts", "histogram_to_counts", "plan", "sweep_histogram", "threshold_grid"]

@@ -42,20 +42,25 @@ def _code_of(col, r):
     if len(col) == 1:
         return lambda col, r: np.int64(0)
     if len(col) == 2:
+
         def bit(col, r):
             b = col[1] + r
             return np.int64((col[0][b >> 3] >> (b & 7)) & 1)
+
         return bit
     if isinstance(col[1], types.Array):
+
         def lookup(col, r):
             # one unsigned comparison checks both ends of the range
             i = np.uint64(np.int64(col[0][r]) - col[2])
             return np.int64(col[1][i]) if i < np.uint64(col[1].size) else np.int64(-1)
+
         return lookup
 
     def offset(col, r):
         i = np.uint64(np.int64(col[0][r]) - col[1])
         return np.int64(i) if i < np.uint64(col[2]) else np.int64(-1)
+
     return offset
 
 
@@ -172,8 +177,23 @@ def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, guide, cells
     n_chunks = partial.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        _sweep_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, score, weight, thresholds, guide,
-                     cells, lo, inv_step, partial[c], errors[c])
+        _sweep_chunk(
+            c * chunk,
+            min(n, (c + 1) * chunk),
+            a,
+            b,
+            stride_a,
+            gold,
+            score,
+            weight,
+            thresholds,
+            guide,
+            cells,
+            lo,
+            inv_step,
+            partial[c],
+            errors[c],
+        )
 
 
 @njit(cache=True)
@@ -196,8 +216,9 @@ def rows_batch(n, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, err
     n_chunks = errors.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        _rows_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, group_out, gold_out, pred_out,
-                    errors[c])
+        _rows_chunk(
+            c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, group_out, gold_out, pred_out, errors[c]
+        )
 
 
 @njit(cache=True, parallel=True)
@@ -277,8 +298,9 @@ def mark_items(n, a, b, stride_a, gold, item, n_items, seen, keys, err):
 
 
 @njit(cache=True)
-def join_gold(n, a, b, stride_a, item, topic_stride, n_topics, dense, keys, key_rows, n_items, seen, n_gold,
-              gold_rows, err):
+def join_gold(
+    n, a, b, stride_a, item, topic_stride, n_topics, dense, keys, key_rows, n_items, seen, n_gold, gold_rows, err
+):
     """Join each row to its gold row and mark (run, gold row) seen; return the first row seen
     before (a duplicated item) or -1. ``gold_rows[r]`` = -1 when the gold lacks the row.
 

@@ -16,26 +16,43 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError, parameter_error
-from ..io.readers import gold_table as load_gold, open_source
+from ..io.labels import empty_input, require_columns
+from ..io.readers import gold_table as load_gold
+from ..io.readers import open_source
 from ..tensor import ConfusionTensor
 from . import _kernels
-from .assemble import exact_counts, histogram_to_counts
+from .assemble import assemble, exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
 from .grid import bucket_guide, threshold_grid
-from ..io.labels import empty_input, require_columns
+from .multilabel import count_multilabel
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
 from .tally import DuplicateItem, Tally
 
-__all__ = ["count", "plan", "exact_counts", "hard_counts", "histogram_to_counts", "sweep_histogram",
-           "threshold_grid"]
+__all__ = ["count", "plan", "exact_counts", "hard_counts", "histogram_to_counts", "sweep_histogram", "threshold_grid"]
 
 COUNT_COLUMNS = ("tp", "fp", "fn", "tn")
 
 
-def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="score", thresholds=None,
-          gold_column="gold", item="item", weight=None, missing="error", format="auto", task="auto",
-          classes=None, category=None, coords=None, unjudged="error") -> ConfusionTensor:
+def count(
+    source,
+    gold=None,
+    *,
+    by=("system", "topic"),
+    pred="pred",
+    score="score",
+    thresholds=None,
+    gold_column="gold",
+    item="item",
+    weight=None,
+    missing="error",
+    format="auto",
+    task="auto",
+    classes=None,
+    category=None,
+    coords=None,
+    unjudged="error",
+) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
     Parameters
@@ -107,26 +124,70 @@ def count(source, gold=None, *, by=("system", "topic"), pred="pred", score="scor
     if all(c in columns for c in MATRIX_COLUMNS) and gold_column not in columns and gold is None:
         return from_matrix_table(src, group_cols, classes)
     if task == "multilabel" or category is not None or (task == "auto" and _list_typed(src, gold_column)):
-        from .multilabel import count_multilabel
         if gold is not None:
-            raise InputError("Multilabel input needs its gold categories in the runs table (a list column "
-                             f"'{gold_column}', or one row per (item, category)); a separate gold is not joined.")
-        return count_multilabel(src, group_cols, gold_column=gold_column, pred=pred, item=item,
-                                weight=weight, classes=classes, category=category)
-    count_plan = plan(src, gold, by=by, pred=pred, score=score, thresholds=thresholds, gold_column=gold_column,
-                      item=item, weight=weight, missing=missing, task=task, classes=classes, coords=coords,
-                      unjudged=unjudged)
+            raise InputError(
+                "Multilabel input needs its gold categories in the runs table (a list column "
+                f"'{gold_column}', or one row per (item, category)); a separate gold is not joined."
+            )
+        return count_multilabel(
+            src,
+            group_cols,
+            gold_column=gold_column,
+            pred=pred,
+            item=item,
+            weight=weight,
+            classes=classes,
+            category=category,
+        )
+    count_plan = plan(
+        src,
+        gold,
+        by=by,
+        pred=pred,
+        score=score,
+        thresholds=thresholds,
+        gold_column=gold_column,
+        item=item,
+        weight=weight,
+        missing=missing,
+        task=task,
+        classes=classes,
+        coords=coords,
+        unjudged=unjudged,
+    )
     tally = Tally(count_plan)
     try:
         for part, offset, batch in src.record_batches(count_plan.read_columns):
             tally.add(batch, part, offset)
     except DuplicateItem as error:
         raise error.located(src) from None
-    return tally.finish()
+    return assemble(tally)
 
 
 def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
-    """Pass 1 over an opened source: survey the columns and build the :class:`CountPlan`."""
+    """Pass 1 over an opened source: survey the columns and build the :class:`CountPlan`.
+
+    When the ranges of the label columns are too wide to encode, the survey runs again and
+    collects their distinct values.
+
+    Parameters
+    ----------
+    src : Source
+        An opened input (:func:`fastmetrics.io.readers.open_source`).
+    gold : path or table, optional
+        Separate gold labels keyed by ``(topic, item)``, as in :func:`count`.
+    unjudged : {"error", "negative"}, default "error"
+        As in :func:`count`: ``"negative"`` adds the run items the gold lacks to it as negatives
+        (:func:`with_unjudged`; binary gold only).
+    **options
+        The other keyword arguments of :func:`count` that shape the counting: ``by, pred, score,
+        thresholds, gold_column, item, weight, missing, task, classes, coords``.
+
+    Returns
+    -------
+    CountPlan
+        What pass 2 (:class:`~fastmetrics.count.tally.Tally`) needs to count the record batches.
+    """
     if unjudged not in ("error", "negative"):
         raise parameter_error("unjudged", "count", "'error' or 'negative'", unjudged)
     request, types, gold_table = prepare(src.column_names, src.schema, src.names[0], gold, **options)
@@ -139,13 +200,19 @@ def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
 
 
 def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
-    """The gold with every (topic, item) the runs hold but the gold lacks added as negative --
-    trec_eval's reading of unjudged documents. Items are then the judged ones and every one some
-    run returned, so a run lacking an item returned by another run is missing it (see ``missing``)."""
+    """The gold with the (topic, item) pairs the runs hold but the gold lacks added as negatives.
+
+    This is trec_eval's reading of unjudged documents. Items are then the judged ones and every
+    one some run returned, so a run lacking an item returned by another run is missing it (see
+    ``missing``). The gold is returned unchanged when no item is new, or when the runs' item
+    types cannot be cast to the gold's (every run item then stays unknown, and is reported as
+    such).
+    """
     label_type = gold.schema.field("gold").type
     if not (pa.types.is_boolean(label_type) or pa.types.is_integer(label_type)):
-        raise ParameterError(f"unjudged='negative' needs binary gold (bool or 0/1); the gold's labels have type "
-                             f"{label_type}.")
+        raise ParameterError(
+            f"unjudged='negative' needs binary gold (bool or 0/1); the gold's labels have type {label_type}."
+        )
     keys = [c for c in ("topic", "item") if c in gold.column_names]
     columns = ["topic" if c == "topic" else request.item for c in keys]
     require_columns(src.column_names, columns, src.names[0], " to find unjudged items")
@@ -182,15 +249,24 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
 
 def prepare(columns, schema, part, gold=None, *, by=("system", "topic"), **options):
     """The checked :class:`Request`, the label columns' types and the normalised gold table."""
-    gold_table = normalised_gold(gold, options.get("item", "item"), options.get("gold_column", "gold")) \
-        if gold is not None else None
+    gold_table = (
+        normalised_gold(gold, options.get("item", "item"), options.get("gold_column", "gold"))
+        if gold is not None
+        else None
+    )
     if isinstance(by, str):
         by = (by,)  # one grouping column, as pandas' groupby("system") takes it
     coords = options.get("coords")
     if coords is not None and not isinstance(coords, Mapping):
         raise parameter_error("coords", "count", "a mapping of grouping column -> labels", coords)
-    request = Request(columns=tuple(columns), by=tuple(by), has_gold=gold is not None, part=part,
-                      gold_topics=gold_table is not None and "topic" in gold_table.column_names, **options)
+    request = Request(
+        columns=tuple(columns),
+        by=tuple(by),
+        has_gold=gold is not None,
+        part=part,
+        gold_topics=gold_table is not None and "topic" in gold_table.column_names,
+        **options,
+    )
     request.validate()
     types = {f.name: f.type for f in schema}
     return request, types, gold_table
@@ -202,8 +278,9 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
     names = table.column_names
     item = item if item in names else "item"
     label = "gold" if "gold" in names else gold_column
-    require_columns(names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold",
-                    " of a gold table")
+    require_columns(
+        names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
+    )
     cols = (["topic"] if "topic" in names else []) + [item, label]
     table = table.select(cols).rename_columns((["topic"] if "topic" in names else []) + ["item", "gold"])
     if table.num_rows == 0:
@@ -213,8 +290,11 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
         if column.null_count:
             raise InputError(f"Column '{name}' in 'gold' has a missing (null) value.")
     if pa.types.is_dictionary(table.schema.field("item").type):
-        table = table.set_column(table.column_names.index("item"), "item", table.column("item").cast(
-            table.schema.field("item").type.value_type))
+        table = table.set_column(
+            table.column_names.index("item"),
+            "item",
+            table.column("item").cast(table.schema.field("item").type.value_type),
+        )
     check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
     return table
 
@@ -238,22 +318,94 @@ def _raise_codes(errors):
 
 
 def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None) -> np.ndarray:
-    """``counts[g, i, j]`` from group codes, gold and predicted class codes (one pass)."""
+    """Confusion counts ``counts[g, i, j]`` from group codes, gold and predicted class codes.
+
+    One parallel pass over the rows, for callers that hold codes already.
+
+    Parameters
+    ----------
+    group : array_like of int, shape (n_rows,)
+        Group code of each row, ``0 <= group < n_groups``.
+    gold, pred : array_like of int, shape (n_rows,)
+        Gold and predicted class codes, ``0 <= code < m``.
+    n_groups : int
+        Number of groups.
+    m : int
+        Number of classes.
+    weight : array_like of float, shape (n_rows,), optional
+        Item weights (positive and finite); the counts are then float64 sums of weights.
+    out : ndarray, shape (n_groups, m, m), optional
+        Counts to add to (in place), e.g. over the record batches of a stream.
+
+    Returns
+    -------
+    ndarray of int64 (float64 with ``weight``), shape (n_groups, m, m)
+        ``out`` (or a new array) plus the number (weight) of rows of group ``g`` with gold class
+        ``i`` predicted as ``j``.
+
+    Raises
+    ------
+    InputError
+        A code outside its range, or a weight that is not positive and finite (the first such
+        row is named).
+    """
     weight = None if weight is None else np.asarray(weight, np.float64)
     if out is None:
         out = np.zeros((n_groups, m, m), np.int64 if weight is None else np.float64)
     errors = np.full((numba.get_num_threads(), _kernels.N_KINDS), -1, np.int64)
     partial = _scratch(len(group), out)
     partial[:] = 0
-    _kernels.hard_batch(len(group), code_column(group, n_groups), ABSENT_COLUMN, 1, code_column(gold, m),
-                        code_column(pred, m), weight, partial, errors)
+    _kernels.hard_batch(
+        len(group),
+        code_column(group, n_groups),
+        ABSENT_COLUMN,
+        1,
+        code_column(gold, m),
+        code_column(pred, m),
+        weight,
+        partial,
+        errors,
+    )
     _raise_codes(errors)
     out += partial.sum(axis=0)
     return out
 
 
 def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=None) -> np.ndarray:
-    """``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds of ``grid``."""
+    """Sweep histogram ``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds.
+
+    A row passes a threshold ``t`` when ``score >= t``. Cumulative sums of the histogram give the
+    counts at every threshold (:func:`histogram_to_counts`).
+
+    Parameters
+    ----------
+    group : array_like of int, shape (n_rows,)
+        Group code of each row, ``0 <= group < n_groups``.
+    gold : array_like of int, shape (n_rows,)
+        Gold class codes, 0 (negative) or 1 (positive).
+    score : ndarray of float, shape (n_rows,)
+        Scores, finite.
+    grid : array_like of float, shape (k,)
+        The thresholds, in increasing order.
+    n_groups : int
+        Number of groups.
+    weight : array_like of float, shape (n_rows,), optional
+        Item weights (positive and finite); the histogram then holds float64 sums of weights.
+    out : ndarray, shape (n_groups, 2, k + 1), optional
+        Histogram to add to (in place), e.g. over the record batches of a stream.
+
+    Returns
+    -------
+    ndarray of int64 (float64 with ``weight``), shape (n_groups, 2, k + 1)
+        ``out`` (or a new array) plus the number (weight) of rows of group ``g`` and gold class
+        ``gold`` whose score passes exactly the ``b`` lowest thresholds of ``grid``.
+
+    Raises
+    ------
+    InputError
+        A code outside its range, a non-finite score, or a weight that is not positive and
+        finite (the first such row is named).
+    """
     weight = None if weight is None else np.asarray(weight, np.float64)
     grid = np.asarray(grid, np.float64)
     if out is None:
@@ -262,8 +414,19 @@ def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=No
     errors = np.full((numba.get_num_threads(), _kernels.N_KINDS), -1, np.int64)
     partial = _scratch(len(group), out)
     partial[:] = 0
-    _kernels.sweep_batch(len(group), code_column(group, n_groups), ABSENT_COLUMN, 1, code_column(gold, 2), score,
-                         weight, grid, *bucket_guide(grid), partial, errors)
+    _kernels.sweep_batch(
+        len(group),
+        code_column(group, n_groups),
+        ABSENT_COLUMN,
+        1,
+        code_column(gold, 2),
+        score,
+        weight,
+        grid,
+        *bucket_guide(grid),
+        partial,
+        errors,
+    )
     _raise_codes(errors)
     out += partial.sum(axis=0)
     return out

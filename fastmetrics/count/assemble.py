@@ -12,11 +12,17 @@ import pyarrow as pa
 
 from ..tensor import ConfusionTensor
 from . import _kernels as k
+from .tally import Tally, missing_rows
 
 
-def assemble(tally) -> ConfusionTensor:
-    from .tally import missing_rows
+def assemble(tally: Tally) -> ConfusionTensor:
+    """Turn a finished tally into the :class:`ConfusionTensor` the caller asked for.
 
+    Adds the items a run lacks under ``missing="negative"``, drops the labels of whole-range
+    integer axes no row used, turns sweep histograms into counts per threshold, and sums the
+    hidden identity axes away.
+    """
+    tally.check_complete()
     plan = tally.plan
     extra = missing_rows(tally) if plan.join is not None else None
     coords = {c: labels_to_numpy(plan.encoders[c].labels) for c in plan.axes}
@@ -38,8 +44,7 @@ def assemble(tally) -> ConfusionTensor:
         counts, rows = _partials_to_counts(tally.partial)
         counts = counts.reshape(plan.sizes + counts.shape[1:])
         counts, coords = compact(plan, counts, kept_labels(plan, rows.reshape(plan.sizes) > 0), coords)
-        tensor = ConfusionTensor(counts, plan.axes + ("threshold",), {**coords, "threshold": plan.grid},
-                                 classes=[0, 1])
+        tensor = ConfusionTensor(counts, plan.axes + ("threshold",), {**coords, "threshold": plan.grid}, classes=[0, 1])
     return tensor.sum(list(plan.hidden)) if plan.hidden else tensor
 
 
@@ -52,8 +57,10 @@ def _keep(plan, axis: str, used: np.ndarray) -> np.ndarray:
 
 
 def kept_labels(plan, used: np.ndarray) -> dict:
-    """Per whole-range integer axis, the mask of labels some row (or the gold) used, from
-    ``used`` (one bool per group, shaped as the plan's axes)."""
+    """Return, per whole-range integer axis, the mask of the labels some row (or the gold) used.
+
+    ``used`` holds one bool per group, shaped as the plan's axes.
+    """
     keep = {}
     for i, c in enumerate(plan.axes):
         if plan.encoders[c].compact:
@@ -72,15 +79,34 @@ def compact(plan, acc, keep: dict, coords: dict, lead: int = 0):
 
 
 def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
-    """``counts[g, k, 2, 2]`` at every threshold from the sweep histogram ``hist[g, gold, b]``:
-    a row is predicted positive at threshold t iff it passes at least t + 1 thresholds."""
+    """Turn a sweep histogram into confusion counts at every threshold.
+
+    Bucket ``b`` of the histogram holds the rows whose score passes exactly the ``b`` lowest
+    thresholds (``score >= t``, see :func:`~fastmetrics.count.sweep_histogram`), so a row is
+    predicted positive at threshold ``t`` iff it is in a bucket ``b >= t + 1``:
+
+        counts[..., t, gold, 1] = sum_{b > t} hist[..., gold, b]
+        counts[..., t, gold, 0] = sum_{b <= t} hist[..., gold, b]
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of shape (..., 2, k + 1)
+        Rows per leading index, gold class (0 negative, 1 positive) and bucket, over a grid of
+        ``k`` thresholds. Integer counts or float weights.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., k, 2, 2)
+        ``counts[..., t, true, pred]`` at the ``t``-th lowest threshold: ``[1, 1]`` is tp,
+        ``[0, 1]`` fp, ``[1, 0]`` fn and ``[0, 0]`` tn. Same dtype as ``hist``.
+    """
     hist = np.ascontiguousarray(hist)
     flat = hist.reshape(-1, 2, hist.shape[-1])
     out = np.empty((flat.shape[0], hist.shape[-1] - 1, 2, 2), hist.dtype)
     if flat.size > (1 << 16):
         k.histogram_to_counts(flat, out)
     else:  # small: numpy, no parallel kernel to compile
-        above = np.cumsum(flat[:, :, :0:-1], axis=-1)[:, :, ::-1]   # rows passing > t thresholds
+        above = np.cumsum(flat[:, :, :0:-1], axis=-1)[:, :, ::-1]  # rows passing > t thresholds
         total = flat.sum(axis=-1, keepdims=True)
         out[..., 1] = above.transpose(0, 2, 1)
         out[..., 0] = (total - above).transpose(0, 2, 1)
@@ -97,10 +123,35 @@ def _partials_to_counts(partial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def exact_counts(group, gold, score, n_groups: int, weight=None):
-    """Counts at every distinct score of every group: ``(group, threshold, counts[cell, 2, 2])``.
+    """Count every group's confusion matrix at each distinct score it has, used as a threshold.
 
-    Rows are put in group order by a counting sort, each group is sorted by score on its own
-    (in parallel), and one walk per group emits the counts: O(n log(rows per group)).
+    An item is predicted positive at threshold ``t`` iff ``score >= t``. Rows are put in group
+    order by a counting sort, each group is sorted by score on its own (in parallel), and one walk
+    per group emits the counts: O(n log(rows per group)) time, one output cell per distinct
+    (group, score).
+
+    Parameters
+    ----------
+    group : array_like of int
+        Group code of each row, ``0 <= group < n_groups``.
+    gold : numpy.ndarray of int
+        Gold label of each row: 1 positive, 0 negative.
+    score : numpy.ndarray of float
+        Score of each row.
+    n_groups : int
+        Number of groups.
+    weight : array_like of float, optional
+        Weight of each row; without it every row counts 1 and the counts are integers.
+
+    Returns
+    -------
+    group : numpy.ndarray of int64
+        Group of each output cell, in increasing order.
+    threshold : numpy.ndarray of float64
+        The threshold (a distinct score) of each cell, decreasing within a group.
+    counts : numpy.ndarray of shape (cells, 2, 2)
+        ``counts[cell, true, pred]`` (``[1, 1]`` tp, ``[0, 1]`` fp, ``[1, 0]`` fn, ``[0, 0]`` tn);
+        int64 without weights, float64 with.
     """
     group = np.asarray(group, np.int64)
     w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
@@ -123,31 +174,44 @@ def _exact(tally, extra, coords) -> ConfusionTensor:
     weighted = plan.request.weight is not None
     if extra is not None:
         groups, classes, _ = extra
-        pieces.append((groups, classes.astype(np.int8), np.full(groups.size, -np.inf),
-                       np.ones(groups.size) if weighted else np.zeros(0)))
+        pieces.append(
+            (
+                groups,
+                classes.astype(np.int8),
+                np.full(groups.size, -np.inf),
+                np.ones(groups.size) if weighted else np.zeros(0),
+            )
+        )
     group = np.concatenate([p[0] for p in pieces])
     gold = np.concatenate([p[1] for p in pieces])
     score = np.concatenate([p[2] for p in pieces])
     weight = np.concatenate([p[3] for p in pieces]) if weighted else None
     group, sizes, axes = _exact_groups(plan, group, coords)
-    out_group, out_threshold, out_counts = exact_counts(group, gold, score, int(np.prod(sizes, dtype=np.int64)),
-                                                        weight=weight)
+    out_group, out_threshold, out_counts = exact_counts(
+        group, gold, score, int(np.prod(sizes, dtype=np.int64)), weight=weight
+    )
     if extra is not None:  # -inf marks the padding of missing items, not a real score
         keep = np.isfinite(out_threshold)
         out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
     cell_codes = np.unravel_index(out_group, sizes) if sizes else ()
     cell_coords = {c: coords[c][cell_codes[i]] for i, c in enumerate(axes)}
     cell_coords["threshold"] = out_threshold
-    return ConfusionTensor(out_counts, ("cell",), cell_coords, coord_axes={c: "cell" for c in cell_coords},
-                           classes=[0, 1])
+    return ConfusionTensor(
+        out_counts, ("cell",), cell_coords, coord_axes={c: "cell" for c in cell_coords}, classes=[0, 1]
+    )
 
 
 def _exact_groups(plan, group, coords):
     """Group codes renumbered for the result: labels of whole-range axes no row used dropped,
     hidden axes pooled away (``coords`` is updated in place). Untouched when neither applies."""
-    used = {c: np.bincount(group // int(np.prod(plan.sizes[i + 1:], dtype=np.int64)) % plan.sizes[i],
-                           minlength=plan.sizes[i]) > 0
-            for i, c in enumerate(plan.axes) if plan.encoders[c].compact}
+    used = {
+        c: np.bincount(
+            group // int(np.prod(plan.sizes[i + 1 :], dtype=np.int64)) % plan.sizes[i], minlength=plan.sizes[i]
+        )
+        > 0
+        for i, c in enumerate(plan.axes)
+        if plan.encoders[c].compact
+    }
     keep = {c: _keep(plan, c, u) for c, u in used.items()}
     if not plan.hidden and all(k.all() for k in keep.values()):
         return group, plan.sizes, plan.axes
@@ -166,5 +230,8 @@ def _exact_groups(plan, group, coords):
 
 
 def labels_to_numpy(labels: pa.Array) -> np.ndarray:
-    return np.asarray(labels.to_pylist(), dtype=object if pa.types.is_string(labels.type)
-                      or pa.types.is_large_string(labels.type) else None)
+    """Convert Arrow labels to the numpy coordinates of a tensor (strings become an object array)."""
+    return np.asarray(
+        labels.to_pylist(),
+        dtype=object if pa.types.is_string(labels.type) or pa.types.is_large_string(labels.type) else None,
+    )

@@ -55,8 +55,11 @@ def bool_bits(array: pa.Array):
 
 
 def distinct(array: pa.Array) -> pa.Array:
-    """The distinct values of one batch's column: integers through a presence table over their
-    range (no hashing), anything else through Arrow's hash."""
+    """Return the distinct values of one batch's column, unsorted.
+
+    Integers (and dictionary indices) go through a presence table over their range, without
+    hashing; anything else through Arrow's hash.
+    """
     if pa.types.is_dictionary(array.type):
         if len(array) > SMALL and not array.null_count:
             present = np.zeros(len(array.dictionary), np.bool_)
@@ -83,8 +86,10 @@ def sorted_union(arrays, column: str) -> pa.Array:
 
 
 def common_type(types, names) -> pa.DataType:
-    """One type for labels met with several types (files read separately): integers widen to
-    int64, anything mixed becomes strings."""
+    """Choose one type for labels met with several types (files read separately).
+
+    Integers widen to int64, anything else mixed becomes strings.
+    """
     types = [t.value_type if pa.types.is_dictionary(t) else t for t in types]
     if all(pa.types.is_integer(t) for t in types):
         return pa.int64() if len(set(types)) > 1 else types[0]
@@ -97,14 +102,18 @@ def common_type(types, names) -> pa.DataType:
 
 @dataclass
 class Encoder:
-    """Turns one column of every batch into codes: positions in ``labels`` (sorted, or fixed by
-    the caller), or binary codes for a binary label column (``binary=True``)."""
+    """Turn one column of every batch into the codes the counting kernels read.
+
+    A code is a position in ``labels`` (sorted, or fixed by the caller), or 0/1 for a binary label
+    column (``binary=True``); a value the encoder does not know becomes -1 and is reported by
+    :meth:`explain` with ``unknown`` as the reason.
+    """
 
     column: str
     labels: pa.Array | None
     binary: bool = False
     unknown: str = "which is not among the labels found"
-    compact: bool = False   # labels are a whole integer range; those without rows are dropped
+    compact: bool = False  # labels are a whole integer range; those without rows are dropped
 
     def __post_init__(self):
         self._int_table = None
@@ -121,6 +130,7 @@ class Encoder:
 
     @property
     def size(self) -> int:
+        """Number of codes: 2 for a binary column, else the number of labels."""
         return 2 if self.binary else len(self.labels)
 
     def encode(self, array: pa.Array, part):
@@ -149,7 +159,7 @@ class Encoder:
     def _binary(self, array, part):
         if pa.types.is_dictionary(array.type):
             lut = self._binary(array.dictionary, part)
-            if len(lut) == 3 and isinstance(lut[1], np.ndarray):   # strings: a table over the dictionary
+            if len(lut) == 3 and isinstance(lut[1], np.ndarray):  # strings: a table over the dictionary
                 return (int_view(array.indices), lut[1][lut[0]], 0)
             return self._binary(array.dictionary_decode(), part)
         if pa.types.is_boolean(array.type):
@@ -173,8 +183,10 @@ class Encoder:
         """The error for a row this encoder decoded to -1."""
         value = array[row].as_py()
         if self.binary:
-            return InputError(f"Column '{self.column}'{where(part)} must be binary (bool, 0/1 or true/false) "
-                              f"for binary measures; found the value {value!r} at row {row}.")
+            return InputError(
+                f"Column '{self.column}'{where(part)} must be binary (bool, 0/1 or true/false) "
+                f"for binary measures; found the value {value!r} at row {row}."
+            )
         return InputError(f"Column '{self.column}'{where(part)} has the value {value!r} at row {row}, {self.unknown}.")
 
 
@@ -182,8 +194,10 @@ def _cast(array, target, column, part):
     try:
         return array.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise InputError(f"Column '{column}'{where(part)} has type {array.type}, which does not fit the labels "
-                         f"of type {target} found elsewhere in the input.") from None
+        raise InputError(
+            f"Column '{column}'{where(part)} has type {array.type}, which does not fit the labels "
+            f"of type {target} found elsewhere in the input."
+        ) from None
 
 
 def score_view(array: pa.Array, column: str, part, what: str = "scores") -> np.ndarray:
@@ -208,8 +222,10 @@ def code_column(codes: np.ndarray, size: int):
 
 
 def score_range(values: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
-    """(min, max) of finite scores; the first non-finite row is noted in ``errors[0, VALUE]``.
-    Small arrays go through numpy (no kernel to compile), large ones through a parallel kernel."""
+    """Return ``(min, max)`` of the finite scores; note the first non-finite row in ``errors[0, VALUE]``.
+
+    Small arrays go through numpy (no kernel to compile), large ones through a parallel kernel.
+    """
     if values.size > SMALL:
         return check_scores(values, errors)
     finite = np.isfinite(values)

@@ -27,8 +27,23 @@ from .plan import column_codes
 
 
 @njit(cache=True)
-def _multilabel_kernel(group, gold_offsets, gold_codes, pred_offsets, pred_codes, weight, gold_mark,
-                       pred_mark, gold_buf, cooc, gold_size, pred_size, n, object_sums, object_counts):
+def _multilabel_kernel(
+    group,
+    gold_offsets,
+    gold_codes,
+    pred_offsets,
+    pred_codes,
+    weight,
+    gold_mark,
+    pred_mark,
+    gold_buf,
+    cooc,
+    gold_size,
+    pred_size,
+    n,
+    object_sums,
+    object_counts,
+):
     """Accumulate the statistics of the module docstring for every item row.
 
     Category codes < 0 are absent values (nulls of the long form) and are skipped; a category
@@ -78,12 +93,16 @@ def _list_parts(column, categories: pa.Array, name: str, part: str):
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-        raise InputError(f"Column '{name}'{enc.where(part)} has type {column.type}; multilabel input needs a "
-                         "list of categories per item.")
+        raise InputError(
+            f"Column '{name}'{enc.where(part)} has type {column.type}; multilabel input needs a "
+            "list of categories per item."
+        )
     if column.null_count:
         row = pc.index(pc.is_null(column), True).as_py()
-        raise InputError(f"Column '{name}'{enc.where(part)} has a missing (null) list at row {row}; "
-                         "use an empty list for an item without categories.")
+        raise InputError(
+            f"Column '{name}'{enc.where(part)} has a missing (null) list at row {row}; "
+            "use an empty list for an item without categories."
+        )
     if column.offset:
         column = pa.concat_arrays([column])  # a sliced list array: rebase offsets at 0
     offsets = column.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -99,14 +118,15 @@ def _long_to_lists(table: pa.Table, keys: list[str], category: str, gold: str, p
     flags = {}
     for name in (gold, pred):
         codes = enc.binary_codes(table.column(name), name, "<table>").astype(bool)
-        flags[name] = pc.if_else(pa.array(codes), table.column(category),
-                                 pa.nulls(table.num_rows, table.column(category).type))
+        flags[name] = pc.if_else(
+            pa.array(codes), table.column(category), pa.nulls(table.num_rows, table.column(category).type)
+        )
     wide = pa.table({**{k: table.column(k) for k in keys}, "_g": flags[gold], "_p": flags[pred]})
     grouped = wide.group_by(keys, use_threads=False).aggregate([("_g", "list"), ("_p", "list")])
     return grouped.rename_columns(keys + [gold, pred])
 
 
-def _survey(batches, read, group_cols, gold_column, pred, classes):
+def _survey(src, batches, read, group_cols, gold_column, pred, classes):
     """The sorted labels of each grouping column and the categories (pass 1)."""
     labels = {c: [] for c in group_cols}
     found = []
@@ -118,8 +138,10 @@ def _survey(batches, read, group_cols, gold_column, pred, classes):
         for name in (gold_column, pred):
             col = table.column(name)
             if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
-                raise InputError(f"Column '{name}'{enc.where(part)} has type {col.type}; multilabel input needs "
-                                 "a list of categories per item (or pass category=... for one row per category).")
+                raise InputError(
+                    f"Column '{name}'{enc.where(part)} has type {col.type}; multilabel input needs "
+                    "a list of categories per item (or pass category=... for one row per category)."
+                )
             found.append(pc.drop_null(pc.unique(pc.list_flatten(col))))
     if n_rows == 0:
         raise empty_input(src)
@@ -131,8 +153,9 @@ def _survey(batches, read, group_cols, gold_column, pred, classes):
     return labels, categories
 
 
-def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="item", weight=None,
-                     classes=None, category=None) -> MultilabelTensor:
+def count_multilabel(
+    src, group_cols, *, gold_column="gold", pred="pred", item="item", weight=None, classes=None, category=None
+) -> MultilabelTensor:
     """Count multilabel statistics per group (see the module docstring).
 
     Parameters
@@ -153,8 +176,13 @@ def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="
     columns = src.column_names
     if category is not None:
         enc.require_columns(columns, [category, gold_column, pred, item], src.names[0], " (long multilabel form)")
-        table = _long_to_lists(src.read_all(list(group_cols) + [item, category, gold_column, pred]),
-                               list(group_cols) + [item], category, gold_column, pred)
+        table = _long_to_lists(
+            src.read_all(list(group_cols) + [item, category, gold_column, pred]),
+            list(group_cols) + [item],
+            category,
+            gold_column,
+            pred,
+        )
         batches = lambda cols: iter([("<table>", table.select(cols))])  # noqa: E731
         if weight is not None:
             raise InputError("Item weights are not supported with the long multilabel form.")
@@ -162,14 +190,12 @@ def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="
         enc.require_columns(columns, [gold_column, pred], src.names[0], " (multilabel lists)")
         batches = src.batches
     read = list(group_cols) + [gold_column, pred] + ([weight] if weight else [])
-    labels, categories = _survey(batches, read, group_cols, gold_column, pred, classes)
+    labels, categories = _survey(src, batches, read, group_cols, gold_column, pred, classes)
     encoders = [Encoder(c, labels[c]) for c in group_cols]
     sizes = tuple(len(labels[c]) for c in group_cols)
     n_groups, k = int(np.prod(sizes, dtype=np.int64)), len(categories)
-    cooc = np.zeros((n_groups, k, k))
-    gold_size, pred_size = np.zeros((n_groups, k)), np.zeros((n_groups, k))
-    n = np.zeros(n_groups)
-    object_sums, object_counts = np.zeros((n_groups, 3)), np.zeros((n_groups, 3))
+    # cooccurrence, gold_size, pred_size, n, object_sums, object_counts (the MultilabelTensor's order)
+    stats = tuple(np.zeros((n_groups,) + shape) for shape in ((k, k), (k,), (k,), (), (3,), (3,)))
     for part, table in batches(read):
         codes = [column_codes(e, table.column(e.column).combine_chunks(), part) for e in encoders]
         group = np.ravel_multi_index(codes, sizes).astype(np.int64) if codes else np.zeros(table.num_rows, np.int64)
@@ -177,15 +203,14 @@ def count_multilabel(src, group_cols, *, gold_column="gold", pred="pred", item="
         p_off, p_codes = _list_parts(table.column(pred), categories, pred, part)
         w = enc.weight_values(table.column(weight), weight, part) if weight else np.empty(0)
         scratch = np.zeros(k, np.int64), np.zeros(k, np.int64), np.empty(k, np.int64)
-        _multilabel_kernel(group, g_off, g_codes, p_off, p_codes, w, *scratch, cooc, gold_size, pred_size, n,
-                           object_sums, object_counts)
-    integral = weight is None
-    cast = (lambda x: x.astype(np.int64)) if integral else (lambda x: x)
-    coords = {c: np.asarray(labels[c].to_pylist(), dtype=object if pa.types.is_string(labels[c].type) else None)
-              for c in group_cols}
-    return MultilabelTensor.from_statistics(
-        cast(cooc.reshape(sizes + (k, k))), cast(gold_size.reshape(sizes + (k,))),
-        cast(pred_size.reshape(sizes + (k,))), cast(n.reshape(sizes)),
-        object_sums.reshape(sizes + (3,)), cast(object_counts.reshape(sizes + (3,))),
-        group_cols, coords, categories=np.asarray(categories.to_pylist(), dtype=object
-                                                  if pa.types.is_string(categories.type) else None))
+        _multilabel_kernel(group, g_off, g_codes, p_off, p_codes, w, *scratch, *stats)
+    # counts stay integers without weights; per-object sums of precision/recall/F1 are fractions
+    shaped = [x.reshape(sizes + x.shape[1:]) for x in stats]
+    if weight is None:
+        shaped = [x if i == 4 else x.astype(np.int64) for i, x in enumerate(shaped)]
+    coords = {c: _labels(labels[c]) for c in group_cols}
+    return MultilabelTensor(*shaped, group_cols, coords, categories=_labels(categories))
+
+
+def _labels(array: pa.Array) -> np.ndarray:
+    return np.asarray(array.to_pylist(), dtype=object if pa.types.is_string(array.type) else None)

@@ -25,9 +25,9 @@ from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
+from ._kernels import N_KINDS, _rows_chunk
 from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
 from .grid import bucket_guide, is_count, threshold_grid
-from ._kernels import N_KINDS, _rows_chunk
 
 MISSING_POLICIES = ("error", "negative", "drop")
 TASKS = ("auto", "binary", "multiclass")
@@ -53,15 +53,21 @@ class Request:
     classes: object = None
     coords: dict | None = None
     has_gold: bool = False
-    gold_topics: bool = False      # the separate gold has a topic column (joined on topic, item)
+    gold_topics: bool = False  # the separate gold has a topic column (joined on topic, item)
     part: str = "<table>"
 
     @property
     def mode(self) -> str:
+        """Counting mode: ``"hard"`` (predicted labels), ``"sweep"`` (a threshold grid) or ``"exact"``.
+
+        Without thresholds, a ``pred`` column means hard counting and a ``score`` column alone an
+        exact sweep; an input with neither is an error.
+        """
         if isinstance(self.thresholds, str):
             if self.thresholds != "exact":
-                raise parameter_error("thresholds", "count", "None, 'exact', an int >= 1 or an array of floats",
-                                      self.thresholds)
+                raise parameter_error(
+                    "thresholds", "count", "None, 'exact', an int >= 1 or an array of floats", self.thresholds
+                )
             return "exact"
         if self.thresholds is not None:
             return "sweep"
@@ -69,11 +75,14 @@ class Request:
             return "hard"
         if self.score in self.columns:
             return "exact"
-        raise InputError(f"The input has neither a '{self.pred}' column (hard predictions) nor a '{self.score}' "
-                         f"column (scores); columns present: {', '.join(self.columns)}.")
+        raise InputError(
+            f"The input has neither a '{self.pred}' column (hard predictions) nor a '{self.score}' "
+            f"column (scores); columns present: {', '.join(self.columns)}."
+        )
 
     @property
     def axes(self) -> tuple:
+        """Count axes: the ``by`` columns, then the hidden identity columns (system, topic) present."""
         shown = tuple(c for c in self.by if c in self.columns or c not in IDENTITY)
         # a gold without topics is joined on the item alone: then the topic is no identity
         identity = tuple(c for c in IDENTITY if c != "topic" or not self.has_gold or self.gold_topics)
@@ -81,28 +90,35 @@ class Request:
 
     @property
     def hidden(self) -> tuple:
+        """Count axes the caller did not group by: summed away once duplicates are checked."""
         return tuple(c for c in self.axes if c not in self.by)
 
     @property
     def value(self) -> str:
+        """Column holding the prediction: ``pred`` for hard counting, ``score`` otherwise."""
         return self.pred if self.mode == "hard" else self.score
 
     @property
     def label_columns(self) -> list:
+        """Columns of the input holding class labels: the prediction (hard mode) and the gold."""
         return ([self.pred] if self.mode == "hard" else []) + ([] if self.has_gold else [self.gold_column])
 
     @property
     def dedup(self) -> bool:
+        """Whether items are checked for duplicates (there is an item column or a separate gold)."""
         return self.has_gold or self.item in self.columns
 
     def validate(self) -> None:
+        """Check the options and that the input has the columns they need; raise on the first problem."""
         if self.missing not in MISSING_POLICIES:
             raise parameter_error("missing", "count", "one of " + ", ".join(MISSING_POLICIES), self.missing)
         if self.task not in TASKS + ("multilabel",):
             raise parameter_error("task", "count", "one of " + ", ".join(TASKS + ("multilabel",)), self.task)
         if self.mode != "hard" and self.task == "multiclass":
-            raise ParameterError("Multiclass counting needs hard predictions (a 'pred' column of class labels); "
-                                 "thresholds and scores apply to binary gold.")
+            raise ParameterError(
+                "Multiclass counting needs hard predictions (a 'pred' column of class labels); "
+                "thresholds and scores apply to binary gold."
+            )
         require_columns(self.columns, [c for c in self.by if c not in IDENTITY], self.part, " to group by")
         require_columns(self.columns, [self.value] + ([self.weight] if self.weight else []), self.part)
         if self.has_gold:
@@ -118,8 +134,11 @@ class Request:
         return frozenset(c for c in self.axes + (self.item,) if c not in (self.coords or ()))
 
     def survey_columns(self, label_types: dict) -> list:
-        """Columns pass 1 reads: axes without given labels, non-boolean label columns, items
-        (duplicates are found per item code), the score for a grid over its range."""
+        """List the columns pass 1 reads.
+
+        Those are the axes without given labels, the non-boolean label columns, the items
+        (duplicates are found per item code) and the score for a grid over its range.
+        """
         fixed = set(self.coords or ())
         cols = [c for c in self.axes if c not in fixed]
         cols += [c for c in self.label_columns if not pa.types.is_boolean(label_types[c])]
@@ -157,8 +176,10 @@ class NeedValues(Exception):
 
 @dataclass
 class Survey:
-    """Additive facts about the rows: distinct values per column (or, for integer axes, only
-    their range), the score range, the number of rows.
+    """Additive facts about the rows, gathered by pass 1.
+
+    The facts are the distinct values per column (or, for integer axes, only their range), the
+    score range and the number of rows; surveys of partitions merge into the survey of the whole.
 
     ``ranged``: columns that may be surveyed by their range alone (integer axes and items); with
     ``exact=True`` every column gets its distinct values (a partition survey, merged later).
@@ -175,8 +196,11 @@ class Survey:
     def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0) -> None:
         """Add one batch whose first row is row ``offset`` of ``part`` (for error messages)."""
         self.rows += batch.num_rows
-        ranged = [n for n in batch.schema.names
-                  if n in self.ranged and pa.types.is_integer(batch.schema.field(n).type) and not self.exact]
+        ranged = [
+            n
+            for n in batch.schema.names
+            if n in self.ranged and pa.types.is_integer(batch.schema.field(n).type) and not self.exact
+        ]
         for name, (low, high) in zip(ranged, _min_max([batch.column(n) for n in ranged], part, ranged)):
             old = self.ranges.get(name)
             self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
@@ -189,8 +213,10 @@ class Survey:
                 self.values.setdefault(name, []).append(distinct(batch.column(name)))
 
     def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:
-        """Take ranges from column statistics (min, max): integer axes and a finite score
-        range. Returns the columns settled this way."""
+        """Take ranges from column statistics (min, max): integer axes and a finite score range.
+
+        Returns the columns settled this way, which pass 1 then need not read.
+        """
         known = set()
         for name, (low, high) in stats.items():
             if name == score and isinstance(low, float) and np.isfinite(low) and np.isfinite(high):
@@ -208,11 +234,14 @@ class Survey:
         lo, hi = score_range(values, errors)
         if errors.max() >= 0:
             row = int(errors.max())
-            raise InputError(f"Column '{name}'{where(part)} has the non-finite value "
-                             f"{values[row].item()!r} at row {offset + row}; scores must be finite numbers.")
+            raise InputError(
+                f"Column '{name}'{where(part)} has the non-finite value "
+                f"{values[row].item()!r} at row {offset + row}; scores must be finite numbers."
+            )
         self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
 
-    def merge(self, other: "Survey") -> "Survey":
+    def merge(self, other: Survey) -> Survey:
+        """Add the facts of ``other`` (another partition's survey) to this one and return it."""
         for name, arrays in other.values.items():
             self.values.setdefault(name, []).extend(arrays)
         for name, (low, high) in other.ranges.items():
@@ -237,6 +266,7 @@ class Survey:
         return out
 
     def labels(self, name: str, types=None) -> pa.Array:
+        """Sorted labels of one column: its whole range (a narrow integer axis) or its distinct values."""
         if name in self.ranges:
             return self.range_labels([name], types)[name]
         return sorted_union(self.values[name], name)
@@ -244,20 +274,24 @@ class Survey:
 
 @dataclass
 class GoldJoin:
-    """A separate gold keyed by (topic, item): item codes, the (topic, item) -> gold row lookup,
-    each gold row's class code and topic code."""
+    """A separate gold indexed by (topic, item), for the join in pass 2.
+
+    Holds the item codes, the (topic, item) -> gold row lookup, and each gold row's class code
+    and topic code.
+    """
 
     item: Encoder
-    topic_axis: int | None      # position of the topic among the count axes, None: join on item
-    dense: np.ndarray           # int32 (topic, item) -> gold row, or empty
-    keys: np.ndarray            # sorted int64 topic * n_items + item (when not dense)
-    key_rows: np.ndarray        # gold row of each key
-    classes: np.ndarray         # class code per gold row
-    topic_codes: np.ndarray     # topic code per gold row
-    table: pa.Table             # the gold: topic, item, gold
+    topic_axis: int | None  # position of the topic among the count axes, None: join on item
+    dense: np.ndarray  # int32 (topic, item) -> gold row, or empty
+    keys: np.ndarray  # sorted int64 topic * n_items + item (when not dense)
+    key_rows: np.ndarray  # gold row of each key
+    classes: np.ndarray  # class code per gold row
+    topic_codes: np.ndarray  # topic code per gold row
+    table: pa.Table  # the gold: topic, item, gold
 
     @property
     def n_gold(self) -> int:
+        """Number of gold rows."""
         return self.table.num_rows
 
 
@@ -268,32 +302,37 @@ class CountPlan:
     request: Request
     axes: tuple
     hidden: tuple
-    encoders: dict               # count axis -> Encoder
-    gold: Encoder | None         # gold labels in the runs table
-    pred: Encoder | None         # hard predictions
-    classes: pa.Array | None     # None: binary
+    encoders: dict  # count axis -> Encoder
+    gold: Encoder | None  # gold labels in the runs table
+    pred: Encoder | None  # hard predictions
+    classes: pa.Array | None  # None: binary
     grid: np.ndarray | None
     join: GoldJoin | None
-    item: Encoder | None         # item codes for the duplicate check (no separate gold)
+    item: Encoder | None  # item codes for the duplicate check (no separate gold)
 
     @property
     def mode(self) -> str:
+        """Counting mode of the request: ``"hard"``, ``"sweep"`` or ``"exact"``."""
         return self.request.mode
 
     @property
     def sizes(self) -> tuple:
+        """Number of labels along each count axis."""
         return tuple(self.encoders[c].size for c in self.axes)
 
     @property
     def n_groups(self) -> int:
+        """Number of groups: the product of :attr:`sizes`."""
         return int(np.prod(self.sizes, dtype=np.int64))
 
     @property
     def m(self) -> int:
+        """Number of classes (2 for a binary task)."""
         return 2 if self.classes is None else len(self.classes)
 
     @property
     def read_columns(self) -> list:
+        """Columns pass 2 reads: the axes, the prediction, the weight, the items, the gold."""
         r = self.request
         cols = list(self.axes) + [r.value] + ([r.weight] if r.weight else [])
         cols += [r.item] if (self.join is not None or self.item is not None) else []
@@ -312,7 +351,7 @@ class CountPlan:
         if "topic" not in self.axes:
             return 0, 1
         i = self.axes.index("topic")
-        return int(np.prod(self.sizes[i + 1:], dtype=np.int64)), self.sizes[i]
+        return int(np.prod(self.sizes[i + 1 :], dtype=np.int64)), self.sizes[i]
 
 
 def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | None) -> CountPlan:
@@ -322,15 +361,24 @@ def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | 
     labels = _axis_labels(request, survey, label_types, gold)
     classes = _classes(request, survey, label_types, gold)
     given = request.coords or {}
-    encoders = {c: Encoder(c, labels[c], compact=c in survey.ranges and c not in given,
-                           unknown="which is not among the coordinates given" if c in given
-                           else "which the gold does not know")
-                for c in request.axes}
-    unknown = "which is not among the classes given" if request.classes is not None else "which is not among the classes"
-    gold_enc = None if request.has_gold else Encoder(request.gold_column, classes, binary=classes is None,
-                                                     unknown=unknown)
-    pred_enc = Encoder(request.pred, classes, binary=classes is None, unknown=unknown) \
-        if request.mode == "hard" else None
+    encoders = {
+        c: Encoder(
+            c,
+            labels[c],
+            compact=c in survey.ranges and c not in given,
+            unknown="which is not among the coordinates given" if c in given else "which the gold does not know",
+        )
+        for c in request.axes
+    }
+    unknown = (
+        "which is not among the classes given" if request.classes is not None else "which is not among the classes"
+    )
+    gold_enc = (
+        None if request.has_gold else Encoder(request.gold_column, classes, binary=classes is None, unknown=unknown)
+    )
+    pred_enc = (
+        Encoder(request.pred, classes, binary=classes is None, unknown=unknown) if request.mode == "hard" else None
+    )
     _check_memory(request, encoders, classes, survey.rows)
     grid = None
     if request.mode == "sweep":
@@ -341,8 +389,10 @@ def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | 
     elif request.item in request.columns:
         plan.item = Encoder(request.item, survey.labels(request.item, label_types))
     if classes is not None and request.missing == "negative" and gold is not None:
-        raise ParameterError("missing='negative' has no meaning for multiclass labels (there is no negative "
-                             "class); use 'error' or 'drop'.")
+        raise ParameterError(
+            "missing='negative' has no meaning for multiclass labels (there is no negative "
+            "class); use 'error' or 'drop'."
+        )
     return plan
 
 
@@ -373,8 +423,7 @@ def _axis_labels(request, survey, types, gold) -> dict:
     """Labels along each count axis: given coordinates, the whole range of a narrow integer axis
     (absent labels dropped after counting), or the sorted distinct values met."""
     given = request.coords or {}
-    gold_topics = gold.column("topic").combine_chunks() if gold is not None and "topic" in gold.column_names \
-        else None
+    gold_topics = gold.column("topic").combine_chunks() if gold is not None and "topic" in gold.column_names else None
     if gold_topics is not None and "topic" in survey.ranges and "topic" not in given:
         if not pa.types.is_integer(gold_topics.type):
             raise NeedValues("topic")
@@ -418,8 +467,10 @@ def _classes(request: Request, survey: Survey, label_types: dict, gold: pa.Table
         if not binary:
             col, bad = next((c, v) for c, v in zip(names, found) if not labels_of.is_binary_like(v))
             what = "scores and thresholds need binary gold" if request.mode != "hard" else "task='binary' was asked"
-            raise InputError(f"Column '{col}' has non-binary values (e.g. {labels_of.non_binary_example(bad)!r}) "
-                             f"but {what}; multiclass labels need a 'pred' column of classes (task='multiclass').")
+            raise InputError(
+                f"Column '{col}' has non-binary values (e.g. {labels_of.non_binary_example(bad)!r}) "
+                f"but {what}; multiclass labels need a 'pred' column of classes (task='multiclass')."
+            )
         return None
     return labels_of.class_labels(found, names, request.classes)
 
@@ -431,8 +482,11 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
     if not join_on_topic:
         gold = gold.drop_columns([c for c in ("topic",) if c in gold.column_names])
         check_unique_gold(gold, ["item"])
-    item = Encoder(request.item, sorted_union([gold.column("item").combine_chunks()], request.item),
-                   unknown="which the gold does not have")
+    item = Encoder(
+        request.item,
+        sorted_union([gold.column("item").combine_chunks()], request.item),
+        unknown="which the gold does not have",
+    )
     items = column_codes(item, gold.column("item").combine_chunks(), "gold")
     n_items = item.size
     if join_on_topic:
@@ -450,11 +504,11 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
     else:
         order = np.argsort(key)
         dense, keys, key_rows = np.zeros(0, np.int32), key[order], rows[order]
-    gold_classes = Encoder("gold", classes, binary=classes is None,
-                           unknown="which is not among the classes given")
+    gold_classes = Encoder("gold", classes, binary=classes is None, unknown="which is not among the classes given")
     codes = column_codes(gold_classes, gold.column("gold").combine_chunks(), "gold")
-    return GoldJoin(item, topic_axis, dense, keys, key_rows, codes.astype(np.int8 if classes is None else np.int32),
-                    topics, gold)
+    return GoldJoin(
+        item, topic_axis, dense, keys, key_rows, codes.astype(np.int8 if classes is None else np.int32), topics, gold
+    )
 
 
 def column_codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
@@ -462,14 +516,26 @@ def column_codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
     n = len(array)
     codes, unused = np.empty(n, np.int64), np.empty(n, np.int64)
     err = np.full(N_KINDS, -1, np.int64)
-    _rows_chunk(0, n, encoder.encode(array, part), ABSENT_COLUMN, 1, ABSENT_COLUMN, ABSENT_COLUMN, codes, unused,
-                np.zeros(0, np.int64), err)
+    _rows_chunk(
+        0,
+        n,
+        encoder.encode(array, part),
+        ABSENT_COLUMN,
+        1,
+        ABSENT_COLUMN,
+        ABSENT_COLUMN,
+        codes,
+        unused,
+        np.zeros(0, np.int64),
+        err,
+    )
     if err.max() >= 0:
         raise encoder.explain(array, int(err.max()), part)
     return codes
 
 
 def check_unique_gold(gold: pa.Table, keys: list) -> None:
+    """Raise an :class:`InputError` naming the first ``keys`` value the gold has more than once."""
     grouped = gold.select(keys).group_by(keys).aggregate([([], "count_all")])
     dup = grouped.filter(pc.greater(grouped.column("count_all"), 1))
     if dup.num_rows:

@@ -14,11 +14,11 @@ from numba import njit, prange
 
 from .._errors import InputError, ParameterError
 from .._seeding import rng_of
+from ..io.labels import require_columns
 from ..io.readers import open_source
 from ..tensor import ConfusionTensor
 from .api import plan
-from .assemble import compact, kept_labels, labels_to_numpy
-from ..io.labels import require_columns
+from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .tally import DuplicateItem, Tally, missing_rows
 
 
@@ -42,7 +42,7 @@ def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng)
     order = np.argsort(item_topic, kind="stable")
     bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1))
     for t in range(n_topics):
-        items = order[bounds[t]:bounds[t + 1]]
+        items = order[bounds[t] : bounds[t + 1]]
         k = items.size // 2
         if k == 0:
             continue
@@ -53,9 +53,21 @@ def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng)
     return half
 
 
-def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0, by=("system", "topic"),
-                      pred="pred", gold_column="gold", item="item", missing="error", task="auto",
-                      classes=None, format="auto") -> ConfusionTensor:
+def split_half_counts(
+    source,
+    gold=None,
+    *,
+    replicates: int = 500,
+    seed: int = 0,
+    by=("system", "topic"),
+    pred="pred",
+    gold_column="gold",
+    item="item",
+    missing="error",
+    task="auto",
+    classes=None,
+    format="auto",
+) -> ConfusionTensor:
     """``counts[replicate, half, system, topic, m, m]`` for ``replicates`` random halvings.
 
     Parameters are those of :func:`fastmetrics.count` (hard predictions). The rows are read once,
@@ -68,11 +80,13 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
     rng = rng_of(seed)
     src = open_source(source, format=format)
-    count_plan = plan(src, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing, task=task,
-                      classes=classes)
+    count_plan = plan(
+        src, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing, task=task, classes=classes
+    )
     if count_plan.mode != "hard":
-        raise InputError("Split-half stability needs hard predictions (a 'pred' column) of binary or "
-                         "multiclass labels.")
+        raise InputError(
+            "Split-half stability needs hard predictions (a 'pred' column) of binary or multiclass labels."
+        )
     require_columns(src.column_names, [item], src.names[0], " for split halves")
     tally = Tally(count_plan, keep_rows=True)
     try:
@@ -80,7 +94,7 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
             tally.add(batch, part, offset)
     except DuplicateItem as error:
         raise error.located(src) from None
-    whole = tally.finish()
+    whole = assemble(tally)
     group, gold_codes, pred_codes, items = (np.concatenate(column) for column in zip(*tally.kept))
     extra = missing_rows(tally) if count_plan.join is not None else None
     if extra is not None:
@@ -99,8 +113,9 @@ def split_half_counts(source, gold=None, *, replicates: int = 500, seed: int = 0
     full, _ = compact(count_plan, full, keep, dict(coords))
     counts = np.stack([first, full[None] - first], axis=1)
     axes = ("replicate", "half") + count_plan.axes
-    halves = ConfusionTensor(counts, axes, {**coords, "replicate": np.arange(replicates), "half": np.array([0, 1])},
-                             classes=whole.classes)
+    halves = ConfusionTensor(
+        counts, axes, {**coords, "replicate": np.arange(replicates), "half": np.array([0, 1])}, classes=whole.classes
+    )
     return halves.sum(list(count_plan.hidden)) if count_plan.hidden else halves
 
 
@@ -118,6 +133,12 @@ def _first_halves(group, gold_codes, pred_codes, item_codes, half, count_plan):
     group_start = np.searchsorted(group[order], np.arange(n_groups + 1)).astype(np.int64)
     m = count_plan.m
     first = np.zeros((half.shape[0], n_groups, m, m), np.int64)
-    _half_counts(group_start, gold_codes[order].astype(np.int64), pred_codes[order].astype(np.int64),
-                 item_codes[order].astype(np.int64), half, first)
+    _half_counts(
+        group_start,
+        gold_codes[order].astype(np.int64),
+        pred_codes[order].astype(np.int64),
+        item_codes[order].astype(np.int64),
+        half,
+        first,
+    )
     return first.reshape((half.shape[0],) + count_plan.sizes + (m, m))

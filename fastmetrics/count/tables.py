@@ -18,8 +18,9 @@ def _label_codes(array, class_array, column: str, part: str) -> np.ndarray:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     enc.no_nulls(array, column, part)
-    return enc.encode_with(array.cast(class_array.type), class_array, column, part,
-                           unknown="which is not among the classes")
+    return enc.encode_with(
+        array.cast(class_array.type), class_array, column, part, unknown="which is not among the classes"
+    )
 
 
 def from_count_table(src, group_cols) -> ConfusionTensor:
@@ -50,8 +51,9 @@ def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
     if table.num_rows == 0:
         raise empty_input(src)
     enc.check_unique_items(table, list(group_cols) + ["true", "pred"], src.names[0])
-    class_array = enc.class_labels([table.column("true").combine_chunks(), table.column("pred").combine_chunks()],
-                                   ["true", "pred"], classes)
+    class_array = enc.class_labels(
+        [table.column("true").combine_chunks(), table.column("pred").combine_chunks()], ["true", "pred"], classes
+    )
     labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
     sizes = tuple(len(labels[c]) for c in group_cols)
     codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
@@ -75,6 +77,8 @@ def _count_values(table: pa.Table, name: str, part: str) -> np.ndarray:
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         row = int(np.argmax(bad))
-        raise InputError(f"Column '{name}'{enc.where(part)} must hold non-negative finite counts; found "
-                         f"{values[row].item()!r} at row {row}.")
+        raise InputError(
+            f"Column '{name}'{enc.where(part)} must hold non-negative finite counts; found "
+            f"{values[row].item()!r} at row {row}."
+        )
     return values

@@ -14,7 +14,6 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError
-from ..tensor import ConfusionTensor
 from . import _kernels as k
 from .encoders import ABSENT_COLUMN, code_column, score_range, score_view, where
 from .plan import CountPlan
@@ -37,11 +36,13 @@ class Tally:
         # (group, gold class, predicted class, item key) per batch, for resampling
         self.kept = [] if keep_rows else None
         self._items = None
-        self.parts = []                 # part names in the order met (for duplicate messages)
+        self.parts = []  # part names in the order met (for duplicate messages)
         dtype = np.float64 if plan.request.weight else np.int64
         n_groups, m = plan.n_groups, plan.m
-        shape = {"hard": (n_groups, m, m), "sweep": (n_groups, 2, (plan.grid.size + 1) if plan.grid is not None
-                                                      else 1)}.get(plan.mode)
+        shape = {
+            "hard": (n_groups, m, m),
+            "sweep": (n_groups, 2, (plan.grid.size + 1) if plan.grid is not None else 1),
+        }.get(plan.mode)
         self.pieces = []
         threads = numba.get_num_threads()
         # one partial count array per thread, kept across batches and summed by `acc`
@@ -82,8 +83,12 @@ class Tally:
             gold = plan.gold.encode(batch.column(request.gold_column), part)
             if plan.item is not None:
                 self._mark_items(batch, part, offset, a, b, stride, gold)
-        weight = score_view(batch.column(request.weight), request.weight, part, "weights").astype(np.float64, copy=False) \
-            if request.weight else None  # None: numba compiles the unweighted kernels without the branch
+        # None: numba compiles the unweighted kernels without the branch
+        weight = (
+            score_view(batch.column(request.weight), request.weight, part, "weights").astype(np.float64, copy=False)
+            if request.weight
+            else None
+        )
         errors = self.errors
         errors[:] = -1
         serial = n < SERIAL_ROWS  # a small batch: no thread start-up, no parallel kernel to compile
@@ -161,8 +166,23 @@ class Tally:
         gold_rows = np.empty(n, np.int64)
         err = np.full(k.N_KINDS, -1, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
-        dup = k.join_gold(n, a, b, stride, item, t_stride, n_topics, join.dense, join.keys, join.key_rows,
-                          join.item.size, seen, join.n_gold, gold_rows, err)
+        dup = k.join_gold(
+            n,
+            a,
+            b,
+            stride,
+            item,
+            t_stride,
+            n_topics,
+            join.dense,
+            join.keys,
+            join.key_rows,
+            join.item.size,
+            seen,
+            join.n_gold,
+            gold_rows,
+            err,
+        )
         self._raise(err[None], batch, part, offset)
         if (gold_rows < 0).any():
             raise self._not_in_gold(batch, part, offset, int(np.argmax(gold_rows < 0)))
@@ -176,8 +196,10 @@ class Tally:
 
     def _not_in_gold(self, batch, part, offset, row) -> InputError:
         topic = f"topic {batch.column('topic')[row].as_py()!r}, " if "topic" in batch.schema.names else ""
-        return InputError(f"The run{where(part)} has ({topic}item {batch.column(self.plan.request.item)[row].as_py()!r}) "
-                          f"at row {offset + row}, which the gold does not have.")
+        item = batch.column(self.plan.request.item)[row].as_py()
+        return InputError(
+            f"The run{where(part)} has ({topic}item {item!r}) at row {offset + row}, which the gold does not have."
+        )
 
     def _mark_items(self, batch, part, offset, a, b, stride, gold):
         """Mark each (group, item) seen; a key seen before -- anywhere in the input -- is a
@@ -224,15 +246,19 @@ class Tally:
             error = plan.pred.explain(batch.column(request.pred), row, part)
         elif kind == k.VALUE:
             value = batch.column(request.score)[row].as_py()
-            error = InputError(f"Column '{request.score}'{where(part)} has the non-finite value {value!r} at row "
-                               f"{offset + row}; scores must be finite numbers.")
+            error = InputError(
+                f"Column '{request.score}'{where(part)} has the non-finite value {value!r} at row "
+                f"{offset + row}; scores must be finite numbers."
+            )
         else:
             value = batch.column(request.weight)[row].as_py()
-            error = InputError(f"Column '{request.weight}'{where(part)} must hold finite weights > 0; found "
-                               f"{value!r} at row {offset + row}.")
+            error = InputError(
+                f"Column '{request.weight}'{where(part)} must hold finite weights > 0; found "
+                f"{value!r} at row {offset + row}."
+            )
         raise error
 
-    def _duplicate(self, batch, part, row, local) -> "DuplicateItem":
+    def _duplicate(self, batch, part, row, local) -> DuplicateItem:
         request = self.plan.request
         names = [c for c in ("system", "topic") if c in batch.schema.names] + [request.item]
         names += [c for c in self.plan.axes if c not in names]
@@ -240,7 +266,7 @@ class Tally:
         return DuplicateItem(key, [(part, row)])
 
     # -- merging and the result -------------------------------------------------------------
-    def merge(self, other: "Tally") -> "Tally":
+    def merge(self, other: Tally) -> Tally:
         """Add another tally of the same plan (a Dask partition's)."""
         if other.rows == 0:
             return self
@@ -251,8 +277,9 @@ class Tally:
         if self.seen is not None:
             both = np.bitwise_and(self.seen, other.seen)
             if both.any():
-                raise self._duplicate_key(int(np.flatnonzero(both)[0]) * 8 + _lowest_bit(both[np.flatnonzero(both)[0]]),
-                                          other.parts)
+                raise self._duplicate_key(
+                    int(np.flatnonzero(both)[0]) * 8 + _lowest_bit(both[np.flatnonzero(both)[0]]), other.parts
+                )
             np.bitwise_or(self.seen, other.seen, out=self.seen)
         elif self.keys is not None:
             self.keys += other.keys
@@ -266,7 +293,7 @@ class Tally:
         run, item = divmod(key, self.n_keys)
         if plan.join is not None:
             stride, n_topics = plan.topic_stride()
-            group = _run_group(np.array([run]), stride, n_topics, plan.join.topic_codes[item:item + 1])[0]
+            group = _run_group(np.array([run]), stride, n_topics, plan.join.topic_codes[item : item + 1])[0]
             item_label = plan.join.table.column("item")[item].as_py()
         else:
             group, item_label = run, plan.item.labels[item].as_py()
@@ -274,19 +301,27 @@ class Tally:
         where_ = ", ".join(f"{c}={plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes))
         if plan.join is not None and "topic" not in plan.axes and "topic" in plan.join.table.column_names:
             where_ += f", topic={plan.join.table.column('topic')[item].as_py()!r}"
-        return InputError(f"Duplicated (system, topic, item): {where_}, item={item_label!r} appears more than once "
-                          f"(in different partitions or files: {', '.join(map(repr, parts[:4]))}); each item may "
-                          "appear once per system and topic.")
+        return InputError(
+            f"Duplicated (system, topic, item): {where_}, item={item_label!r} appears more than once "
+            f"(in different partitions or files: {', '.join(map(repr, parts[:4]))}); each item may "
+            "appear once per system and topic."
+        )
 
-    def finish(self) -> ConfusionTensor:
-        """Apply the missing policy and build the tensor (hidden axes summed away)."""
-        from .assemble import assemble
+    def check_complete(self) -> None:
+        """Refuse an empty input and duplicated items, once every batch is in.
 
+        The duplicates checked here are those a tally of sorted keys finds only at the end;
+        :func:`fastmetrics.count.assemble.assemble` calls this first.
+
+        Raises
+        ------
+        InputError
+            The input has no rows, or a (system, topic, item) appears more than once.
+        """
         if self.rows == 0:
             raise InputError("The input has no rows.")
         if self.keys:
             self._check_sorted_keys()
-        return assemble(self)
 
     def _check_sorted_keys(self):
         keys = np.concatenate([key for key, _ in self.keys])
@@ -299,7 +334,7 @@ class Tally:
 
     def seen_bool(self) -> np.ndarray:
         """seen[run, item] as bools (the gold path's coverage, for the missing policy)."""
-        n_runs = (self.plan.n_groups // self.plan.topic_stride()[1])
+        n_runs = self.plan.n_groups // self.plan.topic_stride()[1]
         if self.seen is not None:
             bits = np.unpackbits(self.seen, bitorder="little")[: n_runs * self.n_keys]
             return bits.reshape(n_runs, self.n_keys).astype(bool)
@@ -331,10 +366,12 @@ class DuplicateItem(InputError):
         self.key, self.sightings = key, sightings
         values = ", ".join(f"{c}={v!r}" for c, v in key.items())
         found = "; ".join(f"row {row}{where(part) or ' of the table'}" for part, row in sightings[:4])
-        super().__init__(f"Duplicated ({', '.join(key)}): {values} appears more than once ({found}); each item "
-                         "may appear once per system and topic.")
+        super().__init__(
+            f"Duplicated ({', '.join(key)}): {values} appears more than once ({found}); each item "
+            "may appear once per system and topic."
+        )
 
-    def located(self, src) -> "DuplicateItem":
+    def located(self, src) -> DuplicateItem:
         """The same error naming every place the key occurs (read again: an error path only)."""
         import pyarrow.compute as pc
 
@@ -372,8 +409,12 @@ def _run_group(runs, stride, n_topics, topics):
 
 
 def missing_rows(tally: Tally):
-    """(group code, gold class, gold row) of every gold item a run lacks, after the missing
-    policy (None when there is nothing to add)."""
+    """Find the gold items each run lacks, and apply the missing policy to them.
+
+    Returns ``(group codes, gold classes, gold rows)`` of the items to add as predicted negative
+    (``missing="negative"``), or None when there is nothing to add (no item lacking, or
+    ``missing="drop"``); ``missing="error"`` raises an :class:`InputError` naming the first one.
+    """
     plan, join = tally.plan, tally.plan.join
     seen = tally.seen_bool()
     lacking = ~seen
@@ -385,14 +426,17 @@ def missing_rows(tally: Tally):
         run = int(runs[0])
         group = int(_run_group(np.array([run]), stride, n_topics, join.topic_codes[gold_rows[:1]])[0])
         codes = np.unravel_index(group, plan.sizes) if plan.sizes else ()
-        name = next((f"{plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes)
-                     if c == "system"), "the run")
+        name = next(
+            (f"{plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes) if c == "system"),
+            "the run",
+        )
         g = int(gold_rows[0])
         topic = join.table.column("topic")[g].as_py() if "topic" in join.table.column_names else None
         raise InputError(
             f"Run {name} lacks {int(lacking[run].sum())} of the {join.n_gold} gold item(s), e.g. topic {topic!r}, "
             f"item {join.table.column('item')[g].as_py()!r}. Use missing='negative' (--missing negative) to count "
-            "them as predicted negative, or 'drop' to ignore them.")
+            "them as predicted negative, or 'drop' to ignore them."
+        )
     extra = [c for c in plan.axes if c not in ("system", "topic")]
     if extra:
         raise ParameterError(f"missing='negative' needs the grouping to be system/topic only; got {extra[0]!r}.")

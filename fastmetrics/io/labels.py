@@ -17,10 +17,16 @@ COUNT_COLUMNS = ("tp", "fp", "fn", "tn")
 
 
 def where(part: str) -> str:
+    """Return the `` in '<part>'`` suffix naming an input part in messages ('' for an in-memory table)."""
     return "" if part in ("<table>", None) else f" in '{part}'"
 
 
 def require_columns(columns, required, part: str, purpose: str = "") -> None:
+    """Raise an :class:`InputError` naming the ``required`` columns missing from ``columns``.
+
+    ``purpose`` is appended to the list of missing columns (e.g. ``" to group by"``); the message
+    ends with the columns present.
+    """
     missing = [c for c in required if c not in columns]
     if missing:
         raise InputError(
@@ -30,6 +36,7 @@ def require_columns(columns, required, part: str, purpose: str = "") -> None:
 
 
 def no_nulls(array, column: str, part: str) -> None:
+    """Raise an :class:`InputError` naming the first null of ``array``, if it has one."""
     if array.null_count:
         row = pc.index(pc.is_null(array), True).as_py()
         raise InputError(f"Column '{column}'{where(part)} has a missing (null) value at row {row}.")
@@ -42,8 +49,9 @@ def sorted_labels(arrays: list, column: str) -> pa.Array:
     return values.take(pc.sort_indices(values))
 
 
-def encode_with(array, dictionary: pa.Array, column: str, part: str,
-                unknown: str = "which the gold does not know") -> np.ndarray:
+def encode_with(
+    array, dictionary: pa.Array, column: str, part: str, unknown: str = "which the gold does not know"
+) -> np.ndarray:
     """Codes of ``array`` in ``dictionary`` as int32 (dictionary-encode first: fast on repeats)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
@@ -99,8 +107,11 @@ def non_binary_example(values: pa.Array):
 
 
 def is_binary_like(values: pa.Array) -> bool:
-    """Whether the distinct values of a label column fit :func:`binary_codes` (bool, 0/1 or
-    true/false/yes/no strings)."""
+    """Tell whether the distinct values of a label column fit :func:`binary_codes`.
+
+    Binary-like are booleans, the numbers 0 and 1, and the strings true/false/yes/no/1/0 in any
+    case.
+    """
     if pa.types.is_boolean(values.type):
         return True
     if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
@@ -124,8 +135,10 @@ def label_type(types: list, column_names: list[str]) -> pa.DataType:
         elif pa.types.is_floating(t):
             kinds.add("float")
         else:
-            raise InputError(f"Column '{column_names[types.index(t)]}' has type {t}; class labels must be "
-                             "strings, integers or booleans.")
+            raise InputError(
+                f"Column '{column_names[types.index(t)]}' has type {t}; class labels must be "
+                "strings, integers or booleans."
+            )
     if kinds == {"bool", "int"}:
         kinds = {"int"}  # predictions as bool against integer classes: False/True are classes 0/1
     if len(kinds) > 1:
@@ -135,8 +148,12 @@ def label_type(types: list, column_names: list[str]) -> pa.DataType:
 
 
 def class_labels(arrays: list, column_names: list[str], given=None) -> pa.Array:
-    """The classes: ``given`` (in its order) after checking it covers every value, otherwise the
-    sorted union of the values of ``arrays``."""
+    """Return the class labels of one or more label columns, in a common Arrow type.
+
+    Without ``given``, the classes are the sorted union of the values of ``arrays``. With
+    ``given``, they are ``given`` in its order, after checking that it has no duplicates, that its
+    values have the labels' type and that it covers every value found.
+    """
     target = label_type([a.type for a in arrays], column_names)
     arrays = [a.cast(target) for a in arrays]
     found = sorted_labels(arrays, "/".join(column_names))
@@ -148,14 +165,19 @@ def class_labels(arrays: list, column_names: list[str], given=None) -> pa.Array:
         classes = pa.array(list(given)).cast(target)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         example = found[0].as_py() if len(found) else None
-        raise InputError(f"The classes given ({', '.join(map(str, list(given)[:10]))}) are not values of the labels' "
-                         f"type {target}: column(s) {', '.join(column_names)} hold values such as {example!r}.") from None
+        raise InputError(
+            f"The classes given ({', '.join(map(str, list(given)[:10]))}) are not values of the labels' "
+            f"type {target}: column(s) {', '.join(column_names)} hold values such as "
+            f"{example!r}."
+        ) from None
     if len(pc.unique(classes)) != len(classes):
         raise InputError("The classes given contain duplicates.")
     unknown = pc.filter(found, pc.invert(pc.is_in(found, value_set=classes)))
     if len(unknown):
-        raise InputError(f"The labels contain {unknown[0].as_py()!r}, which is not among the classes given "
-                         f"({', '.join(map(str, classes.to_pylist()[:10]))}{' ...' if len(classes) > 10 else ''}).")
+        raise InputError(
+            f"The labels contain {unknown[0].as_py()!r}, which is not among the classes given "
+            f"({', '.join(map(str, classes.to_pylist()[:10]))}{' ...' if len(classes) > 10 else ''})."
+        )
     return classes
 
 
@@ -169,10 +191,14 @@ def weight_values(array, column: str, part: str) -> np.ndarray:
     values = array.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         row = int(np.argmin(np.isfinite(values)))
-        raise InputError(f"Column '{column}'{where(part)} must hold finite weights; found {values[row]!r} at row {row}.")
+        raise InputError(
+            f"Column '{column}'{where(part)} must hold finite weights; found {values[row]!r} at row {row}."
+        )
     if values.size and values.min() <= 0:
         row = int(np.argmin(values))
-        raise InputError(f"Column '{column}'{where(part)} must hold weights > 0; found {values[row].item()!r} at row {row}.")
+        raise InputError(
+            f"Column '{column}'{where(part)} must hold weights > 0; found {values[row].item()!r} at row {row}."
+        )
     return values
 
 
@@ -182,9 +208,9 @@ def check_unique_items(table: pa.Table, keys: list[str], part: str) -> None:
     dup = grouped.filter(pc.greater(grouped.column("count_all"), 1))
     if dup.num_rows:
         row = {k: dup.column(k)[0].as_py() for k in keys}
-        where = ", ".join(f"{k}={v!r}" for k, v in row.items())
+        shown = ", ".join(f"{k}={v!r}" for k, v in row.items())
         raise InputError(
-            f"Duplicated ({', '.join(keys)}){where(part)}: {where} appears {dup.column('count_all')[0].as_py()} "
+            f"Duplicated ({', '.join(keys)}){where(part)}: {shown} appears {dup.column('count_all')[0].as_py()} "
             "times; each item may appear once per system and topic."
         )
 

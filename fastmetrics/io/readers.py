@@ -22,9 +22,9 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -43,9 +43,37 @@ BATCH_ROWS = 1 << 20
 READAHEAD = 4
 
 # What a folder holds beside its runs: skipped when a folder (or a glob) is expanded.
-SKIPPED_SUFFIXES = {".md", ".rst", ".pdf", ".score", ".tab", ".tex", ".html", ".htm", ".log", ".json", ".yaml",
-                    ".yml", ".xml", ".py", ".pyc", ".sh", ".pl", ".ipynb", ".png", ".jpg", ".jpeg", ".gif", ".svg",
-                    ".doc", ".docx", ".zip", ".tar", ".tgz", ".7z"}
+SKIPPED_SUFFIXES = {
+    ".md",
+    ".rst",
+    ".pdf",
+    ".score",
+    ".tab",
+    ".tex",
+    ".html",
+    ".htm",
+    ".log",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".xml",
+    ".py",
+    ".pyc",
+    ".sh",
+    ".pl",
+    ".ipynb",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".svg",
+    ".doc",
+    ".docx",
+    ".zip",
+    ".tar",
+    ".tgz",
+    ".7z",
+}
 SKIPPED_STEMS = ("license", "licence", "copying", "notice", "changelog", "changes", "authors")
 
 TRUE_WORDS = (b"true", b"True", b"1")
@@ -57,9 +85,9 @@ FALSE_WORDS = (b"false", b"False", b"0")
 class _Layout:
     """One line layout of a text format: field names in file order, their types, the kept ones."""
 
-    what: str                 # how messages name the file: "run file", "TREC run", "TREC qrels"
-    fields: tuple             # (name, kind) in file order; kind: "string", "number", "bool", None = ignored
-    expected: str             # the line as messages describe it
+    what: str  # how messages name the file: "run file", "TREC run", "TREC qrels"
+    fields: tuple  # (name, kind) in file order; kind: "string", "number", "bool", None = ignored
+    expected: str  # the line as messages describe it
 
     @property
     def names(self) -> list[str]:
@@ -74,13 +102,29 @@ class _Layout:
         return {name: kinds[kind] for name, kind in self.fields if kind is not None}
 
 
-SEMEVAL = _Layout("run file", (("topic", "string"), ("item", "string"), ("rank", "number"), ("score", "number"),
-                               ("label", "bool")), "'topic item rank score label'")
-TREC_RUN = _Layout("TREC run", (("topic", "string"), ("q0", None), ("item", "string"), ("rank", "number"),
-                                ("score", "number"), ("system", "string")), "'qid Q0 docno rank score tag'")
+SEMEVAL = _Layout(
+    "run file",
+    (("topic", "string"), ("item", "string"), ("rank", "number"), ("score", "number"), ("label", "bool")),
+    "'topic item rank score label'",
+)
+TREC_RUN = _Layout(
+    "TREC run",
+    (
+        ("topic", "string"),
+        ("q0", None),
+        ("item", "string"),
+        ("rank", "number"),
+        ("score", "number"),
+        ("system", "string"),
+    ),
+    "'qid Q0 docno rank score tag'",
+)
 TREC_RUN_UNTAGGED = _Layout("TREC run", TREC_RUN.fields[:5], "'qid Q0 docno rank score' (no tag)")
-QRELS = _Layout("TREC qrels", (("topic", "string"), ("iteration", None), ("item", "string"),
-                               ("relevance", "number")), "'qid iter docno rel'")
+QRELS = _Layout(
+    "TREC qrels",
+    (("topic", "string"), ("iteration", None), ("item", "string"), ("relevance", "number")),
+    "'qid iter docno rel'",
+)
 
 _NUMBER = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|(?i:inf|infinity|nan))")
 _BOM = b"\xef\xbb\xbf"
@@ -91,7 +135,19 @@ _NEWLINE = re.compile(rb"[\r\n]")
 
 
 def run_system_name(path: str | os.PathLike) -> str:
-    """System name of a run file: ``<parent folder>/<file stem>``."""
+    """Name the system of a run file after its folder and file stem.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Path of a run file.
+
+    Returns
+    -------
+    str
+        ``<parent folder>/<file stem>``, or the stem alone when the path has no parent folder
+        (``runs/teamA.txt`` gives ``runs/teamA``).
+    """
     p = Path(path)
     return f"{p.parent.name}/{p.stem}" if p.parent.name else p.stem
 
@@ -143,8 +199,25 @@ def expand_paths(paths, skipped: list | None = None, *, kind: str = "runs") -> l
 
 
 def list_inputs(paths, *, kind: str = "runs") -> tuple[list[str], list[tuple[str, str]]]:
-    """``(kept, skipped)``: the files :func:`expand_paths` reads for ``paths`` and the
-    ``(path, reason)`` of each file (or hidden folder) it leaves out, e.g. for a verbose listing."""
+    """List the input files a path, folder or glob expands to, and the files it leaves out.
+
+    The same expansion as every reader (:func:`expand_paths`), with the reason each skipped file
+    was skipped, e.g. for a verbose listing.
+
+    Parameters
+    ----------
+    paths : str, path, or sequence of them
+        Files, folders or glob patterns.
+    kind : {"runs", "gold"}, default "runs"
+        What a text file found in a folder must look like to be kept: a run or a gold file.
+
+    Returns
+    -------
+    kept : list of str
+        The files that are read, in sorted order per path given.
+    skipped : list of (str, str)
+        ``(path, reason)`` of each file or hidden folder left out.
+    """
     skipped: list = []
     kept = expand_paths(paths, skipped, kind=kind)
     return kept, skipped
@@ -211,8 +284,13 @@ def _shape(fields, kind: str) -> str | None:
     if kind == "runs":
         if n == 6 and number(3) and number(4):
             return "trec"
-        if n == 5 and number(3) and number(4) and fields[1].lower() == b"q0" \
-                and fields[4] not in TRUE_WORDS + FALSE_WORDS:
+        if (
+            n == 5
+            and number(3)
+            and number(4)
+            and fields[1].lower() == b"q0"
+            and fields[4] not in TRUE_WORDS + FALSE_WORDS
+        ):
             return "trec"
         if n == 5 and number(2) and number(3):
             return "run"
@@ -225,17 +303,20 @@ def _shape(fields, kind: str) -> str | None:
 
 
 def _is_parquet_dir(path: str) -> bool:
-    for root, _, names in os.walk(path):
+    for _root, _, names in os.walk(path):
         if any(Path(n).suffix in PARQUET_SUFFIXES for n in names):
             return True
     return False
 
 
 def detect_format(path: str) -> str:
-    """The format of a file: by suffix for Parquet, CSV and Arrow; otherwise by the first data line
-    of the text: 6 fields with a numeric rank and score (or 5 with ``Q0`` second and no label
-    last) is a TREC run, 4 fields with a numeric last one TREC qrels, anything else a ``topic item
-    rank score label`` run file (whose reader then names the line that does not fit)."""
+    """Detect the format of an input file, by suffix or by its first data line.
+
+    Parquet (and folders), CSV and Arrow go by suffix. A text file goes by its first data line:
+    6 fields with a numeric rank and score (or 5 with ``Q0`` second and no label last) is a TREC
+    run, 4 fields with a numeric last one TREC qrels, anything else a ``topic item rank score
+    label`` run file (whose reader then names the line that does not fit).
+    """
     suffix = Path(path).suffix.lower()
     if os.path.isdir(path) or suffix in PARQUET_SUFFIXES:
         return "parquet"
@@ -359,25 +440,35 @@ def _locate_error(data: bytes, path: str, layouts: dict, layout: _Layout) -> Inp
             first = number
             if len(fields) not in layouts:
                 counts = " or ".join(str(n) for n in sorted(layouts))
-                return InputError(f"{_where(layout, path, number)}: expected {counts} fields {layout.expected}, "
-                                  f"found {len(fields)}: {_show(line)}.")
+                return InputError(
+                    f"{_where(layout, path, number)}: expected {counts} fields {layout.expected}, "
+                    f"found {len(fields)}: {_show(line)}."
+                )
         if len(fields) != n_fields:
             like = f" (as on line {first})" if len(layouts) > 1 else ""
-            return InputError(f"{_where(layout, path, number)}: expected {n_fields} fields {layout.expected}{like}, "
-                              f"found {len(fields)}: {_show(line)}.")
+            return InputError(
+                f"{_where(layout, path, number)}: expected {n_fields} fields {layout.expected}{like}, "
+                f"found {len(fields)}: {_show(line)}."
+            )
         for (name, kind), value in zip(layout.fields, fields):
             if kind == "string":
                 try:
                     value.decode("utf-8")
                 except UnicodeDecodeError:
-                    return InputError(f"{_where(layout, path, number)}: the {name} {_show(value)} is not UTF-8 "
-                                      f"text (expected lines {layout.expected}).")
+                    return InputError(
+                        f"{_where(layout, path, number)}: the {name} {_show(value)} is not UTF-8 "
+                        f"text (expected lines {layout.expected})."
+                    )
             elif kind == "number" and _NUMBER.fullmatch(value) is None:
-                return InputError(f"{_where(layout, path, number)}: the {name} {_show(value)} is not a number "
-                                  f"(expected lines {layout.expected}).")
+                return InputError(
+                    f"{_where(layout, path, number)}: the {name} {_show(value)} is not a number "
+                    f"(expected lines {layout.expected})."
+                )
             elif kind == "bool" and value not in TRUE_WORDS + FALSE_WORDS:
-                return InputError(f"{_where(layout, path, number)}: the {name} {_show(value)} is not true or false "
-                                  f"(expected lines {layout.expected}).")
+                return InputError(
+                    f"{_where(layout, path, number)}: the {name} {_show(value)} is not true or false "
+                    f"(expected lines {layout.expected})."
+                )
     return None
 
 
@@ -389,8 +480,10 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
     default = next(iter(layouts.values()))
     first = _NOT_NEWLINE.search(text)
     if first is None:
-        raise InputError(f"{_where(default, path)}: the file has no data line (only blank lines and '#' comments); "
-                         f"expected lines {default.expected}.")
+        raise InputError(
+            f"{_where(default, path)}: the file has no data line (only blank lines and '#' comments); "
+            f"expected lines {default.expected}."
+        )
     line_end = _NEWLINE.search(text, first.start())
     stop = len(text) if line_end is None else line_end.start()
     layout = layouts.get(text.count(delimiter.encode(), first.start(), stop) + 1, default)
@@ -400,9 +493,14 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
             read_options=pacsv.ReadOptions(column_names=layout.names),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types=layout.arrow_types(), include_columns=layout.kept,
-                true_values=[w.decode() for w in TRUE_WORDS], false_values=[w.decode() for w in FALSE_WORDS],
-                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+                column_types=layout.arrow_types(),
+                include_columns=layout.kept,
+                true_values=[w.decode() for w in TRUE_WORDS],
+                false_values=[w.decode() for w in FALSE_WORDS],
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         error = _locate_error(data, path, layouts, layout)
@@ -413,11 +511,24 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
 
 
 def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
-    """Read one ``topic item rank score label`` file; ``label`` becomes ``label_name``.
+    """Read one ``topic item rank score label`` run file.
 
     Fields are separated by any run of spaces or tabs (as the SemEval scorer's ``line.split()``);
     the rank is read as a number (``1``, ``1.0``, ``0.00E+00``) and kept as float64, it counts
-    for nothing. Returns ``topic, item, rank, score, <label_name>``.
+    for nothing. The label is ``true``/``false`` (or ``1``/``0``).
+
+    Parameters
+    ----------
+    path : str
+        The file; ``.gz``, ``.bz2`` and ``.zst`` files are decompressed.
+    label_name : str, default "pred"
+        Name of the label column: ``"pred"`` for a run, ``"gold"`` for a gold file in the same
+        layout.
+
+    Returns
+    -------
+    pyarrow.Table
+        ``topic, item, rank, score, <label_name>``.
     """
     layout = replace(SEMEVAL, what="gold file") if label_name == "gold" else SEMEVAL
     table, _ = _read_text(path, {5: layout})
@@ -425,9 +536,21 @@ def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
 
 
 def read_trec_run(path: str) -> pa.Table:
-    """Read one TREC run, ``qid Q0 docno rank score tag`` per line, as ``topic, item, rank, score,
-    system``: topic = qid, item = docno, system = the tag (the file's ``<parent>/<stem>`` when the
-    lines have 5 fields, no tag). The ``Q0`` field is ignored; there is no hard label."""
+    """Read one TREC run, ``qid Q0 docno rank score tag`` per line.
+
+    The ``Q0`` field is ignored; a TREC run has scores and no hard label.
+
+    Parameters
+    ----------
+    path : str
+        The run file; lines of 5 fields (no tag) are accepted.
+
+    Returns
+    -------
+    pyarrow.Table
+        ``topic, item, rank, score, system``: topic = qid, item = docno, system = the tag, or
+        the file's ``<parent>/<stem>`` when the lines have no tag.
+    """
     table, _ = _read_text(path, {6: TREC_RUN, 5: TREC_RUN_UNTAGGED})
     if "system" not in table.column_names:
         table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
@@ -435,8 +558,21 @@ def read_trec_run(path: str) -> pa.Table:
 
 
 def read_qrels(path: str, *, relevance_level: float = 1) -> pa.Table:
-    """Read TREC qrels, ``qid iter docno rel`` per line, as a gold table ``topic, item, gold``:
-    ``gold = rel >= relevance_level`` (graded judgements made binary; default 1)."""
+    """Read TREC qrels, ``qid iter docno rel`` per line, as a binary gold table.
+
+    Parameters
+    ----------
+    path : str
+        The qrels file.
+    relevance_level : number, default 1
+        Lowest relevance grade that counts as relevant: ``gold = rel >= relevance_level``
+        (graded judgements made binary, as ``trec_eval -l``).
+
+    Returns
+    -------
+    pyarrow.Table
+        ``topic, item, gold`` with topic = qid, item = docno and a boolean gold.
+    """
     level = _relevance_level(relevance_level)
     table, _ = _read_text(path, {4: QRELS})
     gold = pc.greater_equal(table.column("relevance"), pa.scalar(level, pa.float64()))
@@ -444,8 +580,11 @@ def read_qrels(path: str, *, relevance_level: float = 1) -> pa.Table:
 
 
 def _relevance_level(level) -> float:
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(level):
+    if (
+        isinstance(level, (bool, np.bool_))
+        or not isinstance(level, (int, float, np.integer, np.floating))
+        or not np.isfinite(level)
+    ):
         raise parameter_error("relevance_level", "read_gold", "a finite number (rel >= level is relevant)", level)
     return float(level)
 
@@ -463,6 +602,7 @@ def _read_csv(path: str) -> pa.Table:
 
 def _read_ipc(path: str) -> pa.Table:
     import pyarrow.feather as feather
+
     try:
         return feather.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -473,8 +613,15 @@ def _read_ipc(path: str) -> pa.Table:
 class Source:
     """A table to be read once or several times, possibly streamed by record batch.
 
-    ``parts`` are either in-memory tables or Parquet datasets; a Parquet dataset is never loaded
-    whole: :meth:`batches` streams it with only the requested columns.
+    A Parquet dataset is never loaded whole: :meth:`batches` and :meth:`record_batches` stream it
+    with only the requested columns. Built by :func:`open_source`.
+
+    Parameters
+    ----------
+    parts : list of pyarrow.Table or pyarrow.dataset.Dataset
+        The input's parts, all with the same column names: in-memory tables or Parquet datasets.
+    names : list of str
+        One name per part, used in error messages (a file's path, ``"<table>"`` for an object).
     """
 
     parts: list
@@ -482,15 +629,20 @@ class Source:
 
     @property
     def column_names(self) -> list[str]:
+        """Column names of the input (those of its first part)."""
         return list(self.parts[0].schema.names)
 
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
-        """Yield ``(part name, table)`` chunks holding only ``columns`` (dictionary-encoded
-        columns, e.g. pandas categoricals or fastmetrics' own tidy outputs, decoded)."""
+        """Yield ``(part name, table)`` chunks holding only ``columns``.
+
+        Dictionary-encoded columns (pandas categoricals, fastmetrics' own tidy outputs) are
+        decoded; ``None`` reads every column.
+        """
         for name, _, batch in self.record_batches(self.column_names if columns is None else columns):
             yield name, _decoded(pa.Table.from_batches([batch]))
 
     def read_all(self, columns: Sequence[str] | None = None) -> pa.Table:
+        """Read the whole input (or only ``columns``) into one table; an empty input is an error."""
         tables = [t for _, t in self.batches(columns)]
         if not tables:
             raise InputError("The input has no rows.")
@@ -498,27 +650,36 @@ class Source:
 
     @property
     def schema(self) -> pa.Schema:
+        """Arrow schema of the input (that of its first part)."""
         return self.parts[0].schema
 
     def count_rows(self) -> int:
+        """Number of rows over all parts (Parquet: from the metadata, without reading the data)."""
         return sum(p.num_rows if isinstance(p, pa.Table) else p.count_rows() for p in self.parts)
 
     def encode_strings(self, columns: Sequence[str]) -> None:
-        """Dictionary-encode the string columns of in-memory parts, in place: the survey reads
-        their dictionaries and the counting their indices, so each string is hashed once."""
+        """Dictionary-encode the string ``columns`` of in-memory parts, in place.
+
+        The survey then reads their dictionaries and the counting their indices, so each string is
+        hashed once.
+        """
         for i, part in enumerate(self.parts):
             if not isinstance(part, pa.Table):
                 continue
             for name in columns:
                 field = part.schema.field(name)
                 if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
-                    part = part.set_column(part.schema.get_field_index(name), name,
-                                           pc.dictionary_encode(part.column(name)))
+                    part = part.set_column(
+                        part.schema.get_field_index(name), name, pc.dictionary_encode(part.column(name))
+                    )
             self.parts[i] = part
 
     def statistics(self, columns: Sequence[str]) -> dict:
-        """``{column: (min, max)}`` from Parquet row-group statistics, for the columns every row
-        group of every part describes (with min/max, no nulls); nothing for in-memory parts."""
+        """Return ``{column: (min, max)}`` from Parquet row-group statistics, without reading data.
+
+        Only the ``columns`` every row group of every part describes (with min/max and no nulls)
+        are given; in-memory parts give an empty dict.
+        """
         if any(isinstance(p, pa.Table) for p in self.parts):
             return {}
         out = {}
@@ -543,9 +704,12 @@ class Source:
         return {c: v for c, v in out.items() if c in wanted}
 
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
-        """Yield ``(file or part name, first row's index in it, batch)`` holding ``columns`` as
-        stored: dictionary-encoded columns stay encoded (the count stage reads their indices).
-        A Parquet dataset is read file by file, so rows are numbered within their file."""
+        """Yield ``(file or part name, first row's index in it, batch)`` holding ``columns``.
+
+        Columns stay as stored: dictionary-encoded columns stay encoded (the count stage reads
+        their indices). A Parquet dataset is read file by file, so rows are numbered within their
+        file.
+        """
         columns = list(columns)
         for name, part in zip(self.names, self.parts):
             if isinstance(part, pa.Table):
@@ -567,8 +731,9 @@ def _parquet_batches(fragment, schema, columns):
     try:
         # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps memory
         # at a few batches whatever the file's size
-        batches = fragment.to_batches(schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=READAHEAD,
-                                      use_threads=True)
+        batches = fragment.to_batches(
+            schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=READAHEAD, use_threads=True
+        )
         for i, batch in enumerate(batches):
             yield batch
             if i % 16 == 15:
@@ -617,18 +782,40 @@ def _table_from_object(obj) -> pa.Table:
     )
 
 
-def open_source(source, *, format: str = "auto", label_name: str = "pred", kind: str = "runs",
-                relevance_level: float = 1) -> Source:
-    """Open any supported input as a :class:`Source`.
+def open_source(
+    source, *, format: str = "auto", label_name: str = "pred", kind: str = "runs", relevance_level: float = 1
+) -> Source:
+    """Open any supported input as a :class:`Source`, without reading Parquet data yet.
 
     Run files get a ``system`` column named after the file, TREC runs the tag; other formats must
-    carry their own. ``kind="gold"`` reads gold files: ``trec``/``qrels`` is then TREC qrels, made
-    binary at ``relevance_level``.
+    carry their own.
+
+    Parameters
+    ----------
+    source : str, path, sequence of them, or table
+        Files, folders or glob patterns (see :func:`list_inputs`), or an in-memory table: a
+        ``pyarrow.Table`` or ``RecordBatch``, a pandas or polars DataFrame.
+    format : {"auto", "parquet", "csv", "ipc", "run", "trec", "qrels"}, default "auto"
+        Format of the files; ``auto`` decides per file (see :func:`detect_format`).
+    label_name : str, default "pred"
+        Name given to the label column of ``topic item rank score label`` files.
+    kind : {"runs", "gold"}, default "runs"
+        Whether the files are runs or gold files. For gold, ``trec`` and ``qrels`` read TREC
+        qrels, and run-format files get no ``system`` column.
+    relevance_level : number, default 1
+        TREC qrels: ``gold = rel >= relevance_level``.
+
+    Returns
+    -------
+    Source
+        One part per file (or one for an in-memory table).
     """
     if format not in FORMATS:
         raise InputError(f"The 'format' parameter must be one of {', '.join(FORMATS)}. Got {format!r} instead.")
     if kind not in ("runs", "gold"):
         raise parameter_error("kind", "open_source", "'runs' or 'gold'", kind)
+    if isinstance(source, Source):
+        return source  # opened once by the caller (the pipeline reads it for counts, then for curves)
     if not isinstance(source, (str, os.PathLike, list, tuple)):
         return Source([_table_from_object(source)], ["<table>"])
     parts, names = [], []
@@ -646,25 +833,30 @@ def open_source(source, *, format: str = "auto", label_name: str = "pred", kind:
         elif kind == "gold" and (fmt == "qrels" or (fmt == "trec" and format == "trec")):
             parts.append(read_qrels(path, relevance_level=relevance_level))
         elif kind == "gold" and fmt == "trec":
-            raise InputError(f"Cannot read gold file '{path}': its lines look like a TREC run "
-                             f"('qid Q0 docno rank score tag'); expected TREC qrels 'qid iter docno rel' or "
-                             f"'topic item rank score label'.")
+            raise InputError(
+                f"Cannot read gold file '{path}': its lines look like a TREC run "
+                f"('qid Q0 docno rank score tag'); expected TREC qrels 'qid iter docno rel' or "
+                f"'topic item rank score label'."
+            )
         elif fmt == "qrels":
-            raise InputError(f"Cannot read run '{path}': its lines look like TREC qrels ('qid iter docno rel'), "
-                             f"which are gold: give the file as the gold (read_gold, --gold).")
+            raise InputError(
+                f"Cannot read run '{path}': its lines look like TREC qrels ('qid iter docno rel'), "
+                f"which are gold: give the file as the gold (read_gold, --gold)."
+            )
         elif fmt == "trec":
             parts.append(read_trec_run(path))
         else:
             table = read_run_file(path, label_name=label_name)
             if kind == "runs":
-                table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows,
-                                                                pa.string()))
+                table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
             parts.append(table)
         names.append(path)
     schemas = {tuple(sorted(p.schema.names)) for p in parts}
     if len(schemas) > 1:
-        raise InputError("The input files do not share one schema: " + "; ".join(
-            f"{n}: {', '.join(p.schema.names)}" for n, p in zip(names, parts)))
+        raise InputError(
+            "The input files do not share one schema: "
+            + "; ".join(f"{n}: {', '.join(p.schema.names)}" for n, p in zip(names, parts))
+        )
     return Source(parts, names)
 
 
@@ -692,20 +884,25 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
 
 
 def gold_table(gold) -> pa.Table:
-    """A separate gold given as a path (run-format file, TREC qrels or table file) or as an
-    in-memory table."""
+    """Read a separate gold given as a path or as an in-memory table.
+
+    A path is read by :func:`read_gold` (run-format file, TREC qrels or table file); a table has
+    its dictionary-encoded columns decoded.
+    """
     if isinstance(gold, (str, list, tuple)) or hasattr(gold, "__fspath__"):
         return read_gold(gold)
     return _decoded(_table_from_object(gold))
 
 
 def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa.Table:
-    """Read a gold table: a run-format file (its ``label`` is the gold), TREC qrels, or a table
-    with ``topic, item, gold`` columns.
+    """Read a gold table from run-format files, TREC qrels or table files.
+
+    A run-format file's ``label`` is the gold; a table file carries ``topic, item, gold`` columns.
 
     Parameters
     ----------
     source : str, path, or sequence of them
+        Files, folders or glob patterns (see :func:`list_inputs` with ``kind="gold"``).
     format : {"auto", "parquet", "csv", "ipc", "run", "qrels", "trec"}, default "auto"
         ``auto`` decides by suffix, then by the first data line: 4 fields (``qid iter docno
         rel``) are TREC qrels, 5 fields a ``topic item rank score label`` file. ``trec`` and
@@ -720,8 +917,9 @@ def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa
         run-format file; the table's own columns otherwise.
     """
     _relevance_level(relevance_level)
-    table = open_source(source, format=format, label_name="gold", kind="gold",
-                        relevance_level=relevance_level).read_all()
+    table = open_source(
+        source, format=format, label_name="gold", kind="gold", relevance_level=relevance_level
+    ).read_all()
     if "rank" in table.column_names and "system" in table.column_names:
         table = table.drop_columns(["system"])  # a gold file is not a system
     return table

@@ -2,8 +2,23 @@
 
 from . import binary, combined, correlation, multiclass, rates  # noqa: F401  (each module registers its measures)
 from .api import compute, measures
+from .evaluate import evaluate
 from .multiclass import ordinal_costs
-from .registry import Measure, MeasureSpec, Param, get, make_spec, names, parse_spec, register, split_specs
+from .registry import Measure, MeasureSpec, Param, get, make_spec, names, parse_spec, parse_specs, register, split_specs
 
-__all__ = ["compute", "measures", "Measure", "MeasureSpec", "Param", "get", "make_spec", "names", "ordinal_costs",
-           "parse_spec", "register", "split_specs"]
+__all__ = [
+    "compute",
+    "evaluate",
+    "measures",
+    "Measure",
+    "MeasureSpec",
+    "Param",
+    "get",
+    "make_spec",
+    "names",
+    "ordinal_costs",
+    "parse_spec",
+    "parse_specs",
+    "register",
+    "split_specs",
+]

@@ -31,8 +31,13 @@ class LazyUfunc:
         self.scalar = None
         if layout is None:
             # a copy under another name: njit and vectorize must not share one cache file
-            clone = types.FunctionType(py_func.__code__, py_func.__globals__, py_func.__name__ + "_scalar",
-                                       py_func.__defaults__, py_func.__closure__)
+            clone = types.FunctionType(
+                py_func.__code__,
+                py_func.__globals__,
+                py_func.__name__ + "_scalar",
+                py_func.__defaults__,
+                py_func.__closure__,
+            )
             clone.__qualname__ = py_func.__qualname__ + "_scalar"
             self.scalar = njit(cache=True)(clone)
         functools.update_wrapper(self, py_func)

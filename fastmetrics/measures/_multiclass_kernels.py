@@ -61,6 +61,7 @@ def _sums(c):
 
 @matrix_gufunc()
 def accuracy_mc(c, out):
+    """Accuracy: trace / n."""
     n, trace, _, _, _ = _sums(c)
     out[0] = trace / n if n > 0.0 else NAN
 
@@ -86,16 +87,19 @@ def _k_from_mean_recall(mean, m):
 
 @matrix_gufunc()
 def balanced_accuracy_mc(c, out):
+    """Balanced accuracy: mean of c_ii / a_i over the classes present in gold."""
     out[0] = _mean_recall(c)
 
 
 @matrix_gufunc()
 def k_mc(c, out):
+    """Sebastiani's K (seed 000 eq. 10): m/(m-1) * mean recall over present classes - 1/(m-1)."""
     out[0] = _k_from_mean_recall(_mean_recall(c), c.shape[0])
 
 
 @matrix_gufunc(",(m,m),()", ("float64[:, :]", "float64"))
 def k_cost_mc(c, cost, power, out):
+    """K with cost-sensitive recall (seed 000 eq. 11): item credit 1 - E_ij / max_j E_ij, E = cost^power."""
     # Seed 000 eq. 11: recall of class i credits each item 1 - E/max(E_i), E = cost^power.
     m = c.shape[0]
     total = 0.0
@@ -116,6 +120,7 @@ def k_cost_mc(c, cost, power, out):
 
 @matrix_gufunc()
 def cohen_kappa_mc(c, out):
+    """Cohen's kappa: (n trace - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)."""
     n, trace, ab, _, _ = _sums(c)
     den = n * n - ab
     out[0] = (n * trace - ab) / den if den != 0.0 else NAN
@@ -123,6 +128,7 @@ def cohen_kappa_mc(c, out):
 
 @matrix_gufunc()
 def mcc_mc(c, out):
+    """Gorodkin's R_K: (n trace - sum a_i b_i) / sqrt((n^2 - sum b_i^2)(n^2 - sum a_i^2))."""
     n, trace, ab, aa, bb = _sums(c)
     # Gorodkin's R_K; the two factors are computed apart so neither product overflows.
     x = n * n - bb
@@ -132,6 +138,7 @@ def mcc_mc(c, out):
 
 @matrix_gufunc()
 def sba_mc(c, out):
+    """Symmetric balanced accuracy: (1/2m) sum_i (c_ii/a_i + c_ii/b_i), NaN if a class is absent."""
     # Seed 003 Table 1 literally: every class of the class set enters 1/(2m), so a class absent
     # from gold or prediction leaves c_ii/a_i or c_ii/b_i undefined -- as in the binary form.
     m = c.shape[0]
@@ -148,6 +155,7 @@ def sba_mc(c, out):
 
 @matrix_gufunc()
 def confusion_entropy_mc(c, out):
+    """Wei et al.'s confusion entropy of the off-diagonal cells, log base 2(m - 1)."""
     m = c.shape[0]
     n = 0.0
     total = 0.0
@@ -183,12 +191,14 @@ def _mutual_information_bits(c):
 
 @matrix_gufunc()
 def mutual_information_mc(c, out):
+    """Mutual information of gold and prediction in bits: sum_ij p_ij log2(p_ij / (p_i. p_.j))."""
     n, total = _mutual_information_bits(c)
     out[0] = max(0.0, total) if n > 0.0 else NAN
 
 
 @matrix_gufunc()
 def proficiency_mc(c, out):
+    """Steingold's proficiency (seed 001 §3): I(A; P) / H(A), clipped to [0, 1]."""
     n, info = _mutual_information_bits(c)
     h = 0.0
     for i in range(c.shape[0]):

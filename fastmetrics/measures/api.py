@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
-from . import averaging, registry
+from . import averaging, multiclass, registry
 from . import smoothing as smoothing_module
 
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
@@ -18,10 +18,14 @@ def _as_count_array(value, name: str) -> np.ndarray:
     try:
         arr = np.asarray(value)
     except ValueError:  # ragged nested lists
-        raise InputError(f"Expected '{name}' to be an array of counts; got nested sequences of different "
-                         "lengths.") from None
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise InputError(
+            f"Expected '{name}' to be an array of counts; got nested sequences of different lengths."
+        ) from None
+    if (
+        arr.dtype == object
+        or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool)
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
         raise InputError(f"Expected '{name}' to be real numeric counts, but got an array of dtype {arr.dtype}.")
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
@@ -48,7 +52,9 @@ def binary_counts(tp=None, fp=None, fn=None, tn=None, counts=None, owner: str = 
         return c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0]
     if not all(given):
         missing = [n for n, g in zip(_COUNT_NAMES, given) if not g]
-        raise ParameterError(f"{owner}: missing count argument(s) {', '.join(missing)}; pass tp, fp, fn, tn or counts=.")
+        raise ParameterError(
+            f"{owner}: missing count argument(s) {', '.join(missing)}; pass tp, fp, fn, tn or counts=."
+        )
     arrays = [_as_count_array(x, n) for x, n in zip((tp, fp, fn, tn), _COUNT_NAMES)]
     try:
         np.broadcast_shapes(*(a.shape for a in arrays))
@@ -86,14 +92,28 @@ def apply_undefined(values: np.ndarray, undefined, label: str, warn: bool = True
     return values
 
 
-def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefined=None,
-            smoothing=None, average=None, out=None, warn=True, **params):
+def compute(
+    measure,
+    tp=None,
+    fp=None,
+    fn=None,
+    tn=None,
+    *,
+    counts=None,
+    undefined=None,
+    smoothing=None,
+    average=None,
+    out=None,
+    warn=True,
+    **params,
+):
     """Compute one measure over broadcastable count arrays or confusion matrices.
 
     Parameters
     ----------
-    measure : str
-        Measure name or alias (see :func:`measures`), or a spec string such as ``"fbeta(beta=0.5)"``.
+    measure : str or MeasureSpec
+        Measure name or alias (see :func:`measures`), or a spec string such as
+        ``"fbeta(beta=0.5)"`` or ``"f1@macro"`` (a suffix sets ``average``).
     tp, fp, fn, tn : array_like of int or float
         Counts of true positives, false positives, false negatives, true negatives. Any shapes
         that broadcast together.
@@ -154,45 +174,104 @@ def compute(measure, tp=None, fp=None, fn=None, tn=None, *, counts=None, undefin
     """
     matrix_args = {k: params.pop(k) for k in list(params) if k in _matrix_param_names(measure)}
     spec = registry.make_spec(measure, params)
-    if average is not None and average not in averaging.AVERAGES:
-        raise parameter_error("average", "compute", "None, 'micro', 'macro' or 'weighted'", average)
-    if smoothing is not None and smoothing not in smoothing_module.SMOOTHINGS:
-        raise parameter_error("smoothing", "compute", "None, " + " or ".join(map(repr, smoothing_module.SMOOTHINGS)),
-                              smoothing)
+    average = spec.averaged(average)
+    check_options(average, smoothing)
     if counts is not None and any(x is not None for x in (tp, fp, fn, tn)):
         raise ParameterError("compute: pass either counts= or tp=, fp=, fn=, tn=, not both.")
     if counts is None:
         if average is not None:
-            raise parameter_error("average", "compute", "None for tp/fp/fn/tn (pass counts=[..., m, m] to average "
-                                  "over classes)", average)
+            raise parameter_error(
+                "average", "compute", "None for tp/fp/fn/tn (pass counts=[..., m, m] to average over classes)", average
+            )
         counts4 = binary_counts(tp, fp, fn, tn)
         _check_out(out, np.broadcast_shapes(*(np.shape(x) for x in counts4)))
         values = _binary_values(spec, counts4, smoothing, out)
-        return apply_undefined(values, undefined, spec.label, warn=warn)
+        return apply_undefined(values, undefined, spec.base_label, warn=warn)
+    c = checked_counts(counts)
+    _check_out(out, c.shape[:-2])
+    return values_of(
+        spec, c, average=average, smoothing=smoothing, undefined=undefined, out=out, warn=warn, matrix_args=matrix_args
+    )
+
+
+def check_options(average, smoothing) -> None:
+    """Refuse an ``average`` or ``smoothing`` that no measure takes."""
+    if average is not None and average not in averaging.AVERAGES:
+        raise parameter_error("average", "compute", "None, 'micro', 'macro' or 'weighted'", average)
+    if smoothing is not None and smoothing not in smoothing_module.SMOOTHINGS:
+        raise parameter_error(
+            "smoothing", "compute", "None, " + " or ".join(map(repr, smoothing_module.SMOOTHINGS)), smoothing
+        )
+
+
+def checked_counts(counts) -> np.ndarray:
+    """``counts[..., m, m]`` validated once: real, finite, non-negative, square.
+
+    Parameters
+    ----------
+    counts : array_like
+
+    Returns
+    -------
+    ndarray
+        The counts as an array (not copied when already one).
+    """
     c = _as_count_array(counts, "counts")
     if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 1:
         raise InputError(f"Expected 'counts' to have shape (..., m, m) with m >= 1 classes, but got shape {c.shape}.")
-    _check_out(out, c.shape[:-2])
+    return c
+
+
+def values_of(
+    spec, c: np.ndarray, *, average=None, smoothing=None, undefined=None, out=None, warn=False, matrix_args=None
+) -> np.ndarray:
+    """One measure on counts already checked by :func:`checked_counts`.
+
+    The one place where a measure's kernel meets a tensor's counts (:func:`compute` and every
+    evaluation call it): the binary kernel for ``m = 2``, the native multiclass one for
+    ``m > 2``, or the binary kernel on micro-pooled or one-vs-rest counts with ``average``.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+        The measure and its bound parameters.
+    c : ndarray, shape (..., m, m)
+        Confusion counts, ``c[..., i, j]`` = items of true class ``i`` predicted as ``j``.
+    average : {None, "micro", "macro", "weighted"}
+        The averaging that applies (the spec's own suffix already resolved).
+    smoothing, undefined, out, warn
+        As in :func:`compute`.
+    matrix_args : mapping, optional
+        Array parameters of the native multiclass kernel (``cost``).
+
+    Returns
+    -------
+    ndarray of float64, shape (...)
+        The measure per cell (the batch shape of ``c``; ``out`` when given), NaN or
+        ``undefined`` where it is undefined.
+    """
     m = c.shape[-1]
-    extra = [_matrix_arg(spec.measure, name, matrix_args.get(name), m) for name in spec.measure.matrix_params]
     if average is None:
         if m == 2:
-            values = _binary_values(spec, binary_counts(counts=c), smoothing, out)
+            values = _binary_values(spec, (c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0]), smoothing, out)
         else:
+            extra = [
+                _matrix_arg(spec.measure, name, (matrix_args or {}).get(name), m) for name in spec.measure.matrix_params
+            ]
             values = _native_values(spec, c, extra, smoothing, out)
-        return apply_undefined(values, undefined, spec.label, warn=warn)
+        return apply_undefined(values, undefined, spec.base_label, warn=warn)
     if average == "micro":
         values = _binary_values(spec, averaging.micro_counts(c), smoothing, None)
     else:
         ctp, cfp, cfn, ctn, a, b = averaging.one_vs_rest(c)
         per_class = _binary_values(spec, (ctp, cfp, cfn, ctn), smoothing, None)
         if undefined is not None:
-            per_class = apply_undefined(per_class, undefined, spec.label, warn=False)
+            per_class = apply_undefined(per_class, undefined, spec.base_label, warn=False)
         values = averaging.average_classes(per_class, a, b, average)
     if out is not None:
         out[...] = values
         values = out
-    return apply_undefined(values, undefined, f"{spec.label} ({average})", warn=warn)
+    return apply_undefined(values, undefined, f"{spec.base_label} ({average})", warn=warn)
 
 
 def _check_out(out, shape) -> None:
@@ -200,22 +279,25 @@ def _check_out(out, shape) -> None:
     if out is None:
         return
     if not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.shape != tuple(shape):
-        got = f"an array of dtype {out.dtype} and shape {out.shape}" if isinstance(out, np.ndarray) \
+        got = (
+            f"an array of dtype {out.dtype} and shape {out.shape}"
+            if isinstance(out, np.ndarray)
             else type(out).__name__
-        raise ParameterError(f"The 'out' parameter of compute must be a float64 array of shape {tuple(shape)} "
-                             f"(the counts' batch shape). Got {got} instead.")
+        )
+        raise ParameterError(
+            f"The 'out' parameter of compute must be a float64 array of shape {tuple(shape)} "
+            f"(the counts' batch shape). Got {got} instead."
+        )
 
 
 def _matrix_param_names(measure) -> tuple[str, ...]:
     try:
-        return registry.make_spec(measure).measure.matrix_params if not isinstance(measure, registry.MeasureSpec) \
-            else measure.measure.matrix_params
+        return registry.make_spec(measure).measure.matrix_params
     except (ParameterError, TypeError):
         return ()
 
 
 def _matrix_arg(measure, name: str, value, m: int) -> np.ndarray:
-    from . import multiclass
     if name == "cost":
         return multiclass.unit_costs(m) if value is None else multiclass.check_costs(value, m)
     raise ParameterError(f"Measure '{measure.name}' declares an unknown array parameter {name!r}.")
@@ -258,22 +340,26 @@ def measures() -> pa.Table:
     -------
     catalog : pyarrow.Table
         Columns ``name, aliases, summary, formula, latex, range_low, range_high,
-        higher_is_better, family, params, undefined_when, smoothable, reference``.
+        higher_is_better, family, params, undefined_when, smoothable, multiclass, reference``;
+        ``multiclass`` is the native multiclass formula, or says that the measure takes
+        one-vs-rest averaging.
     """
     rows = registry.all_measures()
-    return pa.table({
-        "name": [m.name for m in rows],
-        "aliases": [list(m.aliases) for m in rows],
-        "summary": [m.summary for m in rows],
-        "formula": [m.formula for m in rows],
-        "latex": [m.latex for m in rows],
-        "range_low": pa.array([m.range[0] for m in rows], pa.float64()),
-        "range_high": pa.array([m.range[1] for m in rows], pa.float64()),
-        "higher_is_better": [m.higher_is_better for m in rows],
-        "family": [m.family for m in rows],
-        "params": [", ".join(f"{p.name}={p.default:g}" for p in m.params) for m in rows],
-        "undefined_when": [m.undefined_when for m in rows],
-        "smoothable": [m.smoothable for m in rows],
-        "multiclass": [m.multiclass_formula or "one-vs-rest: average='micro' | 'macro' | 'weighted'" for m in rows],
-        "reference": [m.reference for m in rows],
-    })
+    return pa.table(
+        {
+            "name": [m.name for m in rows],
+            "aliases": [list(m.aliases) for m in rows],
+            "summary": [m.summary for m in rows],
+            "formula": [m.formula for m in rows],
+            "latex": [m.latex for m in rows],
+            "range_low": pa.array([m.range[0] for m in rows], pa.float64()),
+            "range_high": pa.array([m.range[1] for m in rows], pa.float64()),
+            "higher_is_better": [m.higher_is_better for m in rows],
+            "family": [m.family for m in rows],
+            "params": [", ".join(f"{p.name}={p.default:g}" for p in m.params) for m in rows],
+            "undefined_when": [m.undefined_when for m in rows],
+            "smoothable": [m.smoothable for m in rows],
+            "multiclass": [m.multiclass_formula or "one-vs-rest: average='micro' | 'macro' | 'weighted'" for m in rows],
+            "reference": [m.reference for m in rows],
+        }
+    )

@@ -13,17 +13,25 @@ from __future__ import annotations
 
 import math
 
-from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div
 from . import _multiclass_kernels as _mc
 from . import multilabel as _ml
+from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div
 from .registry import Measure, Param, register
 
 JOINT = "joint"
 
-SEED000 = "Sebastiani (2015), An Axiomatically Derived Measure for the Evaluation of Classification Algorithms, ICTIR, doi:10.1145/2808194.2809449"
+SEED000 = (
+    "Sebastiani (2015), An Axiomatically Derived Measure for the Evaluation of Classification Algorithms, "
+    "ICTIR, doi:10.1145/2808194.2809449"
+)
 SEED001 = "Steingold & Laclavík, An Information Theoretic Metric for Multi-Class Categorization"
-SEED002 = "Hand, Christen & Kirielle (2021), F*: an interpretable transformation of the F-measure, Machine Learning, doi:10.1007/s10994-021-05964-1"
-SEED003 = "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021), Good Classification Measures and How to Find Them, NeurIPS"
+SEED002 = (
+    "Hand, Christen & Kirielle (2021), F*: an interpretable transformation of the F-measure, "
+    "Machine Learning, doi:10.1007/s10994-021-05964-1"
+)
+SEED003 = (
+    "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021), Good Classification Measures and How to Find Them, NeurIPS"
+)
 SEED004 = "Amigó, Gonzalo, Artiles & Verdejo (2020), Evaluating Filtering measures, Information Retrieval Journal"
 
 CLASS_SYMMETRIC = "class_symmetric"  # unchanged when positive and negative swap: tp<->tn, fp<->fn
@@ -36,6 +44,7 @@ def _props(*flags: str) -> frozenset:
 
 
 # --- simple measures (seed 000 Table 1) -------------------------------------------------------
+
 
 @binary_ufunc()
 def _recall_kernel(tp, fp, fn, tn):
@@ -104,41 +113,78 @@ def _balanced_accuracy_prob(r, s, p, v, g, q):
     return 0.5 * (r + s)
 
 
-register(Measure(
-    name="recall", kernel=_recall_kernel, aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
-    summary="Fraction of actual positives predicted positive.",
-    formula="tp / (tp + fn)", latex=r"\rho = \frac{TP}{TP + FN}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="AP = tp + fn = 0 (no actual positive)",
-    reference=SEED000 + ", Table 1", smoothed=_recall_prob, properties=_props(SCALE_INVARIANT),
-))
-register(Measure(
-    name="precision", kernel=_precision_kernel, aliases=("ppv", "positive_predictive_value"),
-    summary="Fraction of predicted positives that are actual positives.",
-    formula="tp / (tp + fp)", latex=r"\pi = \frac{TP}{TP + FP}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="PP = tp + fp = 0 (nothing predicted positive)",
-    reference=SEED000 + ", Table 1", smoothed=_precision_prob, properties=_props(SCALE_INVARIANT),
-))
-register(Measure(
-    name="specificity", kernel=_specificity_kernel, aliases=("tnr", "inverse_recall", "true_negative_rate"),
-    summary="Fraction of actual negatives predicted negative.",
-    formula="tn / (fp + tn)", latex=r"\sigma = \frac{TN}{FP + TN}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="AN = fp + tn = 0 (no actual negative)",
-    reference=SEED000 + ", Table 1", smoothed=_specificity_prob, properties=_props(SCALE_INVARIANT),
-))
-register(Measure(
-    name="npv", kernel=_npv_kernel, aliases=("inverse_precision", "negative_predictive_value"),
-    summary="Fraction of predicted negatives that are actual negatives.",
-    formula="tn / (fn + tn)", latex=r"NPV = \frac{TN}{FN + TN}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="PN = fn + tn = 0 (nothing predicted negative)",
-    reference=SEED000 + ", Table 1", smoothed=_npv_prob, properties=_props(SCALE_INVARIANT),
-))
+register(
+    Measure(
+        name="recall",
+        kernel=_recall_kernel,
+        aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
+        summary="Fraction of actual positives predicted positive.",
+        formula="tp / (tp + fn)",
+        latex=r"\rho = \frac{TP}{TP + FN}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="AP = tp + fn = 0 (no actual positive)",
+        reference=SEED000 + ", Table 1",
+        smoothed=_recall_prob,
+        properties=_props(SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="precision",
+        kernel=_precision_kernel,
+        aliases=("ppv", "positive_predictive_value"),
+        summary="Fraction of predicted positives that are actual positives.",
+        formula="tp / (tp + fp)",
+        latex=r"\pi = \frac{TP}{TP + FP}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="PP = tp + fp = 0 (nothing predicted positive)",
+        reference=SEED000 + ", Table 1",
+        smoothed=_precision_prob,
+        properties=_props(SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="specificity",
+        kernel=_specificity_kernel,
+        aliases=("tnr", "inverse_recall", "true_negative_rate"),
+        summary="Fraction of actual negatives predicted negative.",
+        formula="tn / (fp + tn)",
+        latex=r"\sigma = \frac{TN}{FP + TN}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="AN = fp + tn = 0 (no actual negative)",
+        reference=SEED000 + ", Table 1",
+        smoothed=_specificity_prob,
+        properties=_props(SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="npv",
+        kernel=_npv_kernel,
+        aliases=("inverse_precision", "negative_predictive_value"),
+        summary="Fraction of predicted negatives that are actual negatives.",
+        formula="tn / (fn + tn)",
+        latex=r"NPV = \frac{TN}{FN + TN}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="PN = fn + tn = 0 (nothing predicted negative)",
+        reference=SEED000 + ", Table 1",
+        smoothed=_npv_prob,
+        properties=_props(SCALE_INVARIANT),
+    )
+)
 
 
 # --- combined measures --------------------------------------------------------------------------
+
 
 @binary_ufunc()
 def _accuracy_kernel(tp, fp, fn, tn):
@@ -223,114 +269,204 @@ def _proficiency_kernel(tp, fp, fn, tn):
     return mutual_information2(tp, fp, fn, tn) / h_actual
 
 
-register(Measure(
-    name="accuracy", kernel=_accuracy_kernel,
-    multiclass=_mc.accuracy_mc, multiclass_formula='sum_i c_ii / n', aliases=("acc",),
-    summary="Fraction of items classified correctly.",
-    formula="(tp + tn) / n", latex=r"A = \frac{TP + TN}{TP + FP + FN + TN}",
-    range=(0.0, 1.0), higher_is_better=True, family="utility",
-    undefined_when="n = 0 (empty test set)",
-    reference=SEED000 + ", Table 2", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="f1", kernel=_f1_kernel, aliases=("f_measure", "f1_score", "dice"),
-    summary="Harmonic mean of precision and recall.",
-    formula="2 tp / (2 tp + fp + fn)", latex=r"F_1 = \frac{2\,TP}{2\,TP + FP + FN}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="tp = fp = fn = 0 (no actual and no predicted positive); seed 000 §4 shows no value "
-                   "is right there, so it stays NaN",
-    reference=SEED000 + ", eq. 2", smoothed=_f1_prob,
-    properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="fbeta", kernel=_fbeta_kernel, aliases=("f_beta", "fbeta_score"),
-    params=(Param("beta", 1.0, "weight of recall relative to precision (recall counts beta times as much)",
-                  low=0.0, low_open=True),),
-    summary="Weighted harmonic mean of precision and recall.",
-    formula="(1 + beta^2) tp / ((1 + beta^2) tp + beta^2 fn + fp)",
-    latex=r"F_\beta = \frac{(1+\beta^2)\,TP}{(1+\beta^2)\,TP + \beta^2 FN + FP}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="tp = fp = fn = 0",
-    reference=SEED001 + ", §1", smoothed=_fbeta_prob, properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="jaccard", kernel=_jaccard_kernel,
-    aliases=("f_star", "critical_success_index", "threat_score", "jaccard_index"),
-    summary="Jaccard coefficient of the actual and predicted positive sets; Hand's F* = F1/(2 - F1).",
-    formula="tp / (tp + fp + fn)", latex=r"F^{*} = J = \frac{TP}{TP + FP + FN}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="tp = fp = fn = 0",
-    reference=SEED002 + ", eq. 3", smoothed=_jaccard_prob,
-    properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="mcc", kernel=_mcc_kernel,
-    multiclass=_mc.mcc_mc, multiclass_formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2)) (Gorodkin's R_K)", aliases=("phi", "matthews_corrcoef", "matthews"),
-    summary="Matthews correlation coefficient (Pearson's phi of actual and predicted labels).",
-    formula="(tp tn - fp fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))",
-    latex=r"MCC = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="any marginal is 0: no actual positive, no actual negative, nothing predicted positive "
-                   "or nothing predicted negative (scikit-learn returns 0 there; fastmetrics NaN)",
-    reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="cohen_kappa", kernel=_cohen_kappa_kernel,
-    multiclass=_mc.cohen_kappa_mc, multiclass_formula='(n sum_i c_ii - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)', aliases=("kappa",),
-    summary="Cohen's kappa: agreement beyond the agreement expected from the marginals.",
-    formula="2 (tp tn - fn fp) / ((tp + fp)(fp + tn) + (tp + fn)(fn + tn))",
-    latex=r"\kappa = \frac{p_o - p_e}{1 - p_e} = \frac{2(TP\,TN - FN\,FP)}{(TP+FP)(FP+TN) + (TP+FN)(FN+TN)}",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="p_e = 1: gold and prediction are both constant and equal (e.g. all items tp), or n = 0",
-    reference=SEED003 + ", Table 1", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="balanced_accuracy", kernel=_balanced_accuracy_kernel,
-    multiclass=_mc.balanced_accuracy_mc, multiclass_formula='mean over classes with a_i > 0 of c_ii / a_i', aliases=("maac", "macro_accuracy", "bacc"),
-    summary="Mean recall over the classes present in the gold labels.",
-    formula="(tp/AP + tn/AN) / 2; tn/AN if AP = 0; tp/AP if AN = 0",
-    latex=r"BA = \frac{1}{2}\left(\frac{TP}{TP+FN} + \frac{TN}{TN+FP}\right)",
-    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="n = 0; with one class absent from gold it is the recall of the class present "
-                   "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
-    reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2", smoothed=_balanced_accuracy_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="informedness", kernel=_informedness_kernel, aliases=("youden_j", "bookmaker", "bookmaker_informedness"),
-    summary="Youden's J / bookmaker informedness: recall + specificity - 1.",
-    formula="tp/AP + tn/AN - 1", latex=r"J = \rho + \sigma - 1",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
-    reference=SEED000 + ", §5", smoothed=_informedness_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="k", kernel=_k_kernel,
-    multiclass=_mc.k_mc, multiclass_formula='m/(m-1) * mean_{i: a_i > 0} c_ii/a_i - 1/(m-1) (seed 000 eq. 10)', aliases=("sebastiani_k", "k_measure"),
-    summary="Sebastiani's K: recall + specificity - 1, defined on every test set.",
-    formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
-    latex=r"K = \begin{cases}\rho + \sigma - 1 & AP>0,\,AN>0\\ 2\sigma - 1 & AP = 0\\ 2\rho - 1 & AN = 0\end{cases}",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
-    reference=SEED000 + ", eq. 5", smoothed=_informedness_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="proficiency", kernel=_proficiency_kernel, multilabel=_ml.multilabel_proficiency,
-    multiclass=_mc.proficiency_mc, multiclass_formula='I(A; P) / H(A) over the m x m joint distribution, in bits (seed 001 §3)', aliases=("uncertainty_coefficient", "alpha", "theil_u"),
-    summary="Steingold's proficiency: share of the gold labels' entropy captured by the prediction.",
-    formula="I(Actual; Predicted) / H(Actual), in bits",
-    latex=r"\alpha = \frac{I(P; A)}{H(A)}",
-    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="H(Actual) = 0: gold has a single class (or n = 0). Note alpha = 1 also for the "
-                   "inverted (pervert) predictor, seed 001 §2.1",
-    reference=SEED001 + ", eq. 1", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
+register(
+    Measure(
+        name="accuracy",
+        kernel=_accuracy_kernel,
+        multiclass=_mc.accuracy_mc,
+        multiclass_formula="sum_i c_ii / n",
+        aliases=("acc",),
+        summary="Fraction of items classified correctly.",
+        formula="(tp + tn) / n",
+        latex=r"A = \frac{TP + TN}{TP + FP + FN + TN}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="utility",
+        undefined_when="n = 0 (empty test set)",
+        reference=SEED000 + ", Table 2",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="f1",
+        kernel=_f1_kernel,
+        aliases=("f_measure", "f1_score", "dice"),
+        summary="Harmonic mean of precision and recall.",
+        formula="2 tp / (2 tp + fp + fn)",
+        latex=r"F_1 = \frac{2\,TP}{2\,TP + FP + FN}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="tp = fp = fn = 0 (no actual and no predicted positive); seed 000 §4 shows no value "
+        "is right there, so it stays NaN",
+        reference=SEED000 + ", eq. 2",
+        smoothed=_f1_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="fbeta",
+        kernel=_fbeta_kernel,
+        aliases=("f_beta", "fbeta_score"),
+        params=(
+            Param(
+                "beta",
+                1.0,
+                "weight of recall relative to precision (recall counts beta times as much)",
+                low=0.0,
+                low_open=True,
+            ),
+        ),
+        summary="Weighted harmonic mean of precision and recall.",
+        formula="(1 + beta^2) tp / ((1 + beta^2) tp + beta^2 fn + fp)",
+        latex=r"F_\beta = \frac{(1+\beta^2)\,TP}{(1+\beta^2)\,TP + \beta^2 FN + FP}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="tp = fp = fn = 0",
+        reference=SEED001 + ", §1",
+        smoothed=_fbeta_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="jaccard",
+        kernel=_jaccard_kernel,
+        aliases=("f_star", "critical_success_index", "threat_score", "jaccard_index"),
+        summary="Jaccard coefficient of the actual and predicted positive sets; Hand's F* = F1/(2 - F1).",
+        formula="tp / (tp + fp + fn)",
+        latex=r"F^{*} = J = \frac{TP}{TP + FP + FN}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="tp = fp = fn = 0",
+        reference=SEED002 + ", eq. 3",
+        smoothed=_jaccard_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="mcc",
+        kernel=_mcc_kernel,
+        multiclass=_mc.mcc_mc,
+        multiclass_formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2)) "
+        "(Gorodkin's R_K)",
+        aliases=("phi", "matthews_corrcoef", "matthews"),
+        summary="Matthews correlation coefficient (Pearson's phi of actual and predicted labels).",
+        formula="(tp tn - fp fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))",
+        latex=r"MCC = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="any marginal is 0: no actual positive, no actual negative, nothing predicted positive "
+        "or nothing predicted negative (scikit-learn returns 0 there; fastmetrics NaN)",
+        reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="cohen_kappa",
+        kernel=_cohen_kappa_kernel,
+        multiclass=_mc.cohen_kappa_mc,
+        multiclass_formula="(n sum_i c_ii - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)",
+        aliases=("kappa",),
+        summary="Cohen's kappa: agreement beyond the agreement expected from the marginals.",
+        formula="2 (tp tn - fn fp) / ((tp + fp)(fp + tn) + (tp + fn)(fn + tn))",
+        latex=r"\kappa = \frac{p_o - p_e}{1 - p_e} = \frac{2(TP\,TN - FN\,FP)}{(TP+FP)(FP+TN) + (TP+FN)(FN+TN)}",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="p_e = 1: gold and prediction are both constant and equal (e.g. all items tp), or n = 0",
+        reference=SEED003 + ", Table 1",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="balanced_accuracy",
+        kernel=_balanced_accuracy_kernel,
+        multiclass=_mc.balanced_accuracy_mc,
+        multiclass_formula="mean over classes with a_i > 0 of c_ii / a_i",
+        aliases=("maac", "macro_accuracy", "bacc"),
+        summary="Mean recall over the classes present in the gold labels.",
+        formula="(tp/AP + tn/AN) / 2; tn/AN if AP = 0; tp/AP if AN = 0",
+        latex=r"BA = \frac{1}{2}\left(\frac{TP}{TP+FN} + \frac{TN}{TN+FP}\right)",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="n = 0; with one class absent from gold it is the recall of the class present "
+        "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
+        reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2",
+        smoothed=_balanced_accuracy_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="informedness",
+        kernel=_informedness_kernel,
+        aliases=("youden_j", "bookmaker", "bookmaker_informedness"),
+        summary="Youden's J / bookmaker informedness: recall + specificity - 1.",
+        formula="tp/AP + tn/AN - 1",
+        latex=r"J = \rho + \sigma - 1",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
+        reference=SEED000 + ", §5",
+        smoothed=_informedness_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="k",
+        kernel=_k_kernel,
+        multiclass=_mc.k_mc,
+        multiclass_formula="m/(m-1) * mean_{i: a_i > 0} c_ii/a_i - 1/(m-1) (seed 000 eq. 10)",
+        aliases=("sebastiani_k", "k_measure"),
+        summary="Sebastiani's K: recall + specificity - 1, defined on every test set.",
+        formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
+        latex=r"K = \begin{cases}\rho + \sigma - 1 & AP>0,\,AN>0\\ 2\sigma - 1 & AP = 0\\ "
+        r"2\rho - 1 & AN = 0\end{cases}",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
+        reference=SEED000 + ", eq. 5",
+        smoothed=_informedness_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="proficiency",
+        kernel=_proficiency_kernel,
+        multilabel=_ml.multilabel_proficiency,
+        multiclass=_mc.proficiency_mc,
+        multiclass_formula="I(A; P) / H(A) over the m x m joint distribution, in bits (seed 001 §3)",
+        aliases=("uncertainty_coefficient", "alpha", "theil_u"),
+        summary="Steingold's proficiency: share of the gold labels' entropy captured by the prediction.",
+        formula="I(Actual; Predicted) / H(Actual), in bits",
+        latex=r"\alpha = \frac{I(P; A)}{H(A)}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="H(Actual) = 0: gold has a single class (or n = 0). Note alpha = 1 also for the "
+        "inverted (pervert) predictor, seed 001 §2.1",
+        reference=SEED001 + ", eq. 1",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
 
 
 @binary_ufunc()
@@ -339,17 +475,24 @@ def _permuted_proficiency_kernel(tp, fp, fn, tn):
     return _proficiency_kernel(tp, fp, fn, tn)
 
 
-register(Measure(
-    name="permuted_proficiency", kernel=_permuted_proficiency_kernel, aliases=("alpha_prime",),
-    multiclass=_mc.proficiency_mc, multilabel=_ml.multilabel_permuted_proficiency,
-    multiclass_formula="equal to proficiency: mutual information is invariant to relabelling the predictions",
-    summary="Steingold's permuted proficiency: multilabel proficiency after the best one-to-one matching "
-            "of predicted to gold categories.",
-    formula="sum_i I(M(Pc_i); Ac_i) / sum_i H(Ac_i), M maximising sum_i I (Munkres); binary and multiclass: "
-            "= proficiency",
-    latex=r"\alpha' = \frac{\sum_i I(M(Pc_i); Ac_i)}{\sum_i H(Ac_i)}",
-    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="every category has H(Ac_i) = 0 (each is in all gold sets or in none), or n = 0",
-    reference=SEED001 + ", §4.3 and Table 1",
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
+register(
+    Measure(
+        name="permuted_proficiency",
+        kernel=_permuted_proficiency_kernel,
+        aliases=("alpha_prime",),
+        multiclass=_mc.proficiency_mc,
+        multilabel=_ml.multilabel_permuted_proficiency,
+        multiclass_formula="equal to proficiency: mutual information is invariant to relabelling the predictions",
+        summary="Steingold's permuted proficiency: multilabel proficiency after the best one-to-one matching "
+        "of predicted to gold categories.",
+        formula="sum_i I(M(Pc_i); Ac_i) / sum_i H(Ac_i), M maximising sum_i I (Munkres); binary and multiclass: "
+        "= proficiency",
+        latex=r"\alpha' = \frac{\sum_i I(M(Pc_i); Ac_i)}{\sum_i H(Ac_i)}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="every category has H(Ac_i) = 0 (each is in all gold sets or in none), or n = 0",
+        reference=SEED001 + ", §4.3 and Table 1",
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)

@@ -19,12 +19,14 @@ import warnings
 import numpy as np
 
 from .._errors import ParameterError
+from .api import compute
 
 MODELS = ("uniform", "count")
 _lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
 
 
 def log_choose(n, k) -> np.ndarray:
+    """Return ``log C(n, k)`` through log-gamma: finite for any n, elementwise over ``k``."""
     k = np.asarray(k, np.float64)
     return math.lgamma(n + 1) - _lgamma(k + 1) - _lgamma(n - k + 1)
 
@@ -62,8 +64,11 @@ def random_outcomes(ap: int, an: int, model: str = "uniform"):
 
 
 def expectation(values, weights, require_all: bool = False) -> float:
-    """The weighted mean of ``values`` where defined (NaN if none is, or if ``require_all`` and
-    one is not)."""
+    """Return the weighted mean of ``values`` over the outcomes where it is defined (not NaN).
+
+    The weights are renormalised over the defined outcomes, i.e. the expectation is conditioned on
+    the measure being defined. NaN if no value is defined, or if ``require_all`` and one is not.
+    """
     values = np.asarray(values, np.float64)
     ok = ~np.isnan(values)
     if not ok.any() or (require_all and not ok.all()):
@@ -71,15 +76,14 @@ def expectation(values, weights, require_all: bool = False) -> float:
     return float((weights[ok] * values[ok]).sum() / weights[ok].sum())
 
 
-def expected_random(spec, ap: int, an: int, model: str = "uniform", smoothing=None,
-                    max_cells: int | None = None) -> float:
+def expected_random(
+    spec, ap: int, an: int, model: str = "uniform", smoothing=None, max_cells: int | None = None
+) -> float:
     """E[M] of the random classifier ``model`` on a test set, in the measure's own direction.
 
     ``max_cells``: beyond that many outcomes (large test sets) the measure is taken at the
     expected counts instead, an O(1/n) approximation (seed 004's random baseline on big topics).
     """
-    from .api import compute
-
     if ap + an == 0:
         return np.nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -87,8 +91,9 @@ def expected_random(spec, ap: int, an: int, model: str = "uniform", smoothing=No
         if model == "uniform" and max_cells is not None:
             size = _binomial_half_support(ap)[0].size * _binomial_half_support(an)[0].size
             if size > max_cells:
-                return float(compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, smoothing=smoothing,
-                                     warn=False))
+                return float(
+                    compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, smoothing=smoothing, warn=False)
+                )
         tp, fp, w = random_outcomes(ap, an, model)
         values = compute(spec, tp=tp, fp=fp, fn=ap - tp, tn=an - fp, smoothing=smoothing, warn=False)
     values = np.where(np.isfinite(values), values, np.nan)

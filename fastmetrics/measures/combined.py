@@ -8,11 +8,22 @@ from __future__ import annotations
 
 import math
 
-from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div
-from .binary import (CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED000, SEED002, SEED004,
-                     TRANSPOSE_SYMMETRIC, _npv_kernel, _precision_kernel, _props, _recall_kernel,
-                     _specificity_kernel)
 from . import _multiclass_kernels as _mc
+from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div
+from .binary import (
+    CLASS_SYMMETRIC,
+    JOINT,
+    SCALE_INVARIANT,
+    SEED000,
+    SEED002,
+    SEED004,
+    TRANSPOSE_SYMMETRIC,
+    _npv_kernel,
+    _precision_kernel,
+    _props,
+    _recall_kernel,
+    _specificity_kernel,
+)
 from .multilabel import _mutual_information_kernel  # shared with the multilabel hooks
 from .registry import Measure, Param, register
 
@@ -87,8 +98,6 @@ def _t11su_kernel(tp, fp, fn, tn):
 @binary_ufunc(1)
 def _weighted_accuracy_kernel(tp, fp, fn, tn, lam):
     return safe_div(lam * tp + tn, lam * (tp + fn) + tn + fp)
-
-
 
 
 @binary_ufunc()
@@ -169,131 +178,269 @@ def _f_rs_prob(r, s, p, v, g, q, alpha):
 ALPHA = Param("alpha", 0.5, "weight of the first component in the weighted harmonic mean", low=0.0, high=1.0)
 ALPHA_F = Param("alpha", 0.5, "weight of precision (1 - alpha weighs recall)", low=0.0, high=1.0)
 
-register(Measure(
-    name="dor", kernel=_dor_kernel, aliases=("odds_ratio", "diagnostic_odds_ratio"),
-    summary="Diagnostic odds ratio.", formula="(tp tn) / (fp fn)", latex=r"DOR = \frac{TP\,TN}{FP\,FN}",
-    range=(0.0, INF), higher_is_better=True, family="informativeness",
-    undefined_when="fp = 0 or fn = 0 (seed 000 Property 4.9: not defined for FP = 0 or FN = 0)",
-    reference=SEED000 + ", Table 2; " + SEED004 + ", §4.2", smoothed=_dor_prob,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="lam", kernel=_lam_kernel, aliases=("lam_percent", "lam%", "logistic_average_misclassification"),
-    summary="Logistic average misclassification rate (LAM%): inverse logit of the mean logit of FNR and FPR.",
-    formula="logit^-1((logit(fn/AP) + logit(fp/AN)) / 2)",
-    latex=r"lam\% = \mathrm{logit}^{-1}\left(\frac{\mathrm{logit}(P(\lnot S|G)) + \mathrm{logit}(P(S|\lnot G))}{2}\right)",
-    range=(0.0, 1.0), higher_is_better=False, family="informativeness",
-    undefined_when="AP = 0 or AN = 0, or one error rate is 0 while the other is 1 (logit -inf + inf)",
-    reference=SEED004 + ", §4.2", smoothed=_lam_prob,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="asp", kernel=_asp_kernel, aliases=("asymmetric_precision",),
-    summary="Product of precision and recall.", formula="tp^2 / (AP PP)", latex=r"ASP = \frac{TP^2}{AP \cdot PP}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented", undefined_when="AP = 0 or PP = 0",
-    reference=SEED000 + ", Table 2", smoothed=_asp_prob,
-    properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="f_alpha", kernel=_f_alpha_kernel, params=(ALPHA_F,),
-    summary="Van Rijsbergen's F: weighted harmonic mean of precision (weight alpha) and recall.",
-    formula="tp / (alpha PP + (1 - alpha) AP) = 1 / (alpha/P + (1 - alpha)/R)",
-    latex=r"F_\alpha = \frac{1}{\frac{\alpha}{P} + \frac{1-\alpha}{R}}",
-    range=(0.0, 1.0), higher_is_better=True, family="class-oriented",
-    undefined_when="alpha PP + (1 - alpha) AP = 0", reference=SEED004 + ", §4.3",
-    smoothed=_f_alpha_prob, properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="e_alpha", kernel=_e_alpha_kernel, params=(ALPHA_F,), aliases=("van_rijsbergen_e", "e_measure"),
-    summary="Van Rijsbergen's effectiveness E = 1 - F_alpha (an error: lower is better).",
-    formula="1 - tp / (alpha PP + (1 - alpha) AP)",
-    latex=r"E_\alpha = 1 - \frac{1}{\alpha\frac{1}{\pi} + (1-\alpha)\frac{1}{\rho}}",
-    range=(0.0, 1.0), higher_is_better=False, family="class-oriented",
-    undefined_when="alpha PP + (1 - alpha) AP = 0", reference=SEED000 + ", eq. 1",
-    smoothed=_e_alpha_prob, properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="f_prime", kernel=_f_prime_kernel,
-    summary="Hand's F' = F/(2(1 - F)) = tp/(fp + fn): true positives per misclassified item.",
-    formula="tp / (fp + fn)", latex=r"F' = \frac{F}{2(1-F)} = \frac{TP}{FP + FN}",
-    range=(0.0, INF), higher_is_better=True, family="class-oriented",
-    undefined_when="fp + fn = 0 (a perfect prediction: the ratio diverges)",
-    reference=SEED002, smoothed=_f_prime_prob,
-    properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="markedness", kernel=_markedness_kernel, aliases=("deltap",),
-    summary="Markedness: precision + npv - 1.", formula="tp/PP + tn/PN - 1", latex=r"MK = \pi + NPV - 1",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness", undefined_when="PP = 0 or PN = 0",
-    reference=SEED004 + ", §4.2", smoothed=_markedness_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="chi", kernel=_chi_kernel, aliases=("chi_amigo",),
-    summary="Seed 004's chi statistic (tpr tnr - fpr fnr + 1)/2; algebraically (tpr + tnr)/2.",
-    formula="(tpr tnr - fpr fnr + 1) / 2",
-    latex=r"Chi = \frac{P(S|G)P(\lnot S|\lnot G) - P(S|\lnot G)P(\lnot S|G) + 1}{2}",
-    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="AP = 0 or AN = 0 (unlike balanced_accuracy, no class-present convention)",
-    reference=SEED004 + ", §4.2", smoothed=_chi_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="utility", kernel=_utility_kernel,
-    params=(Param("a1", 2.0, "reward per true positive"), Param("a2", 0.0, "reward per true negative"),
-            Param("a3", 1.0, "penalty per false positive"), Param("a4", 0.0, "penalty per false negative")),
-    summary="Linear utility a1 tp + a2 tn - a3 fp - a4 fn (TREC filtering: 2 tp - fp).",
-    formula="a1 tp + a2 tn - a3 fp - a4 fn", latex=r"U = \alpha_1 TP + \alpha_2 TN - \alpha_3 FP - \alpha_4 FN",
-    range=(-INF, INF), higher_is_better=True, family="utility", undefined_when="never",
-    reference=SEED004 + ", §4.1", smoothed=JOINT,
-))
-register(Measure(
-    name="t11su", kernel=_t11su_kernel, aliases=("scaled_utility", "trec11_scaled_utility"),
-    summary="TREC-2002 scaled utility: 2 tp - fp normalised by its maximum and floored at -0.5.",
-    formula="(max((2 tp - fp) / (2 AP), -0.5) + 0.5) / 1.5",
-    latex=r"T11SU = \frac{\max(T11NU, -0.5) + 0.5}{1.5},\; T11NU = \frac{2TP - FP}{2(TP+FN)}",
-    range=(0.0, 1.0), higher_is_better=True, family="utility", undefined_when="AP = 0 (MaxU = 0)",
-    reference=SEED004 + ", §4.1 (Hull 1998 normalisation)", smoothed=JOINT, properties=_props(SCALE_INVARIANT),
-))
-register(Measure(
-    name="weighted_accuracy", kernel=_weighted_accuracy_kernel, aliases=("wacc",),
-    params=(Param("lam", 1.0, "weight of a positive item relative to a negative one (lambda)", low=0.0, low_open=True),),
-    summary="Weighted accuracy of Androutsopoulos et al.: positives weigh lambda.",
-    formula="(lam tp + tn) / (lam AP + AN)", latex=r"WAcc = \frac{\lambda TP + TN}{\lambda(TP+FN) + TN + FP}",
-    range=(0.0, 1.0), higher_is_better=True, family="utility", undefined_when="n = 0",
-    reference=SEED004 + ", §4.1", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="mutual_information", kernel=_mutual_information_kernel,
-    multiclass=_mc.mutual_information_mc, multiclass_formula='sum_ij p_ij log2(p_ij / (p_i. p_.j)), at most log2 m bits', aliases=("mi",),
-    summary="Mutual information of actual and predicted labels, in bits.",
-    formula="sum_ij p_ij log2(p_ij / (p_i. p_.j))",
-    latex=r"MI = \sum_{i,j} P(i,j)\log_2\frac{P(i,j)}{P(i)P(j)}",
-    range=(0.0, 1.0), higher_is_better=True, family="informativeness", undefined_when="n = 0",
-    reference=SEED004 + ", §4.2", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="reliability", kernel=_reliability_kernel, aliases=("r_filtering",),
-    summary="Reliability for filtering: precision x npv.", formula="(tp/PP)(tn/PN)",
-    latex=r"R = P(G|S)\,P(\lnot G|\lnot S)", range=(0.0, 1.0), higher_is_better=True, family="none",
-    undefined_when="PP = 0 or PN = 0", reference=SEED004 + ", §4.4", smoothed=_reliability_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="sensitivity_rs", kernel=_sensitivity_rs_kernel, aliases=("s_filtering",),
-    summary="Sensitivity for filtering: recall x specificity.", formula="(tp/AP)(tn/AN)",
-    latex=r"S = P(S|G)\,P(\lnot S|\lnot G)", range=(0.0, 1.0), higher_is_better=True, family="none",
-    undefined_when="AP = 0 or AN = 0", reference=SEED004 + ", §4.4", smoothed=_sensitivity_rs_prob,
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="f_rs", kernel=_f_rs_kernel, params=(ALPHA,), aliases=("f_reliability_sensitivity",),
-    summary="Weighted harmonic mean of Reliability (weight alpha) and Sensitivity.",
-    formula="1 / (alpha/R + (1 - alpha)/S); 0 if R = 0 or S = 0",
-    latex=r"F(R,S) = \frac{1}{\frac{\alpha}{R} + \frac{1-\alpha}{S}}",
-    range=(0.0, 1.0), higher_is_better=True, family="none",
-    undefined_when="R or S undefined: AP, AN, PP or PN is 0", reference=SEED004 + ", §4.4",
-    smoothed=_f_rs_prob, properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
+register(
+    Measure(
+        name="dor",
+        kernel=_dor_kernel,
+        aliases=("odds_ratio", "diagnostic_odds_ratio"),
+        summary="Diagnostic odds ratio.",
+        formula="(tp tn) / (fp fn)",
+        latex=r"DOR = \frac{TP\,TN}{FP\,FN}",
+        range=(0.0, INF),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="fp = 0 or fn = 0 (seed 000 Property 4.9: not defined for FP = 0 or FN = 0)",
+        reference=SEED000 + ", Table 2; " + SEED004 + ", §4.2",
+        smoothed=_dor_prob,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="lam",
+        kernel=_lam_kernel,
+        aliases=("lam_percent", "lam%", "logistic_average_misclassification"),
+        summary="Logistic average misclassification rate (LAM%): inverse logit of the mean logit of FNR and FPR.",
+        formula="logit^-1((logit(fn/AP) + logit(fp/AN)) / 2)",
+        latex=r"lam\% = \mathrm{logit}^{-1}\left(\frac{\mathrm{logit}(P(\lnot S|G)) + "
+        r"\mathrm{logit}(P(S|\lnot G))}{2}\right)",
+        range=(0.0, 1.0),
+        higher_is_better=False,
+        family="informativeness",
+        undefined_when="AP = 0 or AN = 0, or one error rate is 0 while the other is 1 (logit -inf + inf)",
+        reference=SEED004 + ", §4.2",
+        smoothed=_lam_prob,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="asp",
+        kernel=_asp_kernel,
+        aliases=("asymmetric_precision",),
+        summary="Product of precision and recall.",
+        formula="tp^2 / (AP PP)",
+        latex=r"ASP = \frac{TP^2}{AP \cdot PP}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="AP = 0 or PP = 0",
+        reference=SEED000 + ", Table 2",
+        smoothed=_asp_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="f_alpha",
+        kernel=_f_alpha_kernel,
+        params=(ALPHA_F,),
+        summary="Van Rijsbergen's F: weighted harmonic mean of precision (weight alpha) and recall.",
+        formula="tp / (alpha PP + (1 - alpha) AP) = 1 / (alpha/P + (1 - alpha)/R)",
+        latex=r"F_\alpha = \frac{1}{\frac{\alpha}{P} + \frac{1-\alpha}{R}}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="alpha PP + (1 - alpha) AP = 0",
+        reference=SEED004 + ", §4.3",
+        smoothed=_f_alpha_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="e_alpha",
+        kernel=_e_alpha_kernel,
+        params=(ALPHA_F,),
+        aliases=("van_rijsbergen_e", "e_measure"),
+        summary="Van Rijsbergen's effectiveness E = 1 - F_alpha (an error: lower is better).",
+        formula="1 - tp / (alpha PP + (1 - alpha) AP)",
+        latex=r"E_\alpha = 1 - \frac{1}{\alpha\frac{1}{\pi} + (1-\alpha)\frac{1}{\rho}}",
+        range=(0.0, 1.0),
+        higher_is_better=False,
+        family="class-oriented",
+        undefined_when="alpha PP + (1 - alpha) AP = 0",
+        reference=SEED000 + ", eq. 1",
+        smoothed=_e_alpha_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="f_prime",
+        kernel=_f_prime_kernel,
+        summary="Hand's F' = F/(2(1 - F)) = tp/(fp + fn): true positives per misclassified item.",
+        formula="tp / (fp + fn)",
+        latex=r"F' = \frac{F}{2(1-F)} = \frac{TP}{FP + FN}",
+        range=(0.0, INF),
+        higher_is_better=True,
+        family="class-oriented",
+        undefined_when="fp + fn = 0 (a perfect prediction: the ratio diverges)",
+        reference=SEED002,
+        smoothed=_f_prime_prob,
+        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="markedness",
+        kernel=_markedness_kernel,
+        aliases=("deltap",),
+        summary="Markedness: precision + npv - 1.",
+        formula="tp/PP + tn/PN - 1",
+        latex=r"MK = \pi + NPV - 1",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="PP = 0 or PN = 0",
+        reference=SEED004 + ", §4.2",
+        smoothed=_markedness_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="chi",
+        kernel=_chi_kernel,
+        aliases=("chi_amigo",),
+        summary="Seed 004's chi statistic (tpr tnr - fpr fnr + 1)/2; algebraically (tpr + tnr)/2.",
+        formula="(tpr tnr - fpr fnr + 1) / 2",
+        latex=r"Chi = \frac{P(S|G)P(\lnot S|\lnot G) - P(S|\lnot G)P(\lnot S|G) + 1}{2}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="AP = 0 or AN = 0 (unlike balanced_accuracy, no class-present convention)",
+        reference=SEED004 + ", §4.2",
+        smoothed=_chi_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="utility",
+        kernel=_utility_kernel,
+        params=(
+            Param("a1", 2.0, "reward per true positive"),
+            Param("a2", 0.0, "reward per true negative"),
+            Param("a3", 1.0, "penalty per false positive"),
+            Param("a4", 0.0, "penalty per false negative"),
+        ),
+        summary="Linear utility a1 tp + a2 tn - a3 fp - a4 fn (TREC filtering: 2 tp - fp).",
+        formula="a1 tp + a2 tn - a3 fp - a4 fn",
+        latex=r"U = \alpha_1 TP + \alpha_2 TN - \alpha_3 FP - \alpha_4 FN",
+        range=(-INF, INF),
+        higher_is_better=True,
+        family="utility",
+        undefined_when="never",
+        reference=SEED004 + ", §4.1",
+        smoothed=JOINT,
+    )
+)
+register(
+    Measure(
+        name="t11su",
+        kernel=_t11su_kernel,
+        aliases=("scaled_utility", "trec11_scaled_utility"),
+        summary="TREC-2002 scaled utility: 2 tp - fp normalised by its maximum and floored at -0.5.",
+        formula="(max((2 tp - fp) / (2 AP), -0.5) + 0.5) / 1.5",
+        latex=r"T11SU = \frac{\max(T11NU, -0.5) + 0.5}{1.5},\; T11NU = \frac{2TP - FP}{2(TP+FN)}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="utility",
+        undefined_when="AP = 0 (MaxU = 0)",
+        reference=SEED004 + ", §4.1 (Hull 1998 normalisation)",
+        smoothed=JOINT,
+        properties=_props(SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="weighted_accuracy",
+        kernel=_weighted_accuracy_kernel,
+        aliases=("wacc",),
+        params=(
+            Param("lam", 1.0, "weight of a positive item relative to a negative one (lambda)", low=0.0, low_open=True),
+        ),
+        summary="Weighted accuracy of Androutsopoulos et al.: positives weigh lambda.",
+        formula="(lam tp + tn) / (lam AP + AN)",
+        latex=r"WAcc = \frac{\lambda TP + TN}{\lambda(TP+FN) + TN + FP}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="utility",
+        undefined_when="n = 0",
+        reference=SEED004 + ", §4.1",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="mutual_information",
+        kernel=_mutual_information_kernel,
+        multiclass=_mc.mutual_information_mc,
+        multiclass_formula="sum_ij p_ij log2(p_ij / (p_i. p_.j)), at most log2 m bits",
+        aliases=("mi",),
+        summary="Mutual information of actual and predicted labels, in bits.",
+        formula="sum_ij p_ij log2(p_ij / (p_i. p_.j))",
+        latex=r"MI = \sum_{i,j} P(i,j)\log_2\frac{P(i,j)}{P(i)P(j)}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="n = 0",
+        reference=SEED004 + ", §4.2",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="reliability",
+        kernel=_reliability_kernel,
+        aliases=("r_filtering",),
+        summary="Reliability for filtering: precision x npv.",
+        formula="(tp/PP)(tn/PN)",
+        latex=r"R = P(G|S)\,P(\lnot G|\lnot S)",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="none",
+        undefined_when="PP = 0 or PN = 0",
+        reference=SEED004 + ", §4.4",
+        smoothed=_reliability_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="sensitivity_rs",
+        kernel=_sensitivity_rs_kernel,
+        aliases=("s_filtering",),
+        summary="Sensitivity for filtering: recall x specificity.",
+        formula="(tp/AP)(tn/AN)",
+        latex=r"S = P(S|G)\,P(\lnot S|\lnot G)",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="none",
+        undefined_when="AP = 0 or AN = 0",
+        reference=SEED004 + ", §4.4",
+        smoothed=_sensitivity_rs_prob,
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="f_rs",
+        kernel=_f_rs_kernel,
+        params=(ALPHA,),
+        aliases=("f_reliability_sensitivity",),
+        summary="Weighted harmonic mean of Reliability (weight alpha) and Sensitivity.",
+        formula="1 / (alpha/R + (1 - alpha)/S); 0 if R = 0 or S = 0",
+        latex=r"F(R,S) = \frac{1}{\frac{\alpha}{R} + \frac{1-\alpha}{S}}",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="none",
+        undefined_when="R or S undefined: AP, AN, PP or PN is 0",
+        reference=SEED004 + ", §4.4",
+        smoothed=_f_rs_prob,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)

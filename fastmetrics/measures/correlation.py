@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 
-from ._kernels import NAN, binary_ufunc, safe_div
-from .binary import (CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED003, TRANSPOSE_SYMMETRIC,
-                     _mcc_kernel, _props)
 from . import _multiclass_kernels as _mc
+from ._kernels import NAN, binary_ufunc, safe_div
+from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED003, TRANSPOSE_SYMMETRIC, _mcc_kernel, _props
 from .registry import Measure, Param, register
 
 
@@ -79,55 +78,99 @@ def _confusion_entropy_kernel(tp, fp, fn, tn):
     return -total / (2.0 * n)
 
 
-register(Measure(
-    name="gm", kernel=_gm_kernel, aliases=("generalized_means", "gm_r"),
-    params=(Param("r", 1.0, "order of the power mean in the denominator (r = 0: MCC, r = -1: SBA-like)"),),
-    summary="Gösgens et al.'s Generalized Means: n c11 - a1 b1 over the power mean of a1 a0 and b1 b0.",
-    formula="(tp tn - fp fn) / M_r(AP AN, PP PN), M_r(x, y) = ((x^r + y^r)/2)^(1/r), M_0 = sqrt(x y)",
-    latex=r"GM_r = \frac{n c_{11} - a_1 b_1}{\sqrt[r]{\frac{1}{2}(a_1^r a_0^r + b_1^r b_0^r)}}",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="the power mean is 0: a class is absent from gold and prediction (r > 0), or from "
-                   "either (r <= 0)",
-    reference=SEED003 + ", Definition 10", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="sba", kernel=_sba_kernel,
-    multiclass=_mc.sba_mc, multiclass_formula="(1/2m) sum_i (c_ii/a_i + c_ii/b_i); undefined when a class is absent from gold or from "
-                                         "prediction", aliases=("symmetric_balanced_accuracy",),
-    summary="Symmetric Balanced Accuracy: mean of balanced accuracy of C and of its transpose.",
-    formula="(tp/AP + tn/AN + tp/PP + tn/PN) / 4",
-    latex=r"SBA = \frac{1}{2m}\sum_i \left(\frac{c_{ii}}{a_i} + \frac{c_{ii}}{b_i}\right)",
-    range=(0.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="a class is absent from gold or from prediction (AP, AN, PP or PN is 0)",
-    reference=SEED003 + ", Table 1 and Statement 2", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="cd", kernel=_cd_kernel, aliases=("correlation_distance",),
-    summary="Correlation Distance arccos(MCC)/pi: a metric; lower is better.",
-    formula="arccos(mcc) / pi", latex=r"CD = \frac{1}{\pi}\arccos(CC)",
-    range=(0.0, 1.0), higher_is_better=False, family="informativeness", undefined_when="as mcc",
-    reference=SEED003 + ", Statement 4", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="cd_prime", kernel=_cd_prime_kernel, aliases=("cd_sqrt",),
-    summary="CD' = sqrt(2(1 - MCC)): a metric; lower is better.",
-    formula="sqrt(2 (1 - mcc))", latex=r"CD' = \sqrt{2(1 - CC)}",
-    range=(0.0, 2.0), higher_is_better=False, family="informativeness", undefined_when="as mcc",
-    reference=SEED003 + ", Statement 4", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
-register(Measure(
-    name="confusion_entropy", kernel=_confusion_entropy_kernel,
-    multiclass=_mc.confusion_entropy_mc, multiclass_formula='-(1/2n) sum_{i != j} [c_ji log_b(c_ji/(a_j + b_j)) + c_ij log_b(c_ij/(a_j + b_j))], b = 2(m - 1)', aliases=("ce", "cen"),
-    summary="Wei et al.'s Confusion Entropy of the misclassifications; lower is better.",
-    formula="-(1/2n) sum_{i != j} [c_ji log_b(c_ji/(a_j + b_j)) + c_ij log_b(c_ij/(a_j + b_j))], b = 2(m - 1)",
-    latex=r"CE = -\frac{1}{2n}\sum_{i \ne j}\left(c_{ji}\log_{2(m-1)}\frac{c_{ji}}{a_j+b_j} + c_{ij}\log_{2(m-1)}\frac{c_{ij}}{a_j+b_j}\right)",
-    # Not bounded by 1 in the binary case: the supremum, found numerically here, is 1.061476 at
-    # tp = tn = 0.132 n, fp = fn = 0.368 n (e.g. counts (4, 11, 11, 4) give 1.0615).
-    range=(0.0, 1.061476), higher_is_better=False, family="none", undefined_when="n = 0",
-    reference=SEED003 + ", Table 1 (Wei et al. 2010)", smoothed=JOINT,
-    properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
-))
+register(
+    Measure(
+        name="gm",
+        kernel=_gm_kernel,
+        aliases=("generalized_means", "gm_r"),
+        params=(Param("r", 1.0, "order of the power mean in the denominator (r = 0: MCC, r = -1: SBA-like)"),),
+        summary="Gösgens et al.'s Generalized Means: n c11 - a1 b1 over the power mean of a1 a0 and b1 b0.",
+        formula="(tp tn - fp fn) / M_r(AP AN, PP PN), M_r(x, y) = ((x^r + y^r)/2)^(1/r), M_0 = sqrt(x y)",
+        latex=r"GM_r = \frac{n c_{11} - a_1 b_1}{\sqrt[r]{\frac{1}{2}(a_1^r a_0^r + b_1^r b_0^r)}}",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="the power mean is 0: a class is absent from gold and prediction (r > 0), or from "
+        "either (r <= 0)",
+        reference=SEED003 + ", Definition 10",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="sba",
+        kernel=_sba_kernel,
+        multiclass=_mc.sba_mc,
+        multiclass_formula="(1/2m) sum_i (c_ii/a_i + c_ii/b_i); undefined when a class is absent from gold or from "
+        "prediction",
+        aliases=("symmetric_balanced_accuracy",),
+        summary="Symmetric Balanced Accuracy: mean of balanced accuracy of C and of its transpose.",
+        formula="(tp/AP + tn/AN + tp/PP + tn/PN) / 4",
+        latex=r"SBA = \frac{1}{2m}\sum_i \left(\frac{c_{ii}}{a_i} + \frac{c_{ii}}{b_i}\right)",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="a class is absent from gold or from prediction (AP, AN, PP or PN is 0)",
+        reference=SEED003 + ", Table 1 and Statement 2",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="cd",
+        kernel=_cd_kernel,
+        aliases=("correlation_distance",),
+        summary="Correlation Distance arccos(MCC)/pi: a metric; lower is better.",
+        formula="arccos(mcc) / pi",
+        latex=r"CD = \frac{1}{\pi}\arccos(CC)",
+        range=(0.0, 1.0),
+        higher_is_better=False,
+        family="informativeness",
+        undefined_when="as mcc",
+        reference=SEED003 + ", Statement 4",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="cd_prime",
+        kernel=_cd_prime_kernel,
+        aliases=("cd_sqrt",),
+        summary="CD' = sqrt(2(1 - MCC)): a metric; lower is better.",
+        formula="sqrt(2 (1 - mcc))",
+        latex=r"CD' = \sqrt{2(1 - CC)}",
+        range=(0.0, 2.0),
+        higher_is_better=False,
+        family="informativeness",
+        undefined_when="as mcc",
+        reference=SEED003 + ", Statement 4",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)
+register(
+    Measure(
+        name="confusion_entropy",
+        kernel=_confusion_entropy_kernel,
+        multiclass=_mc.confusion_entropy_mc,
+        multiclass_formula="-(1/2n) sum_{i != j} [c_ji log_b(c_ji/(a_j + b_j)) + c_ij log_b(c_ij/(a_j + b_j))], "
+        "b = 2(m - 1)",
+        aliases=("ce", "cen"),
+        summary="Wei et al.'s Confusion Entropy of the misclassifications; lower is better.",
+        formula="-(1/2n) sum_{i != j} [c_ji log_b(c_ji/(a_j + b_j)) + c_ij log_b(c_ij/(a_j + b_j))], b = 2(m - 1)",
+        latex=r"CE = -\frac{1}{2n}\sum_{i \ne j}\left(c_{ji}\log_{2(m-1)}\frac{c_{ji}}{a_j+b_j} + "
+        r"c_{ij}\log_{2(m-1)}\frac{c_{ij}}{a_j+b_j}\right)",
+        # Not bounded by 1 in the binary case: the supremum, found numerically here, is 1.061476 at
+        # tp = tn = 0.132 n, fp = fn = 0.368 n (e.g. counts (4, 11, 11, 4) give 1.0615).
+        range=(0.0, 1.061476),
+        higher_is_better=False,
+        family="none",
+        undefined_when="n = 0",
+        reference=SEED003 + ", Table 1 (Wei et al. 2010)",
+        smoothed=JOINT,
+        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+    )
+)

@@ -53,8 +53,12 @@ def ordinal_costs(classes, steps=None) -> np.ndarray:
 
 
 def check_costs(cost, m: int) -> np.ndarray:
-    """Validate a cost matrix for ``m`` classes: shape (..., m, m), finite, >= 0, zero diagonal,
-    and a positive largest error per true class (eq. 11 divides by it)."""
+    """Validate a cost matrix for ``m`` classes and return it as float64.
+
+    A valid matrix has shape (..., m, m), finite costs >= 0, a zero diagonal, and a positive
+    largest cost per true class (seed 000 eq. 11 divides by it); anything else is an
+    :class:`InputError`.
+    """
     c = np.asarray(cost, np.float64)
     if c.ndim < 2 or c.shape[-2:] != (m, m):
         raise InputError(f"The cost matrix must have shape ({m}, {m}) for {m} classes; got {c.shape}.")
@@ -79,20 +83,36 @@ def _k_cost_kernel(tp, fp, fn, tn, power):
     return _k_kernel(tp, fp, fn, tn)
 
 
-register(Measure(
-    name="k_cost", kernel=_k_cost_kernel, aliases=("k_ordinal", "cost_sensitive_k"),
-    multiclass=_mc.k_cost_mc, matrix_params=("cost",),
-    params=(Param("power", 1.0, "exponent of the cost in the error E = cost^power: 1 = absolute error "
-                  "AE, 2 = squared error SE", low=0.0, low_open=True),),
-    summary="Sebastiani's K for cost-sensitive and ordinal classification: K over error-aware recalls.",
-    formula="K of eq. 10 with rho_i = sum_j c_ij (1 - E_ij / max_j E_ij) / a_i, E = cost^power; on binary "
-            "counts the costs cancel and it is K (eq. 5)",
-    multiclass_formula="m/(m-1) * mean_{i: a_i > 0} rho_i - 1/(m-1), rho_i = sum_j c_ij (1 - E_ij/max_k E_ik) / a_i, "
-                       "E = cost^power (cost[i, j]: predicting j for true class i; default 1 off the diagonal)",
-    latex=r"\rho_j = \frac{1}{AP_j}\sum_{i=1}^{AP_j}\left(1 - \frac{E(d_i)}{\max(E_j)}\right),\quad "
-          r"K = \frac{|\mathcal{C}|}{|\mathcal{C}|-1}\frac{\sum_{\xi_j=1}\rho_j}{\sum_j\xi_j} - \frac{1}{|\mathcal{C}|-1}",
-    range=(-1.0, 1.0), higher_is_better=True, family="informativeness",
-    undefined_when="n = 0 only (classes absent from gold are skipped through xi_j, eq. 8)",
-    reference=SEED000 + ", eq. 11 and Example 6.1",
-    properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
-))
+register(
+    Measure(
+        name="k_cost",
+        kernel=_k_cost_kernel,
+        aliases=("k_ordinal", "cost_sensitive_k"),
+        multiclass=_mc.k_cost_mc,
+        matrix_params=("cost",),
+        params=(
+            Param(
+                "power",
+                1.0,
+                "exponent of the cost in the error E = cost^power: 1 = absolute error AE, 2 = squared error SE",
+                low=0.0,
+                low_open=True,
+            ),
+        ),
+        summary="Sebastiani's K for cost-sensitive and ordinal classification: K over error-aware recalls.",
+        formula="K of eq. 10 with rho_i = sum_j c_ij (1 - E_ij / max_j E_ij) / a_i, E = cost^power; on binary "
+        "counts the costs cancel and it is K (eq. 5)",
+        multiclass_formula="m/(m-1) * mean_{i: a_i > 0} rho_i - 1/(m-1), "
+        "rho_i = sum_j c_ij (1 - E_ij/max_k E_ik) / a_i, "
+        "E = cost^power (cost[i, j]: predicting j for true class i; default 1 off the diagonal)",
+        latex=r"\rho_j = \frac{1}{AP_j}\sum_{i=1}^{AP_j}\left(1 - \frac{E(d_i)}{\max(E_j)}\right),\quad "
+        r"K = \frac{|\mathcal{C}|}{|\mathcal{C}|-1}\frac{\sum_{\xi_j=1}\rho_j}{\sum_j\xi_j} "
+        r"- \frac{1}{|\mathcal{C}|-1}",
+        range=(-1.0, 1.0),
+        higher_is_better=True,
+        family="informativeness",
+        undefined_when="n = 0 only (classes absent from gold are skipped through xi_j, eq. 8)",
+        reference=SEED000 + ", eq. 11 and Example 6.1",
+        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+    )
+)

@@ -30,8 +30,10 @@ def _mutual_information_kernel(tp, fp, fn, tn):
 def _entropy_bits(size, n):
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.asarray(size, np.float64) / np.asarray(n, np.float64)[..., None]
-        h = -(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-              + np.where(p < 1, (1 - p) * np.log2(np.where(p < 1, 1 - p, 1.0)), 0.0))
+        h = -(
+            np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
+            + np.where(p < 1, (1 - p) * np.log2(np.where(p < 1, 1 - p, 1.0)), 0.0)
+        )
     return h
 
 
@@ -63,8 +65,9 @@ def optimal_assignment(information: np.ndarray) -> np.ndarray:
     try:
         from scipy.optimize import linear_sum_assignment
     except ImportError:  # pragma: no cover - exercised only without scipy
-        raise ParameterError("permuted_proficiency needs scipy (the Munkres assignment): "
-                             "pip install 'fastmetrics[assignment]'") from None
+        raise ParameterError(
+            "permuted_proficiency needs scipy (the Munkres assignment): pip install 'fastmetrics[assignment]'"
+        ) from None
     rows, cols = linear_sum_assignment(information, maximize=True)
     assigned = np.empty(information.shape[0], np.int64)
     assigned[rows] = cols

@@ -68,32 +68,114 @@ def _fallout_prob(r, s, p, v, g, q):
 _PROB_FORMS = {"fdr": _fdr_prob, "elusion": _elusion_prob, "fnr": _fnr_prob, "fallout": _fallout_prob}
 
 
-def _rate(name, kernel, aliases, summary, formula, latex, undefined, reference, higher=False, family="class-oriented",
-          flags=()):
-    register(Measure(
-        name=name, kernel=kernel, aliases=aliases, summary=summary, formula=formula, latex=latex,
-        range=(0.0, 1.0), higher_is_better=higher, family=family, undefined_when=undefined,
-        reference=reference, smoothed=_PROB_FORMS.get(name, JOINT),
-        properties=_props(SCALE_INVARIANT, *flags),
-    ))
+def _rate(
+    name,
+    kernel,
+    aliases,
+    summary,
+    formula,
+    latex,
+    undefined,
+    reference,
+    higher=False,
+    family="class-oriented",
+    flags=(),
+):
+    register(
+        Measure(
+            name=name,
+            kernel=kernel,
+            aliases=aliases,
+            summary=summary,
+            formula=formula,
+            latex=latex,
+            range=(0.0, 1.0),
+            higher_is_better=higher,
+            family=family,
+            undefined_when=undefined,
+            reference=reference,
+            smoothed=_PROB_FORMS.get(name, JOINT),
+            properties=_props(SCALE_INVARIANT, *flags),
+        )
+    )
 
 
-_rate("fnr", _fnr_kernel, ("miss_rate", "false_negative_rate"), "Fraction of actual positives predicted negative (1 - recall).",
-      "fn / (tp + fn)", r"FNR = \frac{FN}{TP + FN}", "AP = 0", SEED000 + ", Table 1")
-_rate("fdr", _fdr_kernel, ("false_discovery_rate", "false_alarm_rate"), "Fraction of predicted positives that are actual negatives (1 - precision).",
-      "fp / (tp + fp)", r"FDR = \frac{FP}{TP + FP}", "PP = 0", SEED000 + ", Table 1")
-_rate("fallout", _fallout_kernel, ("fpr", "false_positive_rate"), "Fraction of actual negatives predicted positive (1 - specificity).",
-      "fp / (fp + tn)", r"\phi = \frac{FP}{FP + TN}", "AN = 0", SEED000 + ", Table 1")
-_rate("elusion", _elusion_kernel, ("false_omission_rate", "for"), "Fraction of predicted negatives that are actual positives (1 - npv).",
-      "fn / (fn + tn)", r"\epsilon = \frac{FN}{FN + TN}", "PN = 0", SEED000 + ", Table 1")
-_rate("error_rate", _error_rate_kernel, ("err", "zero_one_loss"), "Fraction of items misclassified (1 - accuracy).",
-      "(fp + fn) / n", r"Err = \frac{FP + FN}{n}", "n = 0", SEED004 + ", §4.1", family="utility",
-      flags=(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC))
-_rate("prevalence", _prevalence_kernel, ("base_rate", "p_g"), "Fraction of actual positives, P(G) (descriptive; not a quality measure).",
-      "(tp + fn) / n", r"P(\mathcal{G}) = \frac{TP + FN}{n}", "n = 0", SEED004 + ", §3.1", higher=True, family="none")
-_rate("predicted_positive_rate", _predicted_positive_rate_kernel, ("p_s", "positive_rate"),
-      "Fraction of items predicted positive, P(S) (descriptive; not a quality measure).",
-      "(tp + fp) / n", r"P(\mathcal{S}) = \frac{TP + FP}{n}", "n = 0", SEED004 + ", §3.1", higher=True, family="none")
+_rate(
+    "fnr",
+    _fnr_kernel,
+    ("miss_rate", "false_negative_rate"),
+    "Fraction of actual positives predicted negative (1 - recall).",
+    "fn / (tp + fn)",
+    r"FNR = \frac{FN}{TP + FN}",
+    "AP = 0",
+    SEED000 + ", Table 1",
+)
+_rate(
+    "fdr",
+    _fdr_kernel,
+    ("false_discovery_rate", "false_alarm_rate"),
+    "Fraction of predicted positives that are actual negatives (1 - precision).",
+    "fp / (tp + fp)",
+    r"FDR = \frac{FP}{TP + FP}",
+    "PP = 0",
+    SEED000 + ", Table 1",
+)
+_rate(
+    "fallout",
+    _fallout_kernel,
+    ("fpr", "false_positive_rate"),
+    "Fraction of actual negatives predicted positive (1 - specificity).",
+    "fp / (fp + tn)",
+    r"\phi = \frac{FP}{FP + TN}",
+    "AN = 0",
+    SEED000 + ", Table 1",
+)
+_rate(
+    "elusion",
+    _elusion_kernel,
+    ("false_omission_rate", "for"),
+    "Fraction of predicted negatives that are actual positives (1 - npv).",
+    "fn / (fn + tn)",
+    r"\epsilon = \frac{FN}{FN + TN}",
+    "PN = 0",
+    SEED000 + ", Table 1",
+)
+_rate(
+    "error_rate",
+    _error_rate_kernel,
+    ("err", "zero_one_loss"),
+    "Fraction of items misclassified (1 - accuracy).",
+    "(fp + fn) / n",
+    r"Err = \frac{FP + FN}{n}",
+    "n = 0",
+    SEED004 + ", §4.1",
+    family="utility",
+    flags=(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC),
+)
+_rate(
+    "prevalence",
+    _prevalence_kernel,
+    ("base_rate", "p_g"),
+    "Fraction of actual positives, P(G) (descriptive; not a quality measure).",
+    "(tp + fn) / n",
+    r"P(\mathcal{G}) = \frac{TP + FN}{n}",
+    "n = 0",
+    SEED004 + ", §3.1",
+    higher=True,
+    family="none",
+)
+_rate(
+    "predicted_positive_rate",
+    _predicted_positive_rate_kernel,
+    ("p_s", "positive_rate"),
+    "Fraction of items predicted positive, P(S) (descriptive; not a quality measure).",
+    "(tp + fp) / n",
+    r"P(\mathcal{S}) = \frac{TP + FP}{n}",
+    "n = 0",
+    SEED004 + ", §3.1",
+    higher=True,
+    family="none",
+)
 
 
 @binary_ufunc()
@@ -128,9 +210,18 @@ for _name, _kernel, _summary, _higher, _flags in (
     ("tn", _tn_kernel, "True negatives, c00.", True, (TRANSPOSE_SYMMETRIC,)),
     ("n", _n_kernel, "Number (or total weight) of items.", True, (CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC)),
 ):
-    register(Measure(
-        name=_name, kernel=_kernel, summary=_summary, formula=_name if _name != "n" else "tp + fp + fn + tn",
-        latex=_name.upper(), range=(0.0, float("inf")), higher_is_better=_higher, family="descriptive",
-        undefined_when="never", reference="confusion matrix cell, DESIGN.md layout counts[..., i, j]",
-        properties=_props(*_flags),
-    ))
+    register(
+        Measure(
+            name=_name,
+            kernel=_kernel,
+            summary=_summary,
+            formula=_name if _name != "n" else "tp + fp + fn + tn",
+            latex=_name.upper(),
+            range=(0.0, float("inf")),
+            higher_is_better=_higher,
+            family="descriptive",
+            undefined_when="never",
+            reference="confusion matrix cell, DESIGN.md layout counts[..., i, j]",
+            properties=_props(*_flags),
+        )
+    )

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
-from .._errors import UnknownMeasureError, parameter_error, suggest, ParameterError
+from .._errors import ParameterError, UnknownMeasureError, parameter_error, suggest
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 
@@ -22,6 +22,19 @@ class Param:
 
     ``low``/``high`` bound the domain; ``low_open``/``high_open`` say whether the bound itself is
     excluded. ``None`` means unbounded on that side.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the parameter is passed by (``beta`` of ``fbeta``).
+    default : float
+        Its value when the caller gives none.
+    doc : str
+        What it means, in a few words.
+    low, high : float or None, default None
+        Lower and upper bound of the domain; ``None``: unbounded on that side.
+    low_open, high_open : bool, default False
+        Whether ``low`` / ``high`` itself is excluded from the domain.
     """
 
     name: str
@@ -33,6 +46,7 @@ class Param:
     high_open: bool = False
 
     def describe(self) -> str:
+        """The domain in words, for error messages (``"a float > 0"``, ``"a finite float"``)."""
         if self.low is None and self.high is None:
             return "a finite float"
         parts = []
@@ -43,6 +57,24 @@ class Param:
         return "a float " + " and ".join(parts)
 
     def validate(self, value, owner: str) -> float:
+        """A value of the parameter as a float, checked against the domain.
+
+        Parameters
+        ----------
+        value : object
+            The value given; anything :class:`float` accepts, except a bool, NaN or infinity.
+        owner : str
+            Who takes the parameter (the measure's name), for the error message.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ParameterError
+            The value is not a finite number or lies outside the domain.
+        """
         try:
             x = float(value)
         except (TypeError, ValueError):
@@ -60,7 +92,7 @@ class Param:
 class Measure:
     """Metadata and kernel of one measure.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Canonical snake_case identifier.
@@ -134,6 +166,7 @@ class Measure:
 
     @property
     def smoothable(self) -> bool:
+        """Whether ``smoothing=`` applies to the measure (it has a :attr:`smoothed` form)."""
         return self.smoothed is not None
 
     def bind(self, params: Mapping[str, object] | None = None) -> tuple[float, ...]:
@@ -154,7 +187,23 @@ _ALIASES: dict[str, str] = {}
 
 
 def register(measure: Measure) -> Measure:
-    """Add a measure to the registry. Names and aliases must be new."""
+    """Add a measure to the registry.
+
+    Parameters
+    ----------
+    measure : Measure
+        The record; its name and aliases must be new (neither a registered name nor an alias).
+
+    Returns
+    -------
+    Measure
+        The same record.
+
+    Raises
+    ------
+    ValueError
+        The name or an alias is already registered.
+    """
     for key in (measure.name, *measure.aliases):
         if key in _REGISTRY or key in _ALIASES:
             raise ValueError(f"measure name or alias {key!r} is already registered")
@@ -178,6 +227,17 @@ def _normalize(name: str) -> str:
 def get(name: str) -> Measure:
     """The measure registered under ``name`` or one of its aliases.
 
+    Parameters
+    ----------
+    name : str or Measure
+        A name or alias: case-insensitive, surrounding blanks ignored, ``-`` and spaces read as
+        ``_``. A :class:`Measure` is returned as it is.
+
+    Returns
+    -------
+    Measure
+        The registry record.
+
     Raises
     ------
     UnknownMeasureError
@@ -193,14 +253,24 @@ def get(name: str) -> Measure:
     if key in _ALIASES:
         return _REGISTRY[_ALIASES[key]]
     raise UnknownMeasureError(
-        f"Unknown measure {name!r}." + suggest(key, list(_REGISTRY) + list(_ALIASES))
+        f"Unknown measure {name!r}."
+        + suggest(key, list(_REGISTRY) + list(_ALIASES))
         + " Run `fastmetrics measures` for the catalog."
     )
 
 
-def register_function(name: str, function: Callable, *, higher_is_better: bool = True, summary: str = "",
-                      formula: str = "", range=(-math.inf, math.inf), family: str = "none",
-                      undefined_when: str = "see its definition", reference: str = "user-defined") -> Measure:
+def register_function(
+    name: str,
+    function: Callable,
+    *,
+    higher_is_better: bool = True,
+    summary: str = "",
+    formula: str = "",
+    range=(-math.inf, math.inf),
+    family: str = "none",
+    undefined_when: str = "see its definition",
+    reference: str = "user-defined",
+) -> Measure:
     """Compile a Python function of ``(tp, fp, fn, tn)`` into a measure and register it.
 
     The measure can then be computed, put in leaderboards and checked
@@ -238,41 +308,91 @@ def register_function(name: str, function: Callable, *, higher_is_better: bool =
 
     # not cached: the function may live in a notebook or a test, where numba cannot cache
     kernel = vectorize(["float64(float64, float64, float64, float64)"])(function)
-    return register(Measure(
-        name=name, kernel=kernel, summary=summary or f"user-defined measure {name}", formula=formula or name,
-        latex=formula or name, range=tuple(range), higher_is_better=higher_is_better, family=family,
-        undefined_when=undefined_when, reference=reference,
-    ))
+    return register(
+        Measure(
+            name=name,
+            kernel=kernel,
+            summary=summary or f"user-defined measure {name}",
+            formula=formula or name,
+            latex=formula or name,
+            range=tuple(range),
+            higher_is_better=higher_is_better,
+            family=family,
+            undefined_when=undefined_when,
+            reference=reference,
+        )
+    )
 
 
 def names() -> list[str]:
-    """Canonical names of all registered measures, sorted."""
+    """Canonical names of all registered measures, sorted.
+
+    Returns
+    -------
+    list of str
+        The names (aliases left out).
+    """
     return sorted(_REGISTRY)
 
 
 def all_measures() -> list[Measure]:
+    """The records of all registered measures, sorted by name."""
     return [_REGISTRY[n] for n in names()]
 
 
 # ---------------------------------------------------------------------------------------------
-# Measure specs: "fbeta(beta=0.5)" -- the one string form used by the CLI and in result tables.
+# Measure specs: "fbeta(beta=0.5)@macro" -- the one string form of the library, the CLI, the
+# report and the result tables; parse_spec is its only parser.
 
-_SPEC = re.compile(r"^\s*([A-Za-z][\w\-]*)\s*(?:\((.*)\))?\s*$")
+AVERAGES = ("none", "micro", "macro", "weighted", "samples")
+_SPEC = re.compile(r"^\s*([A-Za-z][\w\-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^@]*?))?\s*$")
 
 
 @dataclass(frozen=True)
 class MeasureSpec:
-    """A measure with bound parameter values; ``str(spec)`` is its label in result tables."""
+    """A measure with bound parameter values and, optionally, its averaging over classes.
+
+    Parameters
+    ----------
+    measure : Measure
+        The registry record: every fact about the measure (direction, range, kernels) is read
+        from it.
+    params : tuple of float
+        Parameter values in the order of ``measure.params``.
+    average : {None, "none", "micro", "macro", "weighted", "samples"}
+        ``None`` when the spec does not say (the caller's ``average`` applies); ``"none"`` asks
+        for the native multiclass (or per-class) values explicitly.
+
+    ``str(spec)`` is its label in result tables, and ``parse_spec(str(spec)) == spec``.
+    """
 
     measure: Measure
     params: tuple[float, ...]
+    average: str | None = None
+
+    @property
+    def base_label(self) -> str:
+        """The label without the averaging suffix.
+
+        The name, then the parameters that differ from their defaults (``"fbeta(beta=2)"``).
+        """
+        changed = [f"{p.name}={_fmt(v)}" for p, v in zip(self.measure.params, self.params) if v != p.default]
+        return self.measure.name + (f"({','.join(changed)})" if changed else "")
 
     @property
     def label(self) -> str:
-        changed = [
-            f"{p.name}={_fmt(v)}" for p, v in zip(self.measure.params, self.params) if v != p.default
-        ]
-        return self.measure.name + (f"({','.join(changed)})" if changed else "")
+        """The label in result tables: :attr:`base_label`, then ``@average`` if the spec sets it."""
+        return self.base_label + (f"@{self.average}" if self.average is not None else "")
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The measure's direction, from its record."""
+        return self.measure.higher_is_better
+
+    def averaged(self, default: str | None) -> str | None:
+        """The averaging that applies: the spec's own, else ``default`` (``None``: native)."""
+        average = self.average if self.average is not None else default
+        return None if average == "none" else average
 
     def __str__(self) -> str:
         return self.label
@@ -282,31 +402,74 @@ def _fmt(v: float) -> str:
     return f"{v:g}" if float(v) == float(f"{v:g}") else repr(float(v))
 
 
+def _check_average(average, text) -> str | None:
+    if average is None:
+        return None
+    key = str(average).strip().lower()
+    if key not in AVERAGES:
+        raise ParameterError(
+            f"Unknown averaging {average!r} in measure spec {text!r}; expected one of "
+            f"{', '.join(AVERAGES)} (e.g. 'f1@macro')."
+        )
+    return key
+
+
 def make_spec(measure, params: Mapping[str, object] | None = None) -> MeasureSpec:
-    """A :class:`MeasureSpec` from a name (or a spec string) and keyword parameters."""
+    """A :class:`MeasureSpec` from a name or a spec string and keyword parameters.
+
+    Parameters
+    ----------
+    measure : str, Measure or MeasureSpec
+        A name or alias, a spec string (``"fbeta(beta=0.5)@macro"``), a record or a spec.
+    params : mapping, optional
+        Parameter values, merged over those of the spec string.
+
+    Returns
+    -------
+    MeasureSpec
+    """
     if isinstance(measure, MeasureSpec):
         if params:
             raise ParameterError("Parameters given twice: in the spec and as keywords.")
         return measure
-    if isinstance(measure, str) and "(" in measure:
+    if isinstance(measure, str) and ("(" in measure or "@" in measure):
         spec = parse_spec(measure)
         if params:
             merged = dict(zip((p.name for p in spec.measure.params), spec.params))
             merged.update(params)
-            return MeasureSpec(spec.measure, spec.measure.bind(merged))
+            return MeasureSpec(spec.measure, spec.measure.bind(merged), spec.average)
         return spec
     m = get(measure)
     return MeasureSpec(m, m.bind(params))
 
 
 def parse_spec(text: str) -> MeasureSpec:
-    """Parse ``"name"`` or ``"name(p=v, q=w)"`` into a :class:`MeasureSpec`.
+    """Parse ``"name"``, ``"name(p=v, q=w)"`` or either with ``@average`` into a :class:`MeasureSpec`.
 
-    ``parse_spec(str(spec)) == spec`` for every spec.
+    Parameters
+    ----------
+    text : str
+        The spec; names are case-insensitive, ``-`` and ``_`` are the same.
+
+    Returns
+    -------
+    MeasureSpec
+        ``parse_spec(str(spec)) == spec`` for every spec.
+
+    Raises
+    ------
+    ParameterError
+        The text is not a spec, a parameter is unknown or out of its domain, or the averaging is
+        not one of :data:`AVERAGES`.
     """
+    if not isinstance(text, str):
+        raise UnknownMeasureError(f"A measure spec must be a string. Got {text!r}.")
     match = _SPEC.match(text)
     if not match:
-        raise ParameterError(f"Cannot parse measure spec {text!r}; expected 'name' or 'name(param=value, ...)'.")
+        raise ParameterError(
+            f"Cannot parse measure spec {text!r}; expected 'name', 'name(param=value, ...)', "
+            "either followed by '@average'."
+        )
     measure = get(match.group(1))
     params: dict[str, object] = {}
     body = match.group(2)
@@ -318,11 +481,60 @@ def parse_spec(text: str) -> MeasureSpec:
                 )
             key, value = (s.strip() for s in part.split("=", 1))
             params[key] = value
-    return MeasureSpec(measure, measure.bind(params))
+    return MeasureSpec(measure, measure.bind(params), _check_average(match.group(3), text))
+
+
+def parse_specs(measures) -> list[MeasureSpec]:
+    """A list of measures, in any of the forms it takes, as a list of :class:`MeasureSpec`.
+
+    The forms: one spec string, a comma-separated string (commas inside parentheses kept, see
+    :func:`split_specs`), or a sequence of strings and specs.
+
+    Parameters
+    ----------
+    measures : str, MeasureSpec or iterable of them
+        Names, aliases or spec strings (``"fbeta(beta=0.5)@macro"``), or specs.
+
+    Returns
+    -------
+    list of MeasureSpec
+        In the given order; at least one.
+
+    Raises
+    ------
+    ParameterError
+        ``measures`` is of another type, holds something other than strings and specs, or is
+        empty; or a spec is invalid (:func:`parse_spec`).
+    UnknownMeasureError
+        A name matches no registered measure.
+    """
+    if isinstance(measures, (str, MeasureSpec)):
+        measures = split_specs(measures) if isinstance(measures, str) else [measures]
+    elif not isinstance(measures, (list, tuple)) and hasattr(measures, "__iter__"):
+        measures = list(measures)
+    if not isinstance(measures, (list, tuple)) or not all(isinstance(m, (str, MeasureSpec)) for m in measures):
+        raise ParameterError(
+            "measures must be a name, a comma-separated string of names or specs, or a list "
+            f"of them (e.g. ['f1', 'mcc']); got {measures!r}."
+        )
+    specs = [make_spec(m) for m in measures]
+    if not specs:
+        raise ParameterError("At least one measure is needed.")
+    return specs
 
 
 def split_specs(text: str) -> list[str]:
-    """Split a comma-separated list of specs, keeping commas inside parentheses."""
+    """Split a comma-separated list of specs, keeping commas inside parentheses.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of str
+        The specs, stripped; empty items dropped.
+    """
     out, depth, cur = [], 0, []
     for ch in text:
         if ch == "(":

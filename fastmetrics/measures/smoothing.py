@@ -74,11 +74,13 @@ def smoothed_values(spec, tp, fp, fn, tn, smoothing: str, out=None):
     if measure.smoothed is None:
         raise ParameterError(
             f"Measure '{measure.name}' cannot be smoothed: it is not a function of the conditional "
-            "probabilities of seed 004 §5.")
+            "probabilities of seed 004 §5."
+        )
     r, s, p, v, g, q, n = conditional_estimates(tp, fp, fn, tn, smoothing)
     kwargs = {} if out is None else {"out": out}
     with np.errstate(invalid="ignore", divide="ignore"):
         if measure.smoothed == "joint":
-            return measure.kernel(n * r * g, n * (1.0 - s) * (1.0 - g), n * (1.0 - r) * g, n * s * (1.0 - g),
-                                  *spec.params, **kwargs)
+            return measure.kernel(
+                n * r * g, n * (1.0 - s) * (1.0 - g), n * (1.0 - r) * g, n * s * (1.0 - g), *spec.params, **kwargs
+            )
         return measure.smoothed(r, s, p, v, g, q, *spec.params, **kwargs)

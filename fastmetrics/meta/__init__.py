@@ -6,12 +6,25 @@ between measures (seed 003 §5), paired significance and discriminative power. E
 property checker is the package :mod:`fastmetrics.meta.axioms` (imported on its own).
 """
 
-from ._common import MetaResult
+from ._common import MetaResult, Progress, higher_is_better, labels_array, system_topic_values
 from .inconsistency import inconsistency
 from .robustness import robustness
-from .significance import holm, power, significance
+from .significance import holm, paired_p_values, power, significance
 from .stability import stability
 from .strictness import strictness
 
-__all__ = ["MetaResult", "holm", "inconsistency", "power", "robustness", "significance", "stability",
-           "strictness"]
+__all__ = [
+    "MetaResult",
+    "Progress",
+    "higher_is_better",
+    "holm",
+    "inconsistency",
+    "labels_array",
+    "paired_p_values",
+    "power",
+    "robustness",
+    "significance",
+    "stability",
+    "strictness",
+    "system_topic_values",
+]

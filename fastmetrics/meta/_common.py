@@ -11,13 +11,14 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..measures import registry
+from ..tensor import Scores
 
 
 @dataclass
 class MetaResult:
     """The output of a meta-evaluation job.
 
-    Attributes
+    Parameters
     ----------
     summary : pyarrow.Table
         The job's main tidy table (what ``--out`` writes).
@@ -33,25 +34,65 @@ class MetaResult:
 
 
 def higher_is_better(label: str) -> bool:
-    """Direction of a measure label such as ``"f1"``, ``"fbeta(beta=2)"`` or ``"f1@macro"``."""
-    name = label.rpartition("@")[0] if "@" in label else label
-    return registry.make_spec(name).measure.higher_is_better
+    """Direction of a measure label, read from the measure's record.
+
+    The label is a spec such as ``"f1"``, ``"fbeta(beta=2)"`` or ``"f1@macro"``.
+
+    Parameters
+    ----------
+    label : str
+        A measure label of a Scores (any spec :func:`~fastmetrics.measures.parse_spec` reads).
+
+    Returns
+    -------
+    bool
+        True when higher values of the measure are better.
+    """
+    return registry.parse_spec(label).higher_is_better
 
 
 def system_topic_values(scores, oriented: bool = True):
-    """``values[measure, system, topic]`` (lower-is-better measures negated when ``oriented``),
-    with the system and topic labels. A Scores without a topic axis has one topic."""
-    from ..tensor import Scores
+    """The values of a Scores as ``values[measure, system, topic]``, with the system and topic labels.
 
+    Lower-is-better measures are negated when ``oriented``. A Scores without a topic axis has one
+    topic.
+
+    Parameters
+    ----------
+    scores : Scores
+        Values over the axes ``(system[, topic])``, in either order.
+    oriented : bool, default True
+        Negate the lower-is-better measures, so that higher is better for every measure.
+
+    Returns
+    -------
+    values : ndarray of float64, shape (n_measures, n_systems, n_topics)
+        A copy of the values.
+    systems : ndarray
+        The system labels.
+    topics : ndarray
+        The topic labels; ``["-"]`` without a topic axis.
+
+    Raises
+    ------
+    ParameterError
+        ``scores`` is not a Scores (a ConfusionTensor must be evaluated first), has no
+        ``system`` axis, or has axes other than ``system`` and ``topic``.
+    """
     if not isinstance(scores, Scores):
-        hint = " (a ConfusionTensor: evaluate it first, e.g. tensor.evaluate(['f1', 'mcc']))" \
-            if hasattr(scores, "counts") else ""
+        hint = (
+            " (a ConfusionTensor: evaluate it first, e.g. tensor.evaluate(['f1', 'mcc']))"
+            if hasattr(scores, "counts")
+            else ""
+        )
         raise ParameterError(f"Meta-evaluation takes Scores; got {type(scores).__name__}{hint}.")
     axes = list(scores.axes)
     extra = [a for a in axes if a not in ("system", "topic")]
     if extra:
-        raise ParameterError(f"Meta-evaluation works on (system, topic) scores; these also have the axes "
-                             f"{', '.join(extra)}: select one value of each first (e.g. scores.sel(threshold=0.5)).")
+        raise ParameterError(
+            f"Meta-evaluation works on (system, topic) scores; these also have the axes "
+            f"{', '.join(extra)}: select one value of each first (e.g. scores.sel(threshold=0.5))."
+        )
     if "system" not in axes:
         raise ParameterError("Meta-evaluation compares systems: the scores need a 'system' axis.")
     values = scores.values
@@ -71,12 +112,35 @@ def system_topic_values(scores, oriented: bool = True):
 
 
 def labels_array(values) -> pa.Array:
+    """Labels (systems, topics ...) as a pyarrow array of the type Arrow infers from their Python values.
+
+    Parameters
+    ----------
+    values : array_like
+        The labels, e.g. the coordinate of a Scores (numpy strings and objects included).
+
+    Returns
+    -------
+    pyarrow.Array
+    """
     arr = np.asarray(values)
     return pa.array(arr.tolist())
 
 
 class Progress:
-    """A one-line progress bar on stderr, shown only on a terminal and after ~1 s of work."""
+    """A one-line progress bar on stderr, shown only on a terminal and after ~1 s of work.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps (at least 1 is used).
+    label : str
+        Shown before the bar.
+    quiet : bool, default False
+        Never show the bar.
+    delay : float, default 1.0
+        Seconds of work before the bar appears.
+    """
 
     def __init__(self, total: int, label: str, quiet: bool = False, delay: float = 1.0):
         self.total = max(int(total), 1)
@@ -87,6 +151,7 @@ class Progress:
         self.shown = False
 
     def update(self, done: int) -> None:
+        """Show ``done`` of the ``total`` steps, once the bar is enabled and ``delay`` has passed."""
         if not self.enabled or time.monotonic() - self.start < self.delay:
             return
         self.shown = True
@@ -96,6 +161,7 @@ class Progress:
         sys.stderr.flush()
 
     def close(self) -> None:
+        """End the bar's line, if the bar was shown."""
         if self.shown:
             sys.stderr.write("\n")
             sys.stderr.flush()

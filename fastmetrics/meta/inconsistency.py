@@ -25,8 +25,12 @@ _BLOCK = 1 << 17
 
 
 def comparison_signs(values: np.ndarray, tolerance: float):
-    """``sign[measure, comparison]`` in {-1, 0, 1} and ``valid[measure, comparison]`` for every
-    pair of systems on every topic of ``values[measure, system, topic]``."""
+    """Return how each measure orders every comparison: ``(sign, valid)``, both ``[measure, comparison]``.
+
+    A comparison is a pair of systems on one topic of ``values[measure, system, topic]``;
+    ``sign`` is +1, -1, or 0 for a difference within ``tolerance``, and ``valid`` is False where
+    either score is undefined.
+    """
     n_systems = values.shape[1]
     first, second = np.triu_indices(n_systems, 1)
     diff = values[:, first, :] - values[:, second, :]
@@ -43,8 +47,8 @@ def inconsistency_counts(sign: np.ndarray, valid: np.ndarray):
     both = np.zeros((n, n))
     agree = np.zeros((n, n))
     for start in range(0, sign.shape[1], _BLOCK):
-        s = sign[:, start:start + _BLOCK]
-        v = valid[:, start:start + _BLOCK].astype(np.float64)
+        s = sign[:, start : start + _BLOCK]
+        v = valid[:, start : start + _BLOCK].astype(np.float64)
         both += v @ v.T
         for value in (-1, 0, 1):
             hit = ((s == value) & (v > 0)).astype(np.float64)
@@ -79,11 +83,13 @@ def inconsistency(scores, *, tolerance: float = 1e-5) -> MetaResult:
     rows = [(a, b) for a in range(len(names)) for b in range(len(names)) if a != b]
     with np.errstate(invalid="ignore", divide="ignore"):
         percent = 100.0 * bad / total
-    summary = pa.table({
-        "measure_a": [names[a] for a, _ in rows],
-        "measure_b": [names[b] for _, b in rows],
-        "value": pa.array([percent[a, b] for a, b in rows], pa.float64()),
-        "inconsistent": pa.array([int(bad[a, b]) for a, b in rows], pa.int64()),
-        "comparisons": pa.array([int(total[a, b]) for a, b in rows], pa.int64()),
-    })
+    summary = pa.table(
+        {
+            "measure_a": [names[a] for a, _ in rows],
+            "measure_b": [names[b] for _, b in rows],
+            "value": pa.array([percent[a, b] for a, b in rows], pa.float64()),
+            "inconsistent": pa.array([int(bad[a, b]) for a, b in rows], pa.int64()),
+            "comparisons": pa.array([int(total[a, b]) for a, b in rows], pa.int64()),
+        }
+    )
     return MetaResult(summary, None, {"tolerance": tolerance, "systems": len(systems), "topics": len(topics)})

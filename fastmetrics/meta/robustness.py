@@ -21,12 +21,12 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     """Ranks along axis 1 (1-based, ties get their average rank); NaN entries stay NaN and
     are not ranked. Vectorised over the other axes: sort once, find each tie run's first and
     last position, and give every member the mean of the two."""
-    order = np.argsort(x, axis=1, kind="stable")          # NaN sort last
+    order = np.argsort(x, axis=1, kind="stable")  # NaN sort last
     ordered = np.take_along_axis(x, order, axis=1)
     n = x.shape[1]
     position = np.broadcast_to(np.arange(n).reshape(1, n, 1), x.shape)
     starts = np.ones(x.shape, bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]      # NaN != NaN: each NaN its own run
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]  # NaN != NaN: each NaN its own run
     first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
     ends = np.ones(x.shape, bool)
     ends[:, :-1] = starts[:, 1:]
@@ -43,8 +43,8 @@ def _pair_correlations(values, first, second, chunk: int = 256) -> np.ndarray:
     Plain numpy, pairs taken ``chunk`` at a time so memory stays measures x systems x chunk."""
     out = np.empty((values.shape[0], first.size))
     for start in range(0, first.size, chunk):
-        a = values[:, :, first[start:start + chunk]]
-        b = values[:, :, second[start:start + chunk]]
+        a = values[:, :, first[start : start + chunk]]
+        b = values[:, :, second[start : start + chunk]]
         both = ~(np.isnan(a) | np.isnan(b))
         rx = _average_ranks(np.where(both, a, np.nan))
         ry = _average_ranks(np.where(both, b, np.nan))
@@ -54,7 +54,7 @@ def _pair_correlations(values, first, second, chunk: int = 256) -> np.ndarray:
             dy = np.where(both, ry - np.nansum(ry, axis=1, keepdims=True) / n[:, None], 0.0)
             sxx, syy = (dx * dx).sum(axis=1), (dy * dy).sum(axis=1)
             r = (dx * dy).sum(axis=1) / np.sqrt(sxx * syy)
-        out[:, start:start + chunk] = np.where((n >= 2) & (sxx > 0) & (syy > 0), r, np.nan)
+        out[:, start : start + chunk] = np.where((n >= 2) & (sxx > 0) & (syy > 0), r, np.nan)
     return out
 
 
@@ -86,6 +86,7 @@ def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
     pairs : int or "all", default 1000
         Number of distinct topic pairs drawn (the same pairs for every measure), or every pair.
     seed : int, default 0
+        Seed of the draw: the same seed gives the same pairs.
 
     Returns
     -------
@@ -102,17 +103,24 @@ def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(counts > 0, np.nansum(corr, axis=1) / np.maximum(counts, 1), np.nan)
         centred = np.where(defined, corr - mean[:, None], 0.0)
-        std = np.where(counts > 1, np.sqrt((centred ** 2).sum(axis=1) / np.maximum(counts - 1, 1)), np.nan)
+        std = np.where(counts > 1, np.sqrt((centred**2).sum(axis=1) / np.maximum(counts - 1, 1)), np.nan)
     names = list(scores.measures)
-    summary = pa.table({
-        "measure": names, "mean": pa.array(mean, pa.float64()), "std": pa.array(std, pa.float64()),
-        "pairs": pa.array(counts, pa.int64()), "undefined": pa.array(first.size - counts, pa.int64()),
-    })
+    summary = pa.table(
+        {
+            "measure": names,
+            "mean": pa.array(mean, pa.float64()),
+            "std": pa.array(std, pa.float64()),
+            "pairs": pa.array(counts, pa.int64()),
+            "undefined": pa.array(first.size - counts, pa.int64()),
+        }
+    )
     topic_labels = np.asarray(topics)
-    detail = pa.table({
-        "measure": np.repeat(names, first.size).tolist(),
-        "topic_a": labels_array(np.tile(topic_labels[first], len(names))),
-        "topic_b": labels_array(np.tile(topic_labels[second], len(names))),
-        "value": pa.array(corr.reshape(-1), pa.float64()),
-    })
+    detail = pa.table(
+        {
+            "measure": np.repeat(names, first.size).tolist(),
+            "topic_a": labels_array(np.tile(topic_labels[first], len(names))),
+            "topic_b": labels_array(np.tile(topic_labels[second], len(names))),
+            "value": pa.array(corr.reshape(-1), pa.float64()),
+        }
+    )
     return MetaResult(summary, detail, {"seed": seed, "pairs_drawn": int(first.size)})

@@ -26,7 +26,23 @@ METHODS = ("fisher", "bootstrap")
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (NaN entries stay NaN and do not count)."""
+    """Adjust p-values for multiple comparisons with Holm's step-down method.
+
+    With the ``m`` defined p-values sorted increasingly, ``p_(1) <= ... <= p_(m)``, the adjusted
+    values are ``min(1, max_{j <= i} (m - j + 1) p_(j))``; they control the family-wise error rate
+    without assuming independence (Holm 1979). Ties keep their input order.
+
+    Parameters
+    ----------
+    p_values : array_like of float
+        The p-values of one family of tests; NaN entries (tests that could not be run) stay NaN
+        and do not count in ``m``.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The adjusted p-values, in the input's order and shape.
+    """
     p = np.asarray(p_values, np.float64)
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(~np.isnan(p))
@@ -50,7 +66,29 @@ def _pattern_groups(diff: np.ndarray):
 
 
 def paired_p_values(diff: np.ndarray, method: str, resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Mean differences and two-sided p-values for ``diff[pair, topic]`` (NaN = undefined)."""
+    """Test whether paired per-topic differences have mean 0: mean differences and two-sided p-values.
+
+    Each row of ``diff`` is tested over its defined topics, with the statistic and the add-one
+    p-value of the module docstring. Rows defined on the same topics share their resamples.
+
+    Parameters
+    ----------
+    diff : numpy.ndarray of shape (pairs, topics)
+        ``m_a(t) - m_b(t)`` per system pair and topic; NaN where either score is undefined.
+    method : {"bootstrap", "fisher"}
+        Paired bootstrap test or Fisher's randomization test.
+    resamples : int
+        Number of resamples ``B``, at least 1.
+    rng : numpy.random.Generator
+        Source of the resamples.
+
+    Returns
+    -------
+    mean : numpy.ndarray of float64, shape (pairs,)
+        Mean difference over the defined topics; NaN for a row with none.
+    p_value : numpy.ndarray of float64, shape (pairs,)
+        Two-sided p-value, ``(1 + #{|stat*| >= |stat|}) / (B + 1)``; NaN for a row with no topic.
+    """
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
@@ -79,20 +117,33 @@ def paired_p_values(diff: np.ndarray, method: str, resamples: int, rng) -> tuple
 
 
 def system_pairs(n_systems: int):
+    """Return ``(first, second)`` indices of every unordered pair of systems, ``first < second``."""
     return np.triu_indices(n_systems, 1)
 
 
-def significance(scores, *, method: str = "bootstrap", resamples: int = 1000, seed: int = 0,
-                 correction: str | None = None, progress: bool = False) -> MetaResult:
+def significance(
+    scores,
+    *,
+    method: str = "bootstrap",
+    resamples: int = 1000,
+    seed: int = 0,
+    correction: str | None = None,
+    progress: bool = False,
+) -> MetaResult:
     """Paired significance between every pair of systems, per measure.
 
     Parameters
     ----------
     scores : Scores
         Values over ``(system, topic)``.
-    method : {"bootstrap", "fisher"}
+    method : {"bootstrap", "fisher"}, default "bootstrap"
+        ``bootstrap``: the paired bootstrap test (topics resampled with replacement from the
+        differences shifted to mean 0); ``fisher``: Fisher's randomization test (each topic's
+        difference flips sign with probability 1/2).
     resamples : int, default 1000
+        Number of resamples ``B``; the smallest p-value reachable is ``1 / (B + 1)``.
     seed : int, default 0
+        Seed of the random resamples: the same seed gives the same p-values.
     correction : {None, "holm"}
         Holm's step-down correction over the system pairs of each measure.
     progress : bool, default False
@@ -125,19 +176,38 @@ def significance(scores, *, method: str = "bootstrap", resamples: int = 1000, se
     bar.close()
     for k in ("diff", "topics", "p_value", "p_adjusted"):
         columns[k] = np.concatenate(columns[k]) if columns[k] else np.empty(0)
-    summary = pa.table({
-        "measure": columns["measure"], "system_a": labels_array(columns["system_a"]),
-        "system_b": labels_array(columns["system_b"]), "diff": pa.array(columns["diff"], pa.float64()),
-        "topics": pa.array(columns["topics"], pa.int64()), "p_value": pa.array(columns["p_value"], pa.float64()),
-        "p_adjusted": pa.array(columns["p_adjusted"], pa.float64()),
-    })
-    return MetaResult(summary, None, {"method": method, "resamples": resamples, "seed": seed,
-                                      "correction": correction})
+    summary = pa.table(
+        {
+            "measure": columns["measure"],
+            "system_a": labels_array(columns["system_a"]),
+            "system_b": labels_array(columns["system_b"]),
+            "diff": pa.array(columns["diff"], pa.float64()),
+            "topics": pa.array(columns["topics"], pa.int64()),
+            "p_value": pa.array(columns["p_value"], pa.float64()),
+            "p_adjusted": pa.array(columns["p_adjusted"], pa.float64()),
+        }
+    )
+    return MetaResult(summary, None, {"method": method, "resamples": resamples, "seed": seed, "correction": correction})
 
 
 def power(scores, *, alpha: float = 0.05, resamples: int = 1000, seed: int = 0, progress: bool = False) -> MetaResult:
-    """Discriminative power: the fraction of system pairs significantly different at ``alpha``
-    under the paired bootstrap test, per measure.
+    """Compute each measure's discriminative power: the fraction of system pairs it separates.
+
+    A pair is separated when its paired bootstrap test (:func:`significance`) gives a p-value
+    below ``alpha`` (Sakai 2006); pairs with no topic where both systems are defined do not count.
+
+    Parameters
+    ----------
+    scores : Scores
+        Values over ``(system, topic)``.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    resamples : int, default 1000
+        Number of bootstrap resamples per pair.
+    seed : int, default 0
+        Seed of the resamples: the same seed gives the same result.
+    progress : bool, default False
+        Show a progress bar on a terminal when the job runs longer than about a second.
 
     Returns
     -------
@@ -153,9 +223,12 @@ def power(scores, *, alpha: float = 0.05, resamples: int = 1000, seed: int = 0, 
     p = tests.column("p_value").to_numpy(zero_copy_only=False)
     significant = [int(np.sum((measure == m) & (p < alpha))) for m in names]
     pairs = [int(np.sum((measure == m) & ~np.isnan(p))) for m in names]
-    summary = pa.table({
-        "measure": names,
-        "value": pa.array([s / n if n else np.nan for s, n in zip(significant, pairs)], pa.float64()),
-        "significant": pa.array(significant, pa.int64()), "pairs": pa.array(pairs, pa.int64()),
-    })
+    summary = pa.table(
+        {
+            "measure": names,
+            "value": pa.array([s / n if n else np.nan for s, n in zip(significant, pairs)], pa.float64()),
+            "significant": pa.array(significant, pa.int64()),
+            "pairs": pa.array(pairs, pa.int64()),
+        }
+    )
     return MetaResult(summary, tests, {"alpha": alpha, "resamples": resamples, "seed": seed})

@@ -25,21 +25,36 @@ from ._common import MetaResult, Progress, higher_is_better, labels_array
 AGGREGATES = ("macro", "micro")
 
 
-def stability(source, gold=None, *, measures=("accuracy", "f1", "mcc", "k"), replicates: int = 500, seed: int = 0,
-              aggregate: str = "macro", tolerance: float = 1e-5, progress: bool = False,
-              **count_options) -> MetaResult:
+def stability(
+    source,
+    gold=None,
+    *,
+    measures=("accuracy", "f1", "mcc", "k"),
+    replicates: int = 500,
+    seed: int = 0,
+    aggregate: str = "macro",
+    tolerance: float = 1e-5,
+    progress: bool = False,
+    **count_options,
+) -> MetaResult:
     """Standard deviation and swap rate of each measure over random split halves.
 
     Parameters
     ----------
     source, gold, **count_options
         As :func:`fastmetrics.count` (hard predictions).
-    measures : sequence of str
+    measures : sequence of str, default ("accuracy", "f1", "mcc", "k")
+        Measure names or specs.
     replicates : int, default 500
+        Random halvings ``R``; each gives two halves.
     seed : int, default 0
+        Seed of the random splits.
     aggregate : {"macro", "micro"}, default "macro"
         A system's score on a half: mean over topics, or the measure of the pooled counts.
     tolerance : float, default 1e-5
+        Differences within it are ties when the two halves order a system pair.
+    progress : bool, default False
+        Progress bar on stderr (on a terminal, for runs longer than about a second).
 
     Returns
     -------
@@ -83,17 +98,26 @@ def stability(source, gold=None, *, measures=("accuracy", "f1", "mcc", "k"), rep
         comparisons.append(int(valid.sum()))
     bar.update(3)
     bar.close()
-    summary = pa.table({
-        "measure": names,
-        "swap_rate": pa.array([s / c if c else np.nan for s, c in zip(swaps, comparisons)], pa.float64()),
-        "swaps": pa.array(swaps, pa.int64()), "comparisons": pa.array(comparisons, pa.int64()),
-        "mean_std": pa.array(np.nanmean(np.where(np.isnan(std), np.nan, std), axis=1)
-                             if n_systems else np.full(len(names), np.nan), pa.float64()),
-    })
-    detail = pa.table({
-        "system": labels_array(np.tile(systems, len(names))),
-        "measure": np.repeat(names, n_systems).tolist(),
-        "mean": pa.array(mean.reshape(-1), pa.float64()), "std": pa.array(std.reshape(-1), pa.float64()),
-    })
-    return MetaResult(summary, detail, {"replicates": replicates, "seed": seed, "aggregate": aggregate,
-                                        "tolerance": tolerance})
+    summary = pa.table(
+        {
+            "measure": names,
+            "swap_rate": pa.array([s / c if c else np.nan for s, c in zip(swaps, comparisons)], pa.float64()),
+            "swaps": pa.array(swaps, pa.int64()),
+            "comparisons": pa.array(comparisons, pa.int64()),
+            "mean_std": pa.array(
+                np.nanmean(np.where(np.isnan(std), np.nan, std), axis=1) if n_systems else np.full(len(names), np.nan),
+                pa.float64(),
+            ),
+        }
+    )
+    detail = pa.table(
+        {
+            "system": labels_array(np.tile(systems, len(names))),
+            "measure": np.repeat(names, n_systems).tolist(),
+            "mean": pa.array(mean.reshape(-1), pa.float64()),
+            "std": pa.array(std.reshape(-1), pa.float64()),
+        }
+    )
+    return MetaResult(
+        summary, detail, {"replicates": replicates, "seed": seed, "aggregate": aggregate, "tolerance": tolerance}
+    )

@@ -54,7 +54,9 @@ def strictness(scores, *, thresholds=None, progress: bool = False) -> MetaResult
     scores : Scores
         Values over ``(system, topic)`` for two or more measures.
     thresholds : array_like, optional
-        The ``th`` values; default 0.50, 0.51, ..., 0.99.
+        The ``th`` values, in (0, 1]; default 0.50, 0.51, ..., 0.99.
+    progress : bool, default False
+        Show a progress bar on a terminal when the job runs longer than about a second.
 
     Returns
     -------
@@ -83,16 +85,20 @@ def strictness(scores, *, thresholds=None, progress: bool = False) -> MetaResult
     with np.errstate(invalid="ignore"):
         overall = np.nanmin(np.where(np.isnan(masked), np.inf, masked), axis=1)
     overall[np.isinf(overall)] = np.nan
-    summary = pa.table({
-        "measure": np.repeat(names, th.size).tolist(),
-        "threshold": pa.array(np.tile(th, len(names)), pa.float64()),
-        "value": pa.array(overall.reshape(-1), pa.float64()),
-    })
+    summary = pa.table(
+        {
+            "measure": np.repeat(names, th.size).tolist(),
+            "threshold": pa.array(np.tile(th, len(names)), pa.float64()),
+            "value": pa.array(overall.reshape(-1), pa.float64()),
+        }
+    )
     pairs = [(a, b) for a in range(len(names)) for b in range(len(names)) if a != b]
-    detail = pa.table({
-        "measure_a": [names[a] for a, _ in pairs for _ in th],
-        "measure_b": [names[b] for _, b in pairs for _ in th],
-        "threshold": pa.array(np.tile(th, len(pairs)), pa.float64()),
-        "value": pa.array(np.concatenate([pairwise[a, b] for a, b in pairs]), pa.float64()),
-    })
+    detail = pa.table(
+        {
+            "measure_a": [names[a] for a, _ in pairs for _ in th],
+            "measure_b": [names[b] for _, b in pairs for _ in th],
+            "threshold": pa.array(np.tile(th, len(pairs)), pa.float64()),
+            "value": pa.array(np.concatenate([pairwise[a, b] for a, b in pairs]), pa.float64()),
+        }
+    )
     return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": int(flat.shape[1])})

@@ -12,6 +12,7 @@ import io
 import numpy as np
 
 from .._errors import ParameterError
+from ..measures import parse_spec
 
 
 def _plt():
@@ -31,24 +32,50 @@ def label(text, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    _plt().close(fig)
-    return buf.getvalue()
+def save(fig, formats=("png",)) -> dict:
+    """Save one drawn figure in every format asked, then close it.
 
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    formats : sequence of {"png", "svg"}
 
-def svg(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    return buf.getvalue()
+    Returns
+    -------
+    dict
+        Format → bytes.
+    """
+    out = {}
+    try:
+        for fmt in formats:
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, bbox_inches="tight", **({"dpi": 110} if fmt == "png" else {}))
+            out[fmt] = buf.getvalue()
+    finally:
+        _plt().close(fig)
+    return out
 
 
 def threshold_curves(curves, measures, per_row: int = 4):
-    """Small multiples, one panel per system: each measure against the system's own threshold
-    grid (systems score on different scales), the best threshold of each measure marked."""
-    from ..meta._common import higher_is_better
+    """Small multiples of threshold curves, one panel per system.
 
+    Each panel draws each measure against the system's own threshold grid (systems score on
+    different scales), the best threshold of each measure marked.
+
+    Parameters
+    ----------
+    curves : sequence of (system, ndarray, dict)
+        Per system: its label, its thresholds, and ``{measure: values over the thresholds}``
+        (:func:`fastmetrics.pipeline.threshold_curves`).
+    measures : sequence of str
+        The measures to draw, keys of the dicts.
+    per_row : int, default 4
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     plt = _plt()
     n = len(curves)
     rows = (n + per_row - 1) // per_row
@@ -61,7 +88,7 @@ def threshold_curves(curves, measures, per_row: int = 4):
             color = colors[j % len(colors)]
             ax.plot(grid, line, lw=1.4, color=color, label=label(m, 20))
             if np.isfinite(line).any():
-                b = int(np.nanargmax(line if higher_is_better(m) else -line))
+                b = int(np.nanargmax(line if parse_spec(m).higher_is_better else -line))
                 ax.plot([grid[b]], [line[b]], "o", color=color, ms=5)
         ax.set_title(label(system, 34), fontsize=8)
         ax.tick_params(labelsize=7)
@@ -137,8 +164,15 @@ def inconsistency_heatmap(summary):
     for i in range(len(names)):
         for j in range(len(names)):
             if np.isfinite(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize=7,
-                        color="white" if grid[i, j] > 0.6 * np.nanmax(grid) else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{grid[i, j]:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if grid[i, j] > 0.6 * np.nanmax(grid) else "black",
+                )
     fig.colorbar(im, ax=ax, label="% of comparisons ordered differently")
     ax.set_title("Inconsistency between measures (seed 003 §5)", fontsize=9)
     return fig

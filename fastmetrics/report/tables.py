@@ -27,30 +27,63 @@ def _cell(value, digits: int = 4) -> str:
     return str(value)
 
 
-def _escape_md(text: str) -> str:
+def escape_md(text: str) -> str:
+    """``text`` safe inside a Markdown table cell (pipes, backslashes and HTML escaped)."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def to_markdown(table: pa.Table, digits: int = 4) -> str:
-    """A GitHub-flavoured Markdown table; cell text is escaped (names come from users' files)."""
+    """A GitHub-flavoured Markdown table; cell text is escaped (names come from users' files).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Any table; floating-point columns are right-aligned.
+    digits : int, default 4
+        Decimals of floating-point cells (NaN is written ``NaN``, a null as an empty cell).
+
+    Returns
+    -------
+    str
+        The table, one line per row after the header and the alignment line.
+    """
     names = table.column_names
     rows = table.to_pylist()
-    lines = ["| " + " | ".join(_escape_md(n) for n in names) + " |",
-             "|" + "|".join("---:" if pa.types.is_floating(table.schema.field(n).type) else "---" for n in names) + "|"]
+    lines = [
+        "| " + " | ".join(escape_md(n) for n in names) + " |",
+        "|" + "|".join("---:" if pa.types.is_floating(table.schema.field(n).type) else "---" for n in names) + "|",
+    ]
     for row in rows:
-        lines.append("| " + " | ".join(_escape_md(_cell(row[n], digits)) for n in names) + " |")
+        lines.append("| " + " | ".join(escape_md(_cell(row[n], digits)) for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
 def format_table(table: pa.Table, digits: int = 4, max_rows: int | None = None) -> str:
-    """Plain aligned text for a terminal."""
+    """Plain aligned text for a terminal.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Any table; numeric columns are right-aligned, the others left-aligned.
+    digits : int, default 4
+        Decimals of floating-point cells (NaN is written ``NaN``, a null as an empty cell).
+    max_rows : int, optional
+        Show at most this many rows, then a line saying how many more there are. Default: all.
+
+    Returns
+    -------
+    str
+        The header, a line of dashes and the rows.
+    """
     names = table.column_names
     rows = table.to_pylist()
     shown = rows if max_rows is None or len(rows) <= max_rows else rows[:max_rows]
     cells = [[_cell(r[n], digits) for n in names] for r in shown]
     widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
-    numeric = [pa.types.is_floating(table.schema.field(n).type) or pa.types.is_integer(table.schema.field(n).type)
-               for n in names]
+    numeric = [
+        pa.types.is_floating(table.schema.field(n).type) or pa.types.is_integer(table.schema.field(n).type)
+        for n in names
+    ]
 
     def line(values):
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
@@ -62,7 +95,19 @@ def format_table(table: pa.Table, digits: int = 4, max_rows: int | None = None) 
 
 
 def pivot_measures(table: pa.Table) -> pa.Table:
-    """Tidy (..., measure, value) -> one row per cell, one column per measure (display only)."""
+    """Tidy (..., measure, value) -> one row per cell, one column per measure (display only).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Columns ``measure`` and ``value`` and any key columns, e.g. :meth:`Scores.to_arrow`.
+
+    Returns
+    -------
+    pyarrow.Table
+        The key columns, one row per distinct key, then one float64 column per measure; both in
+        order of first appearance. A measure missing for a key is null.
+    """
     keys = [c for c in table.column_names if c not in ("measure", "value")]
     measures = list(dict.fromkeys(table.column("measure").to_pylist()))
     rows: dict[tuple, dict] = {}
@@ -77,10 +122,24 @@ def pivot_measures(table: pa.Table) -> pa.Table:
 
 
 def write_table(table: pa.Table, path: str | os.PathLike) -> None:
-    """Write ``table`` by suffix (.parquet, .csv, .json, .md), atomically.
+    """Write ``table`` by suffix (.parquet, .csv, .json, .md, .tex, .html), atomically.
 
     The data goes to a temporary file in the target folder, which is renamed over the target
     only once complete: a failure leaves no partial output behind.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table; JSON gets a list of row objects, with NaN written as null; ``.tex`` is
+        :func:`to_latex`, ``.html`` :func:`to_html`, ``.md`` :func:`to_markdown`.
+    path : str or os.PathLike
+        The output file, in an existing folder.
+
+    Raises
+    ------
+    ParameterError
+        ``path`` is a folder, has another suffix, lies in a folder that does not exist, or no
+        file can be created there.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -100,8 +159,10 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
         elif suffix == ".csv":
             pacsv.write_csv(table, fh)
         elif suffix == ".json":
-            rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-                    for r in table.to_pylist()]
+            rows = [
+                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                for r in table.to_pylist()
+            ]
             fh.write(json.dumps(rows, indent=1, allow_nan=False).encode())
         elif suffix == ".tex":
             fh.write(to_latex(table).encode())
@@ -114,7 +175,15 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    """Write ``text`` (UTF-8) to ``path`` atomically.
+
+    Parameters
+    ----------
+    text : str
+        The content, whatever the suffix of ``path``.
+    path : str or os.PathLike
+        The output file, in an existing folder (see :func:`write_table` for the atomic write).
+    """
     write_bytes(text.encode(), path)
 
 
@@ -131,8 +200,11 @@ _WRITING = [0]  # output files being written now (see :func:`writing`)
 
 
 def writing() -> bool:
-    """Whether an output file is being written: the command line's signal handler then unwinds
-    (so that the temporary file is removed) instead of exiting at once."""
+    """Whether an output file is being written now.
+
+    The command line's signal handler then unwinds (so that the temporary file is removed)
+    instead of exiting at once.
+    """
     return _WRITING[0] > 0
 
 
@@ -154,8 +226,7 @@ def _write_via_temporary(path: Path, folder: Path, write) -> None:
     try:
         fd, tmp = _temporary(path, folder)
     except OSError as exc:
-        raise ParameterError(f"Cannot write '{path}': {exc.strerror or exc} (creating a file in "
-                             f"'{folder}').") from None
+        raise ParameterError(f"Cannot write '{path}': {exc.strerror or exc} (creating a file in '{folder}').") from None
     try:
         with os.fdopen(fd, "wb", closefd=False) as fh:
             write(fh)
@@ -206,8 +277,21 @@ def _name_unnamed(fd: int, path: Path, folder: Path) -> str:
 
 
 def property_matrix_markdown(table: pa.Table) -> str:
-    """A property profile (``measure, property, holds, counterexample``) as a Markdown matrix of
-    ✓ / ✗ / – (not applicable or undecidable), followed by every counterexample."""
+    """A property profile as a Markdown matrix of ✓ / ✗ / –, followed by every counterexample.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        One row per verdict, columns ``measure, property, holds, counterexample``
+        (:func:`fastmetrics.meta.axioms.axioms`): ``holds`` true (✓), false (✗) or null (–: not
+        applicable or undecidable).
+
+    Returns
+    -------
+    str
+        One row per measure, one column per property (both in order of first appearance), then
+        the counterexamples of the properties that fail.
+    """
     rows = table.to_pylist()
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     props = list(dict.fromkeys(r["property"] for r in rows))
@@ -215,19 +299,32 @@ def property_matrix_markdown(table: pa.Table) -> str:
     mark = {True: "✓", False: "✗", None: "–"}
     lines = ["| measure | " + " | ".join(props) + " |", "|---|" + "---|" * len(props)]
     for m in measures:
-        lines.append(f"| {_escape_md(m)} | " + " | ".join(mark[cell[(m, p)]["holds"]] if (m, p) in cell else ""
-                                                     for p in props) + " |")
+        lines.append(
+            f"| {escape_md(m)} | "
+            + " | ".join(mark[cell[(m, p)]["holds"]] if (m, p) in cell else "" for p in props)
+            + " |"
+        )
     failures = [r for r in rows if r["holds"] is False and r.get("counterexample")]
     if failures:
         lines += ["", "Counterexamples (smallest test set first):", ""]
-        lines += [f"- {_escape_md(r['measure'])} / {r['property']}: {_escape_md(r['counterexample'])}"
-                  for r in failures]
+        lines += [f"- {escape_md(r['measure'])} / {r['property']}: {escape_md(r['counterexample'])}" for r in failures]
     return "\n".join(lines) + "\n"
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 
 
 def escape_latex(text: str) -> str:
@@ -236,8 +333,10 @@ def escape_latex(text: str) -> str:
 
 
 def to_latex(table: pa.Table, digits: int = 4, caption: str | None = None) -> str:
-    """A booktabs ``tabular`` (in a ``table`` float when ``caption`` is given), cells escaped,
-    numbers right-aligned -- the format of ranx's LaTeX reports."""
+    """A booktabs ``tabular``, cells escaped, numbers right-aligned.
+
+    In a ``table`` float when ``caption`` is given -- the format of ranx's LaTeX reports.
+    """
     names = table.column_names
     rows = table.to_pylist()
     numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type) for f in table.schema]
@@ -245,8 +344,12 @@ def to_latex(table: pa.Table, digits: int = 4, caption: str | None = None) -> st
     lines = []
     if caption is not None:
         lines += [r"\begin{table}[t]", r"\centering", f"\\caption{{{escape_latex(caption)}}}"]
-    lines += [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
-              " & ".join(escape_latex(n) for n in names) + r" \\", r"\midrule"]
+    lines += [
+        f"\\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(escape_latex(n) for n in names) + r" \\",
+        r"\midrule",
+    ]
     for row in rows:
         lines.append(" & ".join(escape_latex(_cell(row[n], digits)) for n in names) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
@@ -261,6 +364,8 @@ def to_html(table: pa.Table, digits: int = 4) -> str:
 
     names = table.column_names
     head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(r[n], digits))}</td>" for n in names) + "</tr>"
-                   for r in table.to_pylist())
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(r[n], digits))}</td>" for n in names) + "</tr>"
+        for r in table.to_pylist()
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"

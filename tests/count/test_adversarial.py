@@ -27,8 +27,12 @@ ADVERSARIAL = {
     "subnormal": [0.0, 5e-324, 1e-323, 5e-324, 0.0, 1e-323, 1e-323],
     "negative-subnormal": [-5e-324, 0.0, 5e-324, -1e-323],
     "plus-minus-1e308": [-1e308, 0.0, 1e308, 1e308, -1e308, 0.0],
-    "plus-minus-max": [-1.7976931348623157e308, 1.7976931348623157e308, 1.7976931348623157e308,
-                       -1.7976931348623157e308],
+    "plus-minus-max": [
+        -1.7976931348623157e308,
+        1.7976931348623157e308,
+        1.7976931348623157e308,
+        -1.7976931348623157e308,
+    ],
     "max-and-zero": [-MAX, 0.0, MAX, 1.0, -1.0],
     "near-max": [MAX, np.nextafter(MAX, 0), MAX, np.nextafter(MAX, 0)],
     "all-identical": [0.42] * 50,
@@ -45,14 +49,22 @@ def _table(scores, dtype=np.float64):
     per_system = [scores, scores[::-1].copy()]
     score = np.concatenate(per_system)
     gold = np.tile(np.arange(n) % 2 == 0, 2)
-    table = pa.table({"system": np.repeat(np.array(SYSTEMS, object), n), "topic": ["T"] * (2 * n),
-                      "item": np.tile(np.arange(n), 2), "gold": gold, "score": pa.array(score)})
+    table = pa.table(
+        {
+            "system": np.repeat(np.array(SYSTEMS, object), n),
+            "topic": ["T"] * (2 * n),
+            "item": np.tile(np.arange(n), 2),
+            "gold": gold,
+            "score": pa.array(score),
+        }
+    )
     return table, per_system, np.arange(n) % 2 == 0
 
 
 def _matrix(gold, positive):
-    return np.array([[np.sum(~gold & ~positive), np.sum(~gold & positive)],
-                     [np.sum(gold & ~positive), np.sum(gold & positive)]])
+    return np.array(
+        [[np.sum(~gold & ~positive), np.sum(~gold & positive)], [np.sum(gold & ~positive), np.sum(gold & positive)]]
+    )
 
 
 def _check_grid(tensor, per_system, gold):
@@ -70,8 +82,11 @@ def _check_grid(tensor, per_system, gold):
     for s, scores in enumerate(per_system):
         values = scores.astype(np.float64)  # a float32 score compared as its float64 value
         for j, threshold in enumerate(grid):
-            np.testing.assert_array_equal(tensor.counts[s, 0, j], _matrix(gold, values >= threshold),
-                                          err_msg=f"system {SYSTEMS[s]}, threshold {threshold!r}")
+            np.testing.assert_array_equal(
+                tensor.counts[s, 0, j],
+                _matrix(gold, values >= threshold),
+                err_msg=f"system {SYSTEMS[s]}, threshold {threshold!r}",
+            )
     return grid
 
 
@@ -114,8 +129,7 @@ def test_subnormal_scores_give_one_threshold_per_distinct_value(k):
 # -- one single row --------------------------------------------------------------------------------
 @pytest.mark.parametrize("thresholds", [None, "exact", *KS, [2.0, 3.0, 4.0]])
 def test_one_single_row(thresholds):
-    table = pa.table({"system": ["s"], "topic": ["T"], "item": [0], "gold": [True], "score": [3.0],
-                      "pred": [True]})
+    table = pa.table({"system": ["s"], "topic": ["T"], "item": [0], "gold": [True], "score": [3.0], "pred": [True]})
     tensor = fm.count(table, thresholds=thresholds)
     assert tensor.counts.sum(axis=(-1, -2)).min() == 1
     if thresholds is None:
@@ -231,8 +245,15 @@ NON_FINITE = r"(?s)(?=.*'score')(?=.*\brow 2\b)"
 @pytest.mark.parametrize("thresholds", [None, "exact", 5, [0.5]], ids=["default", "exact", "k", "array"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_non_finite_scores_are_refused_naming_column_and_row(bad, thresholds, dtype):
-    table = pa.table({"system": ["a"] * 4, "topic": ["T"] * 4, "item": [0, 1, 2, 3], "gold": [True, False] * 2,
-                      "score": pa.array(np.array([0.1, 0.2, bad, 0.4], dtype))})
+    table = pa.table(
+        {
+            "system": ["a"] * 4,
+            "topic": ["T"] * 4,
+            "item": [0, 1, 2, 3],
+            "gold": [True, False] * 2,
+            "score": pa.array(np.array([0.1, 0.2, bad, 0.4], dtype)),
+        }
+    )
     with pytest.raises(InputError, match=NON_FINITE):
         fm.count(table, thresholds=thresholds)
 
@@ -243,8 +264,15 @@ def test_non_finite_score_in_a_later_row_group_is_refused(tmp_path, bad, thresho
     n = 40
     score = np.linspace(0, 1, n)
     score[2] = bad  # row 2 of the second system, in a later row group than the first rows
-    table = pa.table({"system": ["a"] * n + ["b"] * n, "topic": ["T"] * (2 * n), "item": list(range(n)) * 2,
-                      "gold": [True, False] * n, "score": np.concatenate([np.linspace(0, 1, n), score])})
+    table = pa.table(
+        {
+            "system": ["a"] * n + ["b"] * n,
+            "topic": ["T"] * (2 * n),
+            "item": list(range(n)) * 2,
+            "gold": [True, False] * n,
+            "score": np.concatenate([np.linspace(0, 1, n), score]),
+        }
+    )
     path = tmp_path / "runs.parquet"
     pq.write_table(table, path, row_group_size=16)
     # rows are numbered in their file (row 42 sits in the third row group, at its row 10)
@@ -325,8 +353,14 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent("""
 
 def _run_with_boundscheck(tmp_path, scope):
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
-    proc = subprocess.run([sys.executable, "-c", BOUNDSCHECK_SCRIPT, scope], capture_output=True, text=True, env=env,
-                          timeout=900, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", BOUNDSCHECK_SCRIPT, scope],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        cwd=tmp_path,
+    )
     assert "IndexError" not in proc.stderr, proc.stderr[-4000:]
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert proc.stdout.strip().endswith("ok"), proc.stdout[-2000:]

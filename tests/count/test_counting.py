@@ -15,8 +15,16 @@ def random_runs(seed, n_systems=3, n_topics=4, n_items=50, ties=True):
     s, t, i = np.indices((n_systems, n_topics, n_items)).reshape(3, -1)
     score = rng.integers(0, 8, s.size) / 4.0 if ties else rng.normal(size=s.size)
     gold = rng.random(s.size) < 0.3
-    return pa.table({"system": [f"s{x}" for x in s], "topic": t.astype(np.int64), "item": i,
-                     "gold": gold, "score": score, "pred": score >= 1.0}), (s, t, gold, score)
+    return pa.table(
+        {
+            "system": [f"s{x}" for x in s],
+            "topic": t.astype(np.int64),
+            "item": i,
+            "gold": gold,
+            "score": score,
+            "pred": score >= 1.0,
+        }
+    ), (s, t, gold, score)
 
 
 def brute_force(s, t, gold, positive, n_systems, n_topics):
@@ -45,8 +53,9 @@ def test_sweep_counts_equal_brute_force_with_ties(thresholds):
         # k evenly spaced values over the observed score range of the whole input
         np.testing.assert_allclose(grid, np.linspace(score.min(), score.max(), thresholds))
     for k, thr in enumerate(grid):
-        np.testing.assert_array_equal(tensor.counts[:, :, k], brute_force(s, t, gold, score >= thr, 3, 4),
-                                      err_msg=f"threshold {thr}")
+        np.testing.assert_array_equal(
+            tensor.counts[:, :, k], brute_force(s, t, gold, score >= thr, 3, 4), err_msg=f"threshold {thr}"
+        )
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,8 +70,10 @@ def test_sweep_random_grids_and_scores(seed, k, n):
         tensor = fm.count(table, by=("system",), thresholds=thresholds)
         for j, thr in enumerate(tensor.coords["threshold"]):
             positive = score >= thr
-            expected = [[np.sum(~gold & ~positive), np.sum(~gold & positive)],
-                        [np.sum(gold & ~positive), np.sum(gold & positive)]]
+            expected = [
+                [np.sum(~gold & ~positive), np.sum(~gold & positive)],
+                [np.sum(gold & ~positive), np.sum(gold & positive)],
+            ]
             np.testing.assert_array_equal(tensor.counts[0, j], expected)
 
 
@@ -92,6 +103,7 @@ def test_weighted_counts():
 
 def test_batches_add_up_over_a_parquet_dataset(tmp_path, monkeypatch):
     import pyarrow.parquet as pq
+
     from fastmetrics.io import readers
 
     table, _ = random_runs(5, n_systems=4, n_topics=5, n_items=40)

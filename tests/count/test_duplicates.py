@@ -25,8 +25,12 @@ SYSTEMS = ("sysA", "sysB")
 TOPICS = ("t-alpha", "t-beta")
 N_ITEMS = 30
 DUP = ("sysB", "t-beta", "it-017")  # the (system, topic, item) copied in every test
-MODES = {"hard": {}, "grid": {"thresholds": 5}, "grid-array": {"thresholds": [0.2, 0.5, 0.8]},
-         "exact": {"thresholds": "exact"}}
+MODES = {
+    "hard": {},
+    "grid": {"thresholds": 5},
+    "grid-array": {"thresholds": [0.2, 0.5, 0.8]},
+    "exact": {"thresholds": "exact"},
+}
 
 
 def _runs() -> pa.Table:
@@ -36,9 +40,16 @@ def _runs() -> pa.Table:
     system, topic, item = (list(c) for c in zip(*rows))
     n = len(rows)
     gold_of = {(t, f"it-{i:03d}"): bool(g) for t in TOPICS for i, g in enumerate(rng.random(N_ITEMS) < 0.4)}
-    return pa.table({"system": system, "topic": topic, "item": item,
-                     "gold": [gold_of[(t, i)] for t, i in zip(topic, item)],
-                     "pred": rng.random(n) < 0.5, "score": np.round(rng.random(n), 2)})
+    return pa.table(
+        {
+            "system": system,
+            "topic": topic,
+            "item": item,
+            "gold": [gold_of[(t, i)] for t, i in zip(topic, item)],
+            "pred": rng.random(n) < 0.5,
+            "score": np.round(rng.random(n), 2),
+        }
+    )
 
 
 def _row_of(table: pa.Table, key=DUP) -> int:
@@ -73,8 +84,9 @@ DUPLICATE = _names(*DUP)
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def _assert_one_line_error(proc, *needles):
@@ -144,8 +156,16 @@ def big_file(tmp_path_factory):
     item = row.copy()
     for r in (BIG_FIRST, BIG_SECOND):
         system[r], topic[r], item[r] = BIG_KEY
-    table = pa.table({"system": system, "topic": topic, "item": item, "gold": row % 3 == 0, "pred": row % 2 == 0,
-                      "score": ((row * 7919) % 1000).astype(np.float64) / 1000.0})
+    table = pa.table(
+        {
+            "system": system,
+            "topic": topic,
+            "item": item,
+            "gold": row % 3 == 0,
+            "pred": row % 2 == 0,
+            "score": ((row * 7919) % 1000).astype(np.float64) / 1000.0,
+        }
+    )
     path = tmp_path_factory.mktemp("big") / "big.parquet"
     pq.write_table(table, path, row_group_size=500_000)
     meta = pq.ParquetFile(path).metadata
@@ -165,8 +185,15 @@ def test_a_file_over_two_million_rows_without_the_copy_counts(tmp_path):
     """The same layout without a duplicate is counted (the check is not a false alarm of size)."""
     n = BIG_ROWS
     row = np.arange(n, dtype=np.int64)
-    table = pa.table({"system": (row % 2).astype(np.int32), "topic": ((row // 2) % 3).astype(np.int32), "item": row,
-                      "gold": row % 3 == 0, "pred": row % 2 == 0})
+    table = pa.table(
+        {
+            "system": (row % 2).astype(np.int32),
+            "topic": ((row // 2) % 3).astype(np.int32),
+            "item": row,
+            "gold": row % 3 == 0,
+            "pred": row % 2 == 0,
+        }
+    )
     path = tmp_path / "big.parquet"
     pq.write_table(table, path, row_group_size=500_000)
     tensor = fm.count(str(path))
@@ -230,8 +257,17 @@ def test_csv_files_with_a_separate_gold_on_the_command_line(tmp_path):
     pacsv.write_csv(_copy(runs), tmp_path / "b.csv")
     pacsv.write_csv(_gold(table), tmp_path / "gold.csv")
     for missing in ("error", "negative", "drop"):
-        proc = _cli("evaluate", tmp_path / "a.csv", tmp_path / "b.csv", "--gold", tmp_path / "gold.csv",
-                    "--missing", missing, "--measures", "f1")
+        proc = _cli(
+            "evaluate",
+            tmp_path / "a.csv",
+            tmp_path / "b.csv",
+            "--gold",
+            tmp_path / "gold.csv",
+            "--missing",
+            missing,
+            "--measures",
+            "f1",
+        )
         _assert_one_line_error(proc, DUP[2])
 
 
@@ -294,9 +330,11 @@ SCHEMA = r"(?i)schema"
 @pytest.mark.parametrize("change", ["extra-column", "renamed-column", "missing-column"])
 def test_csv_files_with_different_columns_are_refused(tmp_path, change):
     table = _runs()
-    other = {"extra-column": lambda t: t.append_column("note", pa.array(["x"] * t.num_rows)),
-             "renamed-column": lambda t: t.rename_columns(["system", "topic", "doc", "gold", "pred", "score"]),
-             "missing-column": lambda t: t.drop_columns(["score"])}[change](table.slice(0, 10))
+    other = {
+        "extra-column": lambda t: t.append_column("note", pa.array(["x"] * t.num_rows)),
+        "renamed-column": lambda t: t.rename_columns(["system", "topic", "doc", "gold", "pred", "score"]),
+        "missing-column": lambda t: t.drop_columns(["score"]),
+    }[change](table.slice(0, 10))
     pacsv.write_csv(table, tmp_path / "a.csv")
     pacsv.write_csv(other, tmp_path / "b.csv")
     with pytest.raises(InputError, match=SCHEMA):

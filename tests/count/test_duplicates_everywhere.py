@@ -20,8 +20,16 @@ def _runs(n_items=30, systems=("s0", "s1"), topics=(1, 2)):
     rows = [(s, t, i) for s in systems for t in topics for i in range(n_items)]
     system, topic, item = zip(*rows)
     n = len(rows)
-    return pa.table({"system": list(system), "topic": np.array(topic, np.int64), "item": np.array(item, np.int64),
-                     "gold": rng.random(n) < 0.4, "pred": rng.random(n) < 0.5, "score": rng.random(n)})
+    return pa.table(
+        {
+            "system": list(system),
+            "topic": np.array(topic, np.int64),
+            "item": np.array(item, np.int64),
+            "gold": rng.random(n) < 0.4,
+            "pred": rng.random(n) < 0.5,
+            "score": rng.random(n),
+        }
+    )
 
 
 def _with_copy(table, row, at=None):
@@ -62,12 +70,22 @@ def test_across_read_batches_of_a_file_over_two_million_rows(tmp_path):
     n = 2_100_000
     item = np.arange(n, dtype=np.int64)
     item[-1] = 5  # the last row repeats the sixth, 2.1M rows and three read batches later
-    table = pa.table({"system": np.zeros(n, np.int32), "topic": np.zeros(n, np.int32), "item": item,
-                      "gold": np.arange(n) % 3 == 0, "pred": np.arange(n) % 2 == 0})
+    table = pa.table(
+        {
+            "system": np.zeros(n, np.int32),
+            "topic": np.zeros(n, np.int32),
+            "item": item,
+            "gold": np.arange(n) % 3 == 0,
+            "pred": np.arange(n) % 2 == 0,
+        }
+    )
     path = tmp_path / "big.parquet"
     pq.write_table(table, path, row_group_size=500_000)
-    with pytest.raises(fm.InputError, match=r"system=0, topic=0, item=5 appears more than once \(row 5 in "
-                                            r"'.*big.parquet'; row 2099999 in"):
+    with pytest.raises(
+        fm.InputError,
+        match=r"system=0, topic=0, item=5 appears more than once \(row 5 in "
+        r"'.*big.parquet'; row 2099999 in",
+    ):
         fm.count(str(path))
 
 
@@ -101,8 +119,20 @@ def test_csv_files_on_the_command_line(tmp_path):
     table = _runs()
     pacsv.write_csv(table, tmp_path / "a.csv")
     pacsv.write_csv(table.slice(_row(table), 1), tmp_path / "b.csv")
-    proc = subprocess.run([sys.executable, "-m", "fastmetrics.cli", "evaluate", str(tmp_path / "a.csv"),
-                           str(tmp_path / "b.csv"), "--measures", "f1"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fastmetrics.cli",
+            "evaluate",
+            str(tmp_path / "a.csv"),
+            str(tmp_path / "b.csv"),
+            "--measures",
+            "f1",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "item=7 appears more than once" in proc.stderr and "a.csv" in proc.stderr and "b.csv" in proc.stderr
@@ -114,8 +144,11 @@ def test_csv_files_with_different_columns_are_refused(tmp_path):
     pacsv.write_csv(table.drop_columns(["score"]), tmp_path / "b.csv")
     with pytest.raises(fm.InputError, match="do not share one schema"):
         fm.count([str(tmp_path / "a.csv"), str(tmp_path / "b.csv")])
-    proc = subprocess.run([sys.executable, "-m", "fastmetrics.cli", "evaluate", str(tmp_path / "a.csv"),
-                           str(tmp_path / "b.csv")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fastmetrics.cli", "evaluate", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "do not share one schema" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -149,8 +182,11 @@ def test_across_dask_partitions(tmp_path):
     pq.write_table(table.slice(60), folder / "p1.parquet")
     pq.write_table(table.slice(_row(table), 1), folder / "p2.parquet")
     for mode in ({}, {"thresholds": 5}):
-        with pytest.raises(fm.InputError, match=r"system='s1', topic=2, item=7 appears more than once \(in "
-                                                r"different partitions or files"):
+        with pytest.raises(
+            fm.InputError,
+            match=r"system='s1', topic=2, item=7 appears more than once \(in "
+            r"different partitions or files",
+        ):
             fmd.count(str(folder), **mode)
     gold = table.filter(pa.compute.equal(table.column("system"), "s0")).select(["topic", "item", "gold"])
     with pytest.raises(fm.InputError, match=r"system='s1', topic=2, item=7 appears more than once"):

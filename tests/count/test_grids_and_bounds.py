@@ -41,8 +41,10 @@ def _check_against_numpy(tensor, scores, gold):
     assert np.all(counts.sum(axis=(-1, -2)) == scores.size), "an item was lost at some threshold"
     for j, threshold in enumerate(grid):
         positive = scores.astype(np.float64) >= threshold
-        expected = [[np.sum(~gold & ~positive), np.sum(~gold & positive)],
-                    [np.sum(gold & ~positive), np.sum(gold & positive)]]
+        expected = [
+            [np.sum(~gold & ~positive), np.sum(~gold & positive)],
+            [np.sum(gold & ~positive), np.sum(gold & positive)],
+        ]
         np.testing.assert_array_equal(counts[j], expected, err_msg=f"threshold {threshold!r}")
 
 
@@ -78,8 +80,15 @@ def test_eleven_thresholds_over_the_unit_interval_are_the_decimals():
     _check_against_numpy(tensor, scores, gold)
 
 
-@pytest.mark.parametrize("thresholds", [[-MAX, -1.0, 1e-300, 0.5, MAX], [0.0, 5e-324, 1e-323, 3.0],
-                                        [0.1, 0.1000001, 0.2, 50.0, 51.0], list(np.geomspace(1e-9, 1e9, 37))])
+@pytest.mark.parametrize(
+    "thresholds",
+    [
+        [-MAX, -1.0, 1e-300, 0.5, MAX],
+        [0.0, 5e-324, 1e-323, 3.0],
+        [0.1, 0.1000001, 0.2, 50.0, 51.0],
+        list(np.geomspace(1e-9, 1e9, 37)),
+    ],
+)
 def test_uneven_explicit_grids(thresholds):
     rng = np.random.default_rng(3)
     scores = np.concatenate([np.asarray(thresholds), rng.normal(scale=10, size=200), [0.0, 5e-324, -MAX, MAX]])

@@ -13,10 +13,15 @@ CLASSES = np.array(["neg", "neu", "pos", "mixed"])
 
 def _table(seed=0, n=600, systems=3, topics=4, weights=False):
     rng = np.random.default_rng(seed)
-    gold = CLASSES[rng.integers(0, 3, n)]            # 'mixed' only ever predicted
+    gold = CLASSES[rng.integers(0, 3, n)]  # 'mixed' only ever predicted
     pred = np.where(rng.random(n) < 0.6, gold, CLASSES[rng.integers(0, 4, n)])
-    data = {"system": [f"s{i}" for i in rng.integers(0, systems, n)],
-            "topic": rng.integers(0, topics, n), "item": np.arange(n), "gold": gold, "pred": pred}
+    data = {
+        "system": [f"s{i}" for i in rng.integers(0, systems, n)],
+        "topic": rng.integers(0, topics, n),
+        "item": np.arange(n),
+        "gold": gold,
+        "pred": pred,
+    }
     if weights:
         data["weight"] = rng.uniform(0.5, 2.0, n)
     return pa.table(data)
@@ -39,9 +44,12 @@ def test_given_class_order_is_kept_and_checked():
     order = ["neg", "neu", "pos", "mixed"]
     t = fm.count(table, classes=order)
     assert list(t.classes) == order
-    assert np.array_equal(t.sum(["system", "topic"]).counts,
-                          confusion_matrix(table["gold"].to_numpy(zero_copy_only=False),
-                                           table["pred"].to_numpy(zero_copy_only=False), labels=order))
+    assert np.array_equal(
+        t.sum(["system", "topic"]).counts,
+        confusion_matrix(
+            table["gold"].to_numpy(zero_copy_only=False), table["pred"].to_numpy(zero_copy_only=False), labels=order
+        ),
+    )
     with pytest.raises(fm.InputError, match="'mixed', which is not among the classes given"):
         fm.count(table, classes=["neg", "neu", "pos"])
 
@@ -58,8 +66,15 @@ def test_weighted_counts():
 def test_integer_labels_and_streamed_parquet_agree(tmp_path):
     rng = np.random.default_rng(3)
     n = 5000
-    table = pa.table({"system": rng.integers(0, 4, n), "topic": rng.integers(0, 3, n), "item": np.arange(n),
-                      "gold": rng.integers(0, 5, n), "pred": rng.integers(0, 6, n)})
+    table = pa.table(
+        {
+            "system": rng.integers(0, 4, n),
+            "topic": rng.integers(0, 3, n),
+            "item": np.arange(n),
+            "gold": rng.integers(0, 5, n),
+            "pred": rng.integers(0, 6, n),
+        }
+    )
     folder = tmp_path / "runs"
     folder.mkdir()
     for i in range(4):

@@ -54,8 +54,9 @@ def test_per_category_counts_equal_scikit_learn(data):
 
 
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted", "samples"])
-@pytest.mark.parametrize("name, oracle", [("precision", metrics.precision_score), ("recall", metrics.recall_score),
-                                          ("f1", metrics.f1_score)])
+@pytest.mark.parametrize(
+    "name, oracle", [("precision", metrics.precision_score), ("recall", metrics.recall_score), ("f1", metrics.f1_score)]
+)
 def test_averages_match_scikit_learn(data, average, name, oracle):
     """samples: per-object means over the objects where defined = scikit-learn's zero_division=nan."""
     gold, pred, t = data
@@ -88,7 +89,8 @@ def test_proficiency_written_out(data):
     gold, pred, t = data
     Y, P, _ = _binarize(gold, pred)
     expected = sum(_mi_bits(Y[:, i], P[:, i]) for i in range(Y.shape[1])) / sum(
-        _entropy_bits(Y[:, i]) for i in range(Y.shape[1]))
+        _entropy_bits(Y[:, i]) for i in range(Y.shape[1])
+    )
     assert float(t.evaluate(["proficiency"]).values[0]) == pytest.approx(expected, abs=1e-12)
 
 
@@ -124,17 +126,24 @@ def test_groups_long_form_and_duplicates():
     assert t.axes == ("system", "category")
     for s in ("s0", "s1", "s2"):
         rows = [i for i in range(240) if system[i] == s]
-        one = fm.count(pa.table({"gold": [gold[i] for i in rows], "pred": [pred[i] for i in rows]}),
-                       classes=list(t.categories))
+        one = fm.count(
+            pa.table({"gold": [gold[i] for i in rows], "pred": [pred[i] for i in rows]}), classes=list(t.categories)
+        )
         assert np.array_equal(t.sel(system=s).counts, one.counts)
         assert t.sel(system=s).evaluate(["permuted_proficiency"]).values[0] == pytest.approx(
-            one.evaluate(["permuted_proficiency"]).values[0])
+            one.evaluate(["permuted_proficiency"]).values[0]
+        )
     # long form: one row per (item, category) with gold/pred flags
     long = {"system": [], "item": [], "category": [], "gold": [], "pred": []}
     for i in range(240):
         for c in sorted(set(gold[i]) | set(pred[i])):
-            for key, value in (("system", system[i]), ("item", i), ("category", c),
-                               ("gold", c in gold[i]), ("pred", c in pred[i])):
+            for key, value in (
+                ("system", system[i]),
+                ("item", i),
+                ("category", c),
+                ("gold", c in gold[i]),
+                ("pred", c in pred[i]),
+            ):
                 long[key].append(value)
     t_long = fm.count(pa.table(long), category="category")
     assert np.array_equal(t_long.counts[..., 1, 1], t.counts[..., 1, 1])

@@ -21,9 +21,18 @@ def _data(seed=0):
     gold_of = rng.random((TOPICS, ITEMS)) < 0.35
     classes = rng.integers(0, 3, (TOPICS, ITEMS))
     score = np.round(rng.normal(size=s.size), 1)  # ties, also on grid values
-    return pa.table({"system": [f"sys{x}" for x in s], "topic": t.astype(np.int64), "item": i.astype(np.int64),
-                     "gold": gold_of[t, i], "score": score, "pred": score >= 0.2,
-                     "label": classes[t, i], "guess": (classes[t, i] + (rng.random(s.size) < 0.3)) % 3})
+    return pa.table(
+        {
+            "system": [f"sys{x}" for x in s],
+            "topic": t.astype(np.int64),
+            "item": i.astype(np.int64),
+            "gold": gold_of[t, i],
+            "score": score,
+            "pred": score >= 0.2,
+            "label": classes[t, i],
+            "guess": (classes[t, i] + (rng.random(s.size) < 0.3)) % 3,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +56,13 @@ def _same(a, b):
         assert list(a.coords[name]) == list(b.coords[name]), name
 
 
-OPTIONS = {"hard": {}, "grid": {"thresholds": 7}, "grid-array": {"thresholds": [-1.0, 0.0, 0.2, 1.5]},
-           "exact": {"thresholds": "exact"}, "multiclass": {"pred": "guess", "gold_column": "label"}}
+OPTIONS = {
+    "hard": {},
+    "grid": {"thresholds": 7},
+    "grid-array": {"thresholds": [-1.0, 0.0, 0.2, 1.5]},
+    "exact": {"thresholds": "exact"},
+    "multiclass": {"pred": "guess", "gold_column": "label"},
+}
 
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))
@@ -96,8 +110,9 @@ def _expected(table, lacking_rows, missing, thresholds=None):
     grid = np.asarray(thresholds) if thresholds is not None else None
     shape = (SYSTEMS, TOPICS) + ((grid.size,) if grid is not None else ()) + (2, 2)
     out = np.zeros(shape, np.int64)
-    for s, t, i, g, p, score in zip(rows["system"], rows["topic"], rows["item"], rows["gold"], rows["pred"],
-                                    rows["score"]):
+    for s, t, i, g, p, score in zip(
+        rows["system"], rows["topic"], rows["item"], rows["gold"], rows["pred"], rows["score"]
+    ):
         lacking = (s, t, i) in gone
         if lacking and missing == "drop":
             continue
@@ -128,8 +143,9 @@ def test_separate_gold_under_each_missing_policy(sources, tmp_path, missing, thr
         import fastmetrics.dask as fmd
     except ImportError:
         return
-    np.testing.assert_array_equal(fmd.count(str(folder), gold=gold, missing=missing, thresholds=thresholds).counts,
-                                  expected)
+    np.testing.assert_array_equal(
+        fmd.count(str(folder), gold=gold, missing=missing, thresholds=thresholds).counts, expected
+    )
 
 
 def _check_exact(tensor, table, lacking_rows, missing):
@@ -163,13 +179,18 @@ def test_separate_gold_missing_error_everywhere(sources, tmp_path):
 def test_split_halves_add_up_to_the_counts(sources, missing):
     table, one, _ = sources
     runs, gold, _ = _lacking(table)
-    for source, options in ((runs, {"gold": gold, "missing": missing}), (one, {}),
-                            (one, {"pred": "guess", "gold_column": "label"})):
+    for source, options in (
+        (runs, {"gold": gold, "missing": missing}),
+        (one, {}),
+        (one, {"pred": "guess", "gold_column": "label"}),
+    ):
         gold_arg = options.pop("gold", None)
         halves = split_half_counts(source, gold_arg, replicates=5, seed=2, **options)
         whole = fm.count(source, gold_arg, **options)
         assert halves.axes == ("replicate", "half") + whole.axes
-        np.testing.assert_array_equal(halves.counts.sum(axis=1), np.broadcast_to(whole.counts, (5,) + whole.counts.shape))
+        np.testing.assert_array_equal(
+            halves.counts.sum(axis=1), np.broadcast_to(whole.counts, (5,) + whole.counts.shape)
+        )
         # each half holds about half of every topic's items, for every system alike
         sizes = halves.counts.sum(axis=(-1, -2))
         assert np.all(np.abs(sizes[:, 0] - sizes[:, 1]) <= 1 + 3 * (missing == "drop"))

@@ -14,7 +14,8 @@ import fastmetrics as fm
 from tests.conftest import labels_from_counts
 
 both_classes = st.tuples(*(st.integers(0, 15) for _ in range(4))).filter(
-    lambda c: 0 not in (c[0] + c[2], c[1] + c[3], c[0] + c[1], c[2] + c[3]))
+    lambda c: 0 not in (c[0] + c[2], c[1] + c[3], c[0] + c[1], c[2] + c[3])
+)
 
 
 def q(name, c, **kw):
@@ -72,12 +73,15 @@ def test_definitions(c, alpha, lam):
         assert lam_value / (1 - lam_value) == pytest.approx(1 / math.sqrt(q("dor", c)), rel=1e-9)
 
 
-@pytest.mark.parametrize("c, expected", [
-    ((10, 5, 10, 100), (max((20 - 5) / 40, -0.5) + 0.5) / 1.5),
-    ((0, 50, 10, 100), 0.0),             # T11NU = -50/20 floored at -0.5
-    ((10, 0, 0, 3), 1.0),
-    ((3, 4, 7, 0), (max((6 - 4) / 20, -0.5) + 0.5) / 1.5),
-])
+@pytest.mark.parametrize(
+    "c, expected",
+    [
+        ((10, 5, 10, 100), (max((20 - 5) / 40, -0.5) + 0.5) / 1.5),
+        ((0, 50, 10, 100), 0.0),  # T11NU = -50/20 floored at -0.5
+        ((10, 0, 0, 3), 1.0),
+        ((3, 4, 7, 0), (max((6 - 4) / 20, -0.5) + 0.5) / 1.5),
+    ],
+)
 def test_t11su_trec2002(c, expected):
     assert q("t11su", c) == pytest.approx(expected, abs=1e-12)
 

@@ -17,9 +17,24 @@ pycm = pytest.importorskip("pycm")
 counts_st = st.tuples(*(st.integers(0, 15) for _ in range(4))).filter(lambda c: sum(c) > 0)
 
 # PyCM class statistic of class 1 -> fastmetrics measure (PyCM verified-case oracle)
-PYCM_CLASS = {"TPR": "recall", "TNR": "specificity", "PPV": "precision", "NPV": "npv", "FNR": "fnr",
-              "FPR": "fallout", "FDR": "fdr", "FOR": "elusion", "ACC": "accuracy", "ERR": "error_rate",
-              "DOR": "dor", "MCC": "mcc", "BM": "informedness", "MK": "markedness", "F1": "f1", "J": "jaccard"}
+PYCM_CLASS = {
+    "TPR": "recall",
+    "TNR": "specificity",
+    "PPV": "precision",
+    "NPV": "npv",
+    "FNR": "fnr",
+    "FPR": "fallout",
+    "FDR": "fdr",
+    "FOR": "elusion",
+    "ACC": "accuracy",
+    "ERR": "error_rate",
+    "DOR": "dor",
+    "MCC": "mcc",
+    "BM": "informedness",
+    "MK": "markedness",
+    "F1": "f1",
+    "J": "jaccard",
+}
 
 
 def q(name, c, **kw):
@@ -86,8 +101,12 @@ def wei_confusion_entropy(tp, fp, fn, tn):
 def mutual_information_bits(tp, fp, fn, tn):
     joint = np.array([[tn, fp], [fn, tp]], dtype=float) / (tp + fp + fn + tn)
     rows, cols = joint.sum(1), joint.sum(0)
-    return sum(joint[i, j] * math.log2(joint[i, j] / (rows[i] * cols[j]))
-               for i in range(2) for j in range(2) if joint[i, j] > 0)
+    return sum(
+        joint[i, j] * math.log2(joint[i, j] / (rows[i] * cols[j]))
+        for i in range(2)
+        for j in range(2)
+        if joint[i, j] > 0
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -99,6 +118,7 @@ def test_per_distribution_definitions(c):
 
 # --- seed 004 §4: non-informative outputs (tp tn = fp fn) -----------------------------------
 
+
 def noninformative_outputs():
     """Counts with P(S and G) = P(S) P(G), both classes in gold and both in the output."""
     out = []
@@ -108,8 +128,18 @@ def noninformative_outputs():
     return np.array(out).T
 
 
-@pytest.mark.parametrize("name, value", [("lam", 0.5), ("mcc", 0.0), ("dor", 1.0), ("balanced_accuracy", 0.5),
-                                         ("cohen_kappa", 0.0), ("chi", 0.5), ("mutual_information", 0.0)])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("lam", 0.5),
+        ("mcc", 0.0),
+        ("dor", 1.0),
+        ("balanced_accuracy", 0.5),
+        ("cohen_kappa", 0.0),
+        ("chi", 0.5),
+        ("mutual_information", 0.0),
+    ],
+)
 def test_seed004_fixed_value_on_noninformative_outputs(name, value):
     np.testing.assert_allclose(fm.compute(name, *noninformative_outputs()), value, atol=1e-12)
 
@@ -120,6 +150,7 @@ def test_seed004_f_rs_at_most_a_quarter_on_noninformative_outputs():
 
 
 # --- seed 003 Statement 2 and seed 002 --------------------------------------------------------
+
 
 @settings(max_examples=300, deadline=None)
 @given(c=counts_st.filter(lambda c: 0 not in (c[0] + c[2], c[1] + c[3], c[0] + c[1], c[2] + c[3])))
@@ -147,6 +178,7 @@ def test_seed002_f_star(c):
 
 
 # --- seed 004 §5: smoothing ---------------------------------------------------------------
+
 
 def test_noninformative_smoothing_keeps_precision_at_prior():
     c = noninformative_outputs()
@@ -217,8 +249,8 @@ def test_noninformative_smoothing_monotonicity_findings():
         assert q("lam", better, smoothing="noninformative") < q("lam", worse, smoothing="noninformative")
         if not q("f1", better, smoothing="noninformative") > q("f1", worse, smoothing="noninformative"):
             f1_failures.append((worse, better))
-    assert ((0, 2, 1, 0), (0, 1, 1, 1)) in f1_failures   # tp = 0
-    assert ((1, 1, 1, 0), (1, 0, 1, 1)) in f1_failures   # tp > 0: 0.5833 -> 0.5426
+    assert ((0, 2, 1, 0), (0, 1, 1, 1)) in f1_failures  # tp = 0
+    assert ((1, 1, 1, 0), (1, 0, 1, 1)) in f1_failures  # tp > 0: 0.5833 -> 0.5426
     assert q("f1", (1, 0, 1, 1), smoothing="noninformative") == pytest.approx(0.5426356589147286)
     assert math.isnan(q("lam", (0, 0, 1, 1), smoothing="noninformative"))
     # at the placebo output smoothing adds nothing: F1 ties across the move

@@ -18,10 +18,10 @@ def k_reference(tp, fp, fn, tn):
 
 @pytest.mark.parametrize("ap, an", [(1, 1), (5, 45), (300, 2), (7, 7)])
 def test_k_special_classifiers(ap, an):
-    assert fm.compute("k", tp=ap, fp=0, fn=0, tn=an) == 1.0        # perfect
-    assert fm.compute("k", tp=0, fp=an, fn=ap, tn=0) == -1.0       # pervert
-    assert fm.compute("k", tp=ap, fp=an, fn=0, tn=0) == 0.0        # trivial acceptor
-    assert fm.compute("k", tp=0, fp=0, fn=ap, tn=an) == 0.0        # trivial rejector
+    assert fm.compute("k", tp=ap, fp=0, fn=0, tn=an) == 1.0  # perfect
+    assert fm.compute("k", tp=0, fp=an, fn=ap, tn=0) == -1.0  # pervert
+    assert fm.compute("k", tp=ap, fp=an, fn=0, tn=0) == 0.0  # trivial acceptor
+    assert fm.compute("k", tp=0, fp=0, fn=ap, tn=an) == 0.0  # trivial rejector
 
 
 @pytest.mark.parametrize("tn, fp", [(10, 0), (7, 3), (0, 10), (1, 2)])
@@ -50,17 +50,21 @@ def test_k_empty_test_set_is_undefined():
 
 # --- §6: single-label, cost-sensitive and ordinal K -----------------------------------------------
 
+
 def _recall_from_k(k, m):
     """With one class present in gold, eq. 10 is K = m/(m-1) rho - 1/(m-1): solve for rho."""
     return ((m - 1) * k + 1) / m
 
 
-@pytest.mark.parametrize("true, pred, contribution", [
-    (2, 2, 1.0),      # d1: c3 classified c3
-    (2, 1, 0.5),      # d2: c3 into c2, AE 1 of max 2
-    (2, 0, 0.0),      # d3: c3 into c1, the maximum error
-    (3, 2, 2 / 3),    # d4: c4 into c3, AE 1 of max 3
-])
+@pytest.mark.parametrize(
+    "true, pred, contribution",
+    [
+        (2, 2, 1.0),  # d1: c3 classified c3
+        (2, 1, 0.5),  # d2: c3 into c2, AE 1 of max 2
+        (2, 0, 0.0),  # d3: c3 into c1, the maximum error
+        (3, 2, 2 / 3),  # d4: c4 into c3, AE 1 of max 3
+    ],
+)
 def test_example_6_1_contributions(true, pred, contribution):
     c = np.zeros((5, 5))
     c[true, pred] = 1
@@ -77,7 +81,8 @@ def test_example_6_1_whole():
     # squared error: d2 credits 1 - 1/4, d4 credits 1 - 1/9
     rho3, rho4 = (1 + 0.75 + 0) / 3, 8 / 9
     assert fm.compute("k_cost", counts=c, cost=fm.ordinal_costs(5), power=2) == pytest.approx(
-        5 / 4 * (rho3 + rho4) / 2 - 1 / 4)
+        5 / 4 * (rho3 + rho4) / 2 - 1 / 4
+    )
 
 
 def k_eq10_reference(c):
@@ -114,12 +119,15 @@ def test_ordinal_costs_follow_eq_7():
     assert np.all(np.diag(cost) == 0)
 
 
-@pytest.mark.parametrize("cost, message", [
-    (np.ones((3, 3)), "0 on the diagonal"),
-    (np.zeros((3, 3)), "all zero"),
-    (-(1 - np.eye(3)), ">= 0"),
-    (np.ones((2, 2)) - np.eye(2), r"shape \(3, 3\)"),
-])
+@pytest.mark.parametrize(
+    "cost, message",
+    [
+        (np.ones((3, 3)), "0 on the diagonal"),
+        (np.zeros((3, 3)), "all zero"),
+        (-(1 - np.eye(3)), ">= 0"),
+        (np.ones((2, 2)) - np.eye(2), r"shape \(3, 3\)"),
+    ],
+)
 def test_bad_cost_matrices_are_refused(cost, message):
     with pytest.raises(fm.InputError, match=message):
         fm.compute("k_cost", counts=np.ones((3, 3)), cost=cost)

@@ -10,8 +10,11 @@ from fastmetrics.cli import main
 from tests.conftest import external
 
 # actual -> predicted: precision, recall, alpha, alpha' (%)
-TABLE1 = {(1, 2): (63.48, 41.41, 24.73, 25.02), (2, 3): (36.50, 58.62, 28.06, 28.62),
-          (3, 1): (58.66, 55.99, 33.26, 33.51)}
+TABLE1 = {
+    (1, 2): (63.48, 41.41, 24.73, 25.02),
+    (2, 3): (36.50, 58.62, 28.06, 28.62),
+    (3, 1): (58.66, 55.99, 33.26, 33.51),
+}
 
 
 def _labeler(i):
@@ -30,8 +33,18 @@ def test_table_1_from_the_command_line(tmp_path, actual, predicted):
     path = tmp_path / "labelers.parquet"
     pq.write_table(pa.table({"item": range(800), "gold": gold, "pred": pred}), path)
     out = tmp_path / "out.csv"
-    code = main(["evaluate", str(path), "--task", "multilabel", "--measures",
-                 "precision,recall,proficiency,permuted_proficiency", "--out", str(out)])
+    code = main(
+        [
+            "evaluate",
+            str(path),
+            "--task",
+            "multilabel",
+            "--measures",
+            "precision,recall,proficiency,permuted_proficiency",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     values = dict(zip(*pacsv.read_csv(out).select(["measure", "value"]).to_pydict().values()))
     got = [round(100 * values[m], 2) for m in ("precision", "recall", "proficiency", "permuted_proficiency")]

@@ -13,7 +13,7 @@ from tests.conftest import external
 # (measure, average, transform, printed digits, EfficientNet-B6 NS, Swin-B 384)
 TABLE5 = [
     ("accuracy", None, 2, 86.46, 86.43),
-    ("balanced_accuracy", None, 2, 86.46, 86.43),   # "Acc/BA": ImageNet-val is balanced
+    ("balanced_accuracy", None, 2, 86.46, 86.43),  # "Acc/BA": ImageNet-val is balanced
     ("f1", "macro", 2, 86.30, 86.27),
     ("jaccard", "macro", 3, 77.525, 77.531),
     ("cohen_kappa", None, 2, 86.44, 86.42),
@@ -28,8 +28,11 @@ MODELS = ["tf_efficientnet_b6_ns", "swin_base_patch4_window12_384"]
 
 def _tensor(model):
     path = external("classification-measures", "data", "imagenet", f"{model}.apex.json")
-    table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=["true", "pred", "count"]),
-                           parse_options=pacsv.ParseOptions(delimiter="\t"))
+    table = pacsv.read_csv(
+        path,
+        read_options=pacsv.ReadOptions(column_names=["true", "pred", "count"]),
+        parse_options=pacsv.ParseOptions(delimiter="\t"),
+    )
     return fm.count(table)  # a true, pred, count table: precomputed multiclass cells
 
 

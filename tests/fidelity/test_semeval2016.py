@@ -63,9 +63,25 @@ def test_semeval_cli_per_run(semeval, tmp_path):
     official = _official()
     run = [r for r in runs if r.endswith("Kelp/subtask_A_primary.txt")][0]
     out = tmp_path / "kelp.csv"
-    proc = subprocess.run([sys.executable, "-m", "fastmetrics.cli", "evaluate", run, "--gold", str(gold),
-                           "--measures", "precision,recall,f1,accuracy", "--by", "system", "--out", str(out)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fastmetrics.cli",
+            "evaluate",
+            run,
+            "--gold",
+            str(gold),
+            "--measures",
+            "precision,recall,f1,accuracy",
+            "--by",
+            "system",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     table = pacsv.read_csv(out).to_pylist()
     assert {r["measure"]: round(r["value"], 4) for r in table} == official["Kelp-primary"]

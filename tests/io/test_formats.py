@@ -15,10 +15,16 @@ def runs():
     rng = np.random.default_rng(7)
     n = 3 * 4 * 25
     s, t, i = np.indices((3, 4, 25)).reshape(3, -1)
-    return pa.table({"system": [f"sys{x}" for x in s], "topic": [f"q{x}" for x in t],
-                     "item": [f"q{a}_c{b}" for a, b in zip(t, i)],
-                     "gold": np.broadcast_to(rng.random((4, 25)) < 0.4, (3, 4, 25)).reshape(-1),
-                     "pred": rng.random(n) < 0.5, "score": rng.normal(size=n)})
+    return pa.table(
+        {
+            "system": [f"sys{x}" for x in s],
+            "topic": [f"q{x}" for x in t],
+            "item": [f"q{a}_c{b}" for a, b in zip(t, i)],
+            "gold": np.broadcast_to(rng.random((4, 25)) < 0.4, (3, 4, 25)).reshape(-1),
+            "pred": rng.random(n) < 0.5,
+            "score": rng.normal(size=n),
+        }
+    )
 
 
 def _same(a, b):

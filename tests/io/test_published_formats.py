@@ -19,13 +19,22 @@ from fastmetrics.io import list_inputs, read_qrels, read_run_file, read_trec_run
 from fastmetrics.io.readers import detect_format, expand_paths
 from tests.conftest import shared_dir
 
-ROWS = [("Q1", "Q1_R1", "1", "0.5", "true"), ("Q1", "Q1_R2", "2", "-1.25", "false"),
-        ("Q2", "Q2_R1", "1", "3e-2", "True"), ("Q2", "Q2_R7", "2", "7", "0")]
+ROWS = [
+    ("Q1", "Q1_R1", "1", "0.5", "true"),
+    ("Q1", "Q1_R2", "2", "-1.25", "false"),
+    ("Q2", "Q2_R1", "1", "3e-2", "True"),
+    ("Q2", "Q2_R7", "2", "7", "0"),
+]
 
 
 def _expected(rows, label="pred"):
-    return {"topic": [r[0] for r in rows], "item": [r[1] for r in rows], "rank": [float(r[2]) for r in rows],
-            "score": [float(r[3]) for r in rows], label: [r[4] in ("true", "True", "1") for r in rows]}
+    return {
+        "topic": [r[0] for r in rows],
+        "item": [r[1] for r in rows],
+        "rank": [float(r[2]) for r in rows],
+        "score": [float(r[3]) for r in rows],
+        label: [r[4] in ("true", "True", "1") for r in rows],
+    }
 
 
 def _write(path, data: bytes):
@@ -35,10 +44,12 @@ def _write(path, data: bytes):
 
 # -- whitespace-separated run files ---------------------------------------------------------------
 def test_mixed_separators_trailing_blanks_and_leading_blanks(tmp_path):
-    text = ("Q1\tQ1_R1\t1\t0.5\ttrue\n"           # first line: tabs (as the SemEval files)
-            "Q1   Q1_R2 2\t\t-1.25 false   \n"     # runs of spaces and tabs, trailing blanks
-            "  Q2 \t Q2_R1  1   3e-2   True\t\n"   # leading blanks, blank runs mixing both
-            "Q2 Q2_R7 2 7 0")                        # no final line end
+    text = (
+        "Q1\tQ1_R1\t1\t0.5\ttrue\n"  # first line: tabs (as the SemEval files)
+        "Q1   Q1_R2 2\t\t-1.25 false   \n"  # runs of spaces and tabs, trailing blanks
+        "  Q2 \t Q2_R1  1   3e-2   True\t\n"  # leading blanks, blank runs mixing both
+        "Q2 Q2_R7 2 7 0"
+    )  # no final line end
     table = read_run_file(_write(tmp_path / "run.txt", text.encode()))
     assert table.to_pydict() == _expected(ROWS)
     assert table.schema.field("rank").type == pa.float64()
@@ -58,18 +69,20 @@ def test_rank_written_as_any_number(tmp_path, rank, value):
 
 
 def test_comments_and_blank_lines_anywhere(tmp_path):
-    text = ("\n"                       # a blank first line (was: "the run file is empty")
-            "# team X, run 1\n"
-            "   \t \n"
-            "Q1\tQ1_R1\t1\t0.5\ttrue\n"
-            "# a comment between data lines\n"
-            "\n"
-            "   # an indented comment\n"
-            "Q1 Q1_R2 2 -1.25 false\n"
-            "Q2 Q2_R1 1 3e-2 True\n"
-            "\n\n"
-            "Q2 Q2_R7 2 7 0\n"
-            "# trailing comment\n\n")
+    text = (
+        "\n"  # a blank first line (was: "the run file is empty")
+        "# team X, run 1\n"
+        "   \t \n"
+        "Q1\tQ1_R1\t1\t0.5\ttrue\n"
+        "# a comment between data lines\n"
+        "\n"
+        "   # an indented comment\n"
+        "Q1 Q1_R2 2 -1.25 false\n"
+        "Q2 Q2_R1 1 3e-2 True\n"
+        "\n\n"
+        "Q2 Q2_R7 2 7 0\n"
+        "# trailing comment\n\n"
+    )
     assert read_run_file(_write(tmp_path / "run.txt", text.encode())).to_pydict() == _expected(ROWS)
 
 
@@ -97,8 +110,13 @@ def test_same_fields_as_line_split(tmp_path):
         for i in range(int(rng.integers(1, 40))):
             if rng.random() < 0.15:
                 lines.append(str(rng.choice(["", "  ", "# note", " \t# x y z"])))
-            row = (f"q{rng.integers(5)}", f"d{i}", str(rng.choice(["1", "2.0", "0.00E+00"])),
-                   repr(float(rng.normal())), str(rng.choice(["true", "false"])))
+            row = (
+                f"q{rng.integers(5)}",
+                f"d{i}",
+                str(rng.choice(["1", "2.0", "0.00E+00"])),
+                repr(float(rng.normal())),
+                str(rng.choice(["true", "false"])),
+            )
             rows.append(row)
             seps = rng.choice(blanks, size=4)
             line = row[0] + "".join(str(s) + f for s, f in zip(seps, row[1:]))
@@ -108,8 +126,9 @@ def test_same_fields_as_line_split(tmp_path):
         data = newline.join(lines) + (newline if trial % 3 else "")
         path = _write(tmp_path / f"r{trial}.txt", data.encode())
         # the scorer's ``for line in open(path)``: lines end at \n, \r\n or \r only (not at VT/FF)
-        oracle = [ln.split() for ln in io.StringIO(data, newline=None)
-                  if ln.split() and not ln.split()[0].startswith("#")]
+        oracle = [
+            ln.split() for ln in io.StringIO(data, newline=None) if ln.split() and not ln.split()[0].startswith("#")
+        ]
         assert [tuple(f) for f in oracle] == rows
         assert read_run_file(path).to_pydict() == _expected(rows)
 
@@ -136,8 +155,15 @@ def trec(tmp_path):
             for rank, d in enumerate(order, 1):
                 lines.append(f"{topic} Q0 DOC-{topic}-{d:03d} {rank} {score[s, t, d]} {system}\n")
         (folder / f"input.{system}").write_text("".join(lines))
-    return {"systems": systems, "topics": topics, "rel": rel, "score": score, "qrels": str(tmp_path / "qrels.txt"),
-            "runs": str(folder), "tmp": tmp_path}
+    return {
+        "systems": systems,
+        "topics": topics,
+        "rel": rel,
+        "score": score,
+        "qrels": str(tmp_path / "qrels.txt"),
+        "runs": str(folder),
+        "tmp": tmp_path,
+    }
 
 
 def test_trec_run_and_qrels_detected_by_content(trec):
@@ -159,8 +185,8 @@ def test_trec_run_and_qrels_detected_by_content(trec):
 
 
 def _numpy_counts(trec, thresholds, level):
-    gold = trec["rel"] >= level                                  # [topic, doc]
-    pred = trec["score"][..., None] >= np.asarray(thresholds)     # [system, topic, doc, threshold]
+    gold = trec["rel"] >= level  # [topic, doc]
+    pred = trec["score"][..., None] >= np.asarray(thresholds)  # [system, topic, doc, threshold]
     g = gold[None, :, :, None]
     return {"tp": (g & pred).sum(2), "fp": (~g & pred).sum(2), "fn": (g & ~pred).sum(2), "tn": (~g & ~pred).sum(2)}
 
@@ -180,9 +206,17 @@ def test_trec_round_trip_into_count_with_a_grid(trec, level):
     np.testing.assert_array_equal(again.counts, tensor.counts)
 
 
-@pytest.mark.parametrize("level, positives", [(1, {"d1", "d2", "d3"}), (2, {"d2", "d3"}), (3, {"d3"}),
-                                              (0.5, {"d1", "d2", "d3"}), (0, {"d0", "d1", "d2", "d3"}),
-                                              (-2, {"d0", "d1", "d2", "d3", "dneg"})])
+@pytest.mark.parametrize(
+    "level, positives",
+    [
+        (1, {"d1", "d2", "d3"}),
+        (2, {"d2", "d3"}),
+        (3, {"d3"}),
+        (0.5, {"d1", "d2", "d3"}),
+        (0, {"d0", "d1", "d2", "d3"}),
+        (-2, {"d0", "d1", "d2", "d3", "dneg"}),
+    ],
+)
 def test_graded_qrels_levels(tmp_path, level, positives):
     path = _write(tmp_path / "qrels", b"1 0 d0 0\n1 0 d1 1\n1\t0\td2\t2\n1 0 d3 3\n1 0 dneg -2\n")
     gold = fm.read_gold(path, relevance_level=level)
@@ -227,12 +261,21 @@ def test_unjudged_run_documents_count_as_non_relevant(tmp_path):
     for s, system in enumerate(tensor.coords["system"]):
         for t, topic in enumerate(tensor.coords["topic"]):
             # trec_eval's reading: the topic's items are the judged ones and every one any run returned
-            items = {d for (tt, d) in rel if tt == topic} | {d for (ss, tt), r in runs.items() if tt == topic for d in r}
+            items = {d for (tt, d) in rel if tt == topic} | {
+                d for (ss, tt), r in runs.items() if tt == topic for d in r
+            }
             gold = np.array([rel.get((topic, d), False) for d in sorted(items)])
             score = np.array([runs[system, topic].get(d, -np.inf) for d in sorted(items)])
             pred = score[:, None] >= thresholds
-            expected = np.stack([(gold[:, None] & pred).sum(0), (~gold[:, None] & pred).sum(0),
-                                 (gold[:, None] & ~pred).sum(0), (~gold[:, None] & ~pred).sum(0)], -1)
+            expected = np.stack(
+                [
+                    (gold[:, None] & pred).sum(0),
+                    (~gold[:, None] & pred).sum(0),
+                    (gold[:, None] & ~pred).sum(0),
+                    (~gold[:, None] & ~pred).sum(0),
+                ],
+                -1,
+            )
             got = np.stack([tensor.tp[s, t], tensor.fp[s, t], tensor.fn[s, t], tensor.tn[s, t]], -1)
             np.testing.assert_array_equal(got, expected)
 
@@ -325,8 +368,18 @@ def test_folder_skips_what_is_not_a_run(tmp_path):
     kept, skipped = list_inputs(str(team))
     assert [p.rsplit("/", 1)[1] for p in kept] == ["run.pred", "subtask_A_contrastive1.txt", "subtask_A_primary.txt"]
     reasons = {p.rsplit("/", 1)[1]: r for p, r in skipped}
-    assert set(reasons) == {".git", ".hidden.txt", "NOTES.md", "README.txt", "empty.txt", "paper.pdf", "qrels.txt",
-                            "readme", "results_subtask_A_all.txt", "subtask_A_primary.txt.score"}
+    assert set(reasons) == {
+        ".git",
+        ".hidden.txt",
+        "NOTES.md",
+        "README.txt",
+        "empty.txt",
+        "paper.pdf",
+        "qrels.txt",
+        "readme",
+        "results_subtask_A_all.txt",
+        "subtask_A_primary.txt.score",
+    }
     assert reasons[".git"] == "hidden folder" and reasons[".hidden.txt"] == "hidden file"
     assert reasons["README.txt"] == reasons["readme"] == "README or licence"
     assert reasons["subtask_A_primary.txt.score"] == "'.score' file"
@@ -338,8 +391,11 @@ def test_folder_skips_what_is_not_a_run(tmp_path):
     assert expand_paths(str(team), into) == kept and into == skipped
     table = fm.read_runs(str(team))
     assert table.num_rows == 3 * len(ROWS)
-    assert sorted(set(table.column("system").to_pylist())) == ["team/run", "team/subtask_A_contrastive1",
-                                                               "team/subtask_A_primary"]
+    assert sorted(set(table.column("system").to_pylist())) == [
+        "team/run",
+        "team/subtask_A_contrastive1",
+        "team/subtask_A_primary",
+    ]
     gold = _write(tmp_path / "gold.txt", run.encode())  # gold = the run's own labels: no errors
     tensor = fm.count(str(team), gold=gold)
     assert tensor.counts.shape[:2] == (3, 2)
@@ -380,26 +436,41 @@ def test_gold_folder_keeps_qrels(tmp_path):
 GOOD = "Q1\tQ1_R1\t1\t0.5\ttrue\n"
 
 
-@pytest.mark.parametrize("reader, text, line, message", [
-    (read_run_file, GOOD + "\n# c\nQ1 Q1_R2 2 0.5\n", 4,
-     r"expected 5 fields 'topic item rank score label', found 4: 'Q1 Q1_R2 2 0.5'"),
-    (read_run_file, GOOD + "Q1 Q1_R2 2 0.5 true extra\n", 2, r"expected 5 fields .*, found 6"),
-    (read_run_file, "# h\n" + GOOD + GOOD.replace("0.5", "abc"), 3, r"the score 'abc' is not a number"),
-    (read_run_file, GOOD + GOOD.replace("\ttrue", "\tyes"), 2, r"the label 'yes' is not true or false"),
-    (read_run_file, GOOD.replace("\t1\t", "\tfirst\t"), 1, r"the rank 'first' is not a number"),
-    (read_run_file, GOOD + GOOD.replace("0.5", "NA"), 2, r"the score 'NA' is not a number"),
-    (read_run_file, GOOD + GOOD.replace("0.5", "1_0"), 2, r"the score '1_0' is not a number"),
-    (read_run_file, "\ufeff\r\n" + GOOD + "Q1 Q1_R3\r\n", 3, r"found 2: 'Q1 Q1_R3'"),
-    (read_trec_run, "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1.5\n", 2,
-     r"expected 6 fields 'qid Q0 docno rank score tag' \(as on line 1\), found 5"),
-    (read_trec_run, "\n1 Q0 d1 1\n", 2, r"expected 5 or 6 fields 'qid Q0 docno rank score tag', found 4"),
-    (read_trec_run, "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 high tag\n", 2, r"the score 'high' is not a number"),
-    (fm.read_runs, "this line is not a run\n" + GOOD, 1,
-     r"expected 5 fields 'topic item rank score label', found 6"),  # 6 words: not taken for a TREC run
-    (fm.read_runs, GOOD + "1 Q0 d1 1 2.5 tag\n", 2, r"run file .*expected 5 fields .*, found 6"),
-    (read_qrels, "1 0 d1 1\n1 0 d2 relevant\n", 2, r"the relevance 'relevant' is not a number"),
-    (read_qrels, "1 0 d1 1\n\n1 0 d2\n", 3, r"expected 4 fields 'qid iter docno rel', found 3"),
-])
+@pytest.mark.parametrize(
+    "reader, text, line, message",
+    [
+        (
+            read_run_file,
+            GOOD + "\n# c\nQ1 Q1_R2 2 0.5\n",
+            4,
+            r"expected 5 fields 'topic item rank score label', found 4: 'Q1 Q1_R2 2 0.5'",
+        ),
+        (read_run_file, GOOD + "Q1 Q1_R2 2 0.5 true extra\n", 2, r"expected 5 fields .*, found 6"),
+        (read_run_file, "# h\n" + GOOD + GOOD.replace("0.5", "abc"), 3, r"the score 'abc' is not a number"),
+        (read_run_file, GOOD + GOOD.replace("\ttrue", "\tyes"), 2, r"the label 'yes' is not true or false"),
+        (read_run_file, GOOD.replace("\t1\t", "\tfirst\t"), 1, r"the rank 'first' is not a number"),
+        (read_run_file, GOOD + GOOD.replace("0.5", "NA"), 2, r"the score 'NA' is not a number"),
+        (read_run_file, GOOD + GOOD.replace("0.5", "1_0"), 2, r"the score '1_0' is not a number"),
+        (read_run_file, "\ufeff\r\n" + GOOD + "Q1 Q1_R3\r\n", 3, r"found 2: 'Q1 Q1_R3'"),
+        (
+            read_trec_run,
+            "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1.5\n",
+            2,
+            r"expected 6 fields 'qid Q0 docno rank score tag' \(as on line 1\), found 5",
+        ),
+        (read_trec_run, "\n1 Q0 d1 1\n", 2, r"expected 5 or 6 fields 'qid Q0 docno rank score tag', found 4"),
+        (read_trec_run, "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 high tag\n", 2, r"the score 'high' is not a number"),
+        (
+            fm.read_runs,
+            "this line is not a run\n" + GOOD,
+            1,
+            r"expected 5 fields 'topic item rank score label', found 6",
+        ),  # 6 words: not taken for a TREC run
+        (fm.read_runs, GOOD + "1 Q0 d1 1 2.5 tag\n", 2, r"run file .*expected 5 fields .*, found 6"),
+        (read_qrels, "1 0 d1 1\n1 0 d2 relevant\n", 2, r"the relevance 'relevant' is not a number"),
+        (read_qrels, "1 0 d1 1\n\n1 0 d2\n", 3, r"expected 4 fields 'qid iter docno rel', found 3"),
+    ],
+)
 def test_errors_name_file_and_line(tmp_path, reader, text, line, message):
     path = _write(tmp_path / "input.txt", text.encode("utf-8"))
     with pytest.raises(InputError) as info:
@@ -451,12 +522,21 @@ def _reader_before(path, label_name="pred"):
         first = fh.readline()
     delimiter = "\t" if b"\t" in first else " "
     table = pacsv.read_csv(
-        path, read_options=pacsv.ReadOptions(column_names=["topic", "item", "rank", "score", "label"]),
+        path,
+        read_options=pacsv.ReadOptions(column_names=["topic", "item", "rank", "score", "label"]),
         parse_options=pacsv.ParseOptions(delimiter=delimiter),
         convert_options=pacsv.ConvertOptions(
-            column_types={"topic": pa.string(), "item": pa.string(), "rank": pa.int64(), "score": pa.float64(),
-                          "label": pa.bool_()},
-            true_values=["true", "True", "1"], false_values=["false", "False", "0"]))
+            column_types={
+                "topic": pa.string(),
+                "item": pa.string(),
+                "rank": pa.int64(),
+                "score": pa.float64(),
+                "label": pa.bool_(),
+            },
+            true_values=["true", "True", "1"],
+            false_values=["false", "False", "0"],
+        ),
+    )
     return table.rename_columns(["topic", "item", "rank", "score", label_name])
 
 
@@ -473,8 +553,12 @@ def test_semeval_subtask_a_runs_read_as_before():
     # and the table read_runs / count build from them: the same rows, system named <team>/<stem>
     table = fm.read_runs(runs)
     assert table.num_rows == 32 * 3270
-    old = pa.concat_tables([_reader_before(p).append_column("system", pa.array(
-        [f"{p.split('/')[-2]}/{p.split('/')[-1][:-4]}"] * 3270)) for p in runs])
+    old = pa.concat_tables(
+        [
+            _reader_before(p).append_column("system", pa.array([f"{p.split('/')[-2]}/{p.split('/')[-1][:-4]}"] * 3270))
+            for p in runs
+        ]
+    )
     assert table.drop_columns(["rank"]).equals(old.drop_columns(["rank"]))
     gold = str(root / "_gold" / "SemEval2016-Task3-CQA-QL-test-subtaskA.xml.subtaskA.relevancy")
     before = _reader_before(gold, "gold")
@@ -492,8 +576,13 @@ def test_every_published_semeval_run_reads():
     spaced = read_run_file(str(root / "overfitting" / "subtask_B_primary.txt"))
     with open(root / "overfitting" / "subtask_B_primary.txt") as fh:
         first = fh.readline().split()
-    assert spaced.slice(0, 1).to_pylist()[0] == {"topic": first[0], "item": first[1], "rank": float(first[2]),
-                                                "score": float(first[3]), "pred": first[4] == "true"}
+    assert spaced.slice(0, 1).to_pylist()[0] == {
+        "topic": first[0],
+        "item": first[1],
+        "rank": float(first[2]),
+        "score": float(first[3]),
+        "pred": first[4] == "true",
+    }
     exponent = read_run_file(str(root / "RDI_team" / "subtask_D_contrastive1.txt"))
     assert exponent.schema.field("rank").type == pa.float64()
     kept, skipped = list_inputs(str(root / "Kelp"))

@@ -42,17 +42,23 @@ ORACLES = {
     "accuracy": (lambda t, p: skm.accuracy_score(t, p), lambda tp, fp, fn, tn: False),
     "precision": (lambda t, p: skm.precision_score(t, p, zero_division=np.nan), lambda tp, fp, fn, tn: tp + fp == 0),
     "recall": (lambda t, p: skm.recall_score(t, p, zero_division=np.nan), lambda tp, fp, fn, tn: tp + fn == 0),
-    "specificity": (lambda t, p: skm.recall_score(1 - t, 1 - p, zero_division=np.nan), lambda tp, fp, fn, tn: fp + tn == 0),
+    "specificity": (
+        lambda t, p: skm.recall_score(1 - t, 1 - p, zero_division=np.nan),
+        lambda tp, fp, fn, tn: fp + tn == 0,
+    ),
     "npv": (lambda t, p: skm.precision_score(1 - t, 1 - p, zero_division=np.nan), lambda tp, fp, fn, tn: fn + tn == 0),
     "f1": (lambda t, p: skm.f1_score(t, p, zero_division=np.nan), lambda tp, fp, fn, tn: tp + fp + fn == 0),
     "jaccard": (lambda t, p: skm.jaccard_score(t, p, zero_division=0), lambda tp, fp, fn, tn: tp + fp + fn == 0),
-    "mcc": (lambda t, p: skm.matthews_corrcoef(t, p),
-            lambda tp, fp, fn, tn: 0 in (tp + fp, tp + fn, tn + fp, tn + fn)),
-    "cohen_kappa": (lambda t, p: skm.cohen_kappa_score(t, p),
-                    lambda tp, fp, fn, tn: (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn) == 0),
+    "mcc": (lambda t, p: skm.matthews_corrcoef(t, p), lambda tp, fp, fn, tn: 0 in (tp + fp, tp + fn, tn + fp, tn + fn)),
+    "cohen_kappa": (
+        lambda t, p: skm.cohen_kappa_score(t, p),
+        lambda tp, fp, fn, tn: (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn) == 0,
+    ),
     "balanced_accuracy": (lambda t, p: skm.balanced_accuracy_score(t, p), lambda tp, fp, fn, tn: False),
-    "informedness": (lambda t, p: skm.balanced_accuracy_score(t, p, adjusted=True),
-                     lambda tp, fp, fn, tn: tp + fn == 0 or fp + tn == 0),
+    "informedness": (
+        lambda t, p: skm.balanced_accuracy_score(t, p, adjusted=True),
+        lambda tp, fp, fn, tn: tp + fn == 0 or fp + tn == 0,
+    ),
 }
 
 

@@ -17,8 +17,19 @@ from ._undefined import UNDEFINED
 ALL = registry.names()
 # perfect counts do not reach the range bound: raw counts, priors, unbounded or diverging measures,
 # and mutual information (its maximum is H(gold), 1 bit only for balanced gold)
-NOT_BEST_WHEN_PERFECT = {"tp", "fp", "fn", "tn", "n", "prevalence", "predicted_positive_rate", "dor",
-                         "f_prime", "utility", "mutual_information"}
+NOT_BEST_WHEN_PERFECT = {
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "n",
+    "prevalence",
+    "predicted_positive_rate",
+    "dor",
+    "f_prime",
+    "utility",
+    "mutual_information",
+}
 GRID = np.array(list(itertools.product(range(4), repeat=4)), dtype=np.int64).T  # all counts 0..3
 
 
@@ -78,8 +89,9 @@ def test_undefined_option_and_warning(name):
 @pytest.mark.parametrize("name", ALL)
 def test_property_flags_both_ways(name, flag):
     claimed = flag in registry.get(name).properties
-    assert holds_flag(name, flag) == claimed or (not claimed and any(
-        not holds_flag(name, flag, seed) for seed in range(1, 4))), f"{name}: {flag} claimed={claimed}"
+    assert holds_flag(name, flag) == claimed or (
+        not claimed and any(not holds_flag(name, flag, seed) for seed in range(1, 4))
+    ), f"{name}: {flag} claimed={claimed}"
 
 
 @pytest.mark.parametrize("name", sorted(set(ALL) - NOT_BEST_WHEN_PERFECT))
@@ -150,6 +162,7 @@ def test_not_smoothable_measures_refuse_smoothing(name):
 
 
 # --- meta-tests: the checkers above can fail ------------------------------------------------
+
 
 def test_meta_flag_checker_detects_violations():
     assert not holds_flag("precision", CLASS_SYMMETRIC)

@@ -46,6 +46,7 @@ def random_matrices(seed, m, size=50, high=6, p_zero_class=0.3):
 
 # --- registry-driven checks ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", NATIVE)
 def test_native_definition_equals_binary_kernel_on_two_classes(name):
     """Each native gufunc, fed 2x2 matrices, gives the binary kernel's value (same convention)."""
@@ -108,8 +109,17 @@ def test_average_errors():
 
 def test_smoothing_applies_to_one_vs_rest():
     c = np.array([[5, 0, 0, 0], [0, 3, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
-    per_class = [quiet("f1", tp=c[i, i], fp=c[:, i].sum() - c[i, i], fn=c[i].sum() - c[i, i],
-                       tn=c.sum() - c[i].sum() - c[:, i].sum() + c[i, i], smoothing="laplace") for i in range(4)]
+    per_class = [
+        quiet(
+            "f1",
+            tp=c[i, i],
+            fp=c[:, i].sum() - c[i, i],
+            fn=c[i].sum() - c[i, i],
+            tn=c.sum() - c[i].sum() - c[:, i].sum() + c[i, i],
+            smoothing="laplace",
+        )
+        for i in range(4)
+    ]
     got = fm.compute("f1", counts=c, average="macro", smoothing="laplace")
     assert got == pytest.approx(np.mean(per_class[:3]))  # class 3 is in neither labeling
 
@@ -117,7 +127,8 @@ def test_smoothing_applies_to_one_vs_rest():
 # --- differential tests against scikit-learn ----------------------------------------------------
 
 matrices = st.integers(2, 6).flatmap(
-    lambda m: arrays(np.int64, (m, m), elements=st.integers(0, 7)).filter(lambda c: c.sum() > 0))
+    lambda m: arrays(np.int64, (m, m), elements=st.integers(0, 7)).filter(lambda c: c.sum() > 0)
+)
 
 
 def sk(fn, *args, **kw):
@@ -139,8 +150,11 @@ def test_native_measures_match_scikit_learn(c):
     assert (np.isnan(ours) and np.isnan(kappa)) or ours == pytest.approx(kappa, abs=1e-12)
     mcc = quiet("mcc", counts=c)
     # scikit-learn returns 0 where R_K is 0/0; fastmetrics documents NaN there
-    assert mcc == pytest.approx(sk(metrics.matthews_corrcoef, y, p), abs=1e-12) if np.isfinite(mcc) \
+    assert (
+        mcc == pytest.approx(sk(metrics.matthews_corrcoef, y, p), abs=1e-12)
+        if np.isfinite(mcc)
         else sk(metrics.matthews_corrcoef, y, p) == 0.0
+    )
     mi = metrics.mutual_info_score(y, p) / np.log(2)
     assert quiet("mutual_information", counts=c) == pytest.approx(mi, abs=1e-12)
     entropy_gold = sk(metrics.mutual_info_score, y, y) / np.log(2)
@@ -155,8 +169,12 @@ def test_averaged_measures_match_scikit_learn(c, average, fill):
     from sklearn import metrics
 
     y, p = labels_of(c)
-    for name, oracle in (("f1", metrics.f1_score), ("jaccard", metrics.jaccard_score),
-                         ("precision", metrics.precision_score), ("recall", metrics.recall_score)):
+    for name, oracle in (
+        ("f1", metrics.f1_score),
+        ("jaccard", metrics.jaccard_score),
+        ("precision", metrics.precision_score),
+        ("recall", metrics.recall_score),
+    ):
         expected = sk(oracle, y, p, average=average, zero_division=fill)
         got = fm.compute(name, counts=c, average=average, undefined=fill)
         assert got == pytest.approx(expected, abs=1e-12), (name, average)
@@ -173,6 +191,7 @@ def test_f1_and_jaccard_macro_need_no_fill():
 
 
 # --- differential tests against PyCM ------------------------------------------------------------
+
 
 def _pycm_overall(c):
     pycm = pytest.importorskip("pycm")

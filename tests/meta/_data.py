@@ -25,9 +25,11 @@ def meteo_counts() -> pa.Table:
     folder = external("classification-measures", "data", "meteo")
     rows = {k: [] for k in ("system", "topic", "tp", "fp", "fn", "tn")}
     for path in sorted(glob.glob(str(folder / "*.tsv"))):
-        table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t"),
-                               convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in
-                                                                                  ("tn", "tp", "fn", "fp")}))
+        table = pacsv.read_csv(
+            path,
+            parse_options=pacsv.ParseOptions(delimiter="\t"),
+            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in ("tn", "tp", "fn", "fp")}),
+        )
         for row in table.to_pylist():
             cells = {k: [int(x) for x in row[k].split(",")] for k in ("tp", "fp", "fn", "tn")}
             for horizon in range(12):
@@ -42,13 +44,22 @@ def random_scores(seed=0, systems=7, topics=12, measures=("accuracy", "f1", "mcc
     """Scores of random counts; small topics make ties and undefined values common."""
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 4, size=(systems, topics, 2, 2))
-    t = fm.ConfusionTensor(counts, ("system", "topic"),
-                           {"system": [f"s{i}" for i in range(systems)], "topic": [f"t{j}" for j in range(topics)]})
+    t = fm.ConfusionTensor(
+        counts,
+        ("system", "topic"),
+        {"system": [f"s{i}" for i in range(systems)], "topic": [f"t{j}" for j in range(topics)]},
+    )
     return t.evaluate(list(measures))
 
 
 def oriented(scores: Scores, name: str) -> np.ndarray:
     """values[system, topic] of one measure, negated when lower is better."""
-    sign = 1.0 if fm.measures().filter(pa.compute.equal(fm.measures().column("name"), name.split("@")[0])) \
-        .column("higher_is_better")[0].as_py() else -1.0
+    sign = (
+        1.0
+        if fm.measures()
+        .filter(pa.compute.equal(fm.measures().column("name"), name.split("@")[0]))
+        .column("higher_is_better")[0]
+        .as_py()
+        else -1.0
+    )
     return sign * scores[name]

@@ -15,16 +15,16 @@ from fastmetrics.meta.axioms import engines
 TABLE2_PROPS = ["max", "min", "csym", "sym", "dist", "mon", "smon", "cb", "acb"]
 # seed 003 Table 2, binary verdicts ("✓/✗" is ✓ for binary)
 TABLE2 = {
-    "f1":                "✓✗✗✓✗✓✗✗✗",
-    "jaccard":           "✓✗✗✓✓✓✗✗✗",
-    "mcc":               "✓✓✓✓✗✓✓✓✓",
-    "accuracy":          "✓✓✓✓✓✓✓✗✗",
+    "f1": "✓✗✗✓✗✓✗✗✗",
+    "jaccard": "✓✗✗✓✓✓✗✗✗",
+    "mcc": "✓✓✓✓✗✓✓✓✓",
+    "accuracy": "✓✓✓✓✓✓✓✗✗",
     "balanced_accuracy": "✓✓✓✗✗✓✓✓✓",
-    "cohen_kappa":       "✓✗✓✓✗✓✗✓✓",
+    "cohen_kappa": "✓✗✓✓✗✓✗✓✓",
     "confusion_entropy": "✓✗✓✓✗✗✗✗✗",
-    "sba":               "✓✓✓✓✗✓✓✓✓",
-    "gm(r=1)":           "✓✓✓✓✗✓✓✓✓",
-    "cd":                "✓✓✓✓✓✓✓✗✓",
+    "sba": "✓✓✓✓✗✓✓✓✓",
+    "gm(r=1)": "✓✓✓✓✗✓✓✓✓",
+    "cd": "✓✓✓✓✓✓✓✗✓",
 }
 # cells where enumeration finds a counterexample to the paper's own definitions
 FOUND = {("f1", "mon"), ("jaccard", "mon"), ("balanced_accuracy", "smon"), ("confusion_entropy", "max")}
@@ -78,10 +78,16 @@ def test_seed000_f1_and_k():
     assert all(v.holds is True for v in k.values()), k
 
 
-@pytest.mark.parametrize("measure, failing", [
-    ("asp", {"MON", "CON", "SDE", "IMB"}), ("dor", {"MON", "WDE"}), ("lam", {"MON", "CON", "WDE"}),
-    ("mcc", {"CON", "SDE"}), ("accuracy", {"IMB"}),
-])
+@pytest.mark.parametrize(
+    "measure, failing",
+    [
+        ("asp", {"MON", "CON", "SDE", "IMB"}),
+        ("dor", {"MON", "WDE"}),
+        ("lam", {"MON", "CON", "WDE"}),
+        ("mcc", {"CON", "SDE"}),
+        ("accuracy", {"IMB"}),
+    ],
+)
 def test_seed000_section_4_1(measure, failing):
     v = verdicts(measure, SEED000)
     for prop in failing:
@@ -99,9 +105,22 @@ def test_seed000_property_4_3_numbers_and_the_random_model():
 
 def test_seed004_families():
     props = ["strict_mon", "nonin_fixed", "nonin_growing", "abs_weighting"]
-    profile = {m: verdicts(m, props) for m in
-               ["utility", "weighted_accuracy", "lam", "mcc", "dor", "balanced_accuracy", "cohen_kappa", "chi",
-                "mutual_information", "f1", "f_rs"]}
+    profile = {
+        m: verdicts(m, props)
+        for m in [
+            "utility",
+            "weighted_accuracy",
+            "lam",
+            "mcc",
+            "dor",
+            "balanced_accuracy",
+            "cohen_kappa",
+            "chi",
+            "mutual_information",
+            "f1",
+            "f_rs",
+        ]
+    }
     for m in ("utility", "weighted_accuracy"):
         assert profile[m]["abs_weighting"].holds is True
     for m in ("lam", "mcc", "dor", "balanced_accuracy", "cohen_kappa", "chi", "mutual_information"):
@@ -134,11 +153,17 @@ def test_seed004_smoothing_and_strict_monotonicity():
     assert fm.compute("f1", 0, 0, 1, 1, smoothing="noninformative") == 0.0
 
 
-TABLE3 = {2: {"accuracy", "balanced_accuracy", "f1", "cohen_kappa", "confusion_entropy", "gm", "mcc", "sba"},
-          3: {"accuracy", "balanced_accuracy", "cohen_kappa", "gm", "mcc", "sba"},
-          4: {"balanced_accuracy", "cohen_kappa", "gm", "mcc", "sba"},
-          5: {"balanced_accuracy", "cohen_kappa", "gm", "mcc", "sba"},
-          6: {"gm", "mcc", "sba"}, 7: {"gm", "mcc", "sba"}, 8: {"mcc", "sba"}, 9: set(), 10: set()}
+TABLE3 = {
+    2: {"accuracy", "balanced_accuracy", "f1", "cohen_kappa", "confusion_entropy", "gm", "mcc", "sba"},
+    3: {"accuracy", "balanced_accuracy", "cohen_kappa", "gm", "mcc", "sba"},
+    4: {"balanced_accuracy", "cohen_kappa", "gm", "mcc", "sba"},
+    5: {"balanced_accuracy", "cohen_kappa", "gm", "mcc", "sba"},
+    6: {"gm", "mcc", "sba"},
+    7: {"gm", "mcc", "sba"},
+    8: {"mcc", "sba"},
+    9: set(),
+    10: set(),
+}
 MEASURES3 = ["accuracy", "balanced_accuracy", "f1", "cohen_kappa", "confusion_entropy", "gm", "mcc", "sba"]
 
 
@@ -189,8 +214,9 @@ def test_cli_json_and_markdown(tmp_path):
     out = tmp_path / "profile.json"
     assert main(["axioms", "f1", "k", "--n-max", "6", "--format", "json", "--out", str(out)]) == 0
     records = json.loads(out.read_text())
-    assert {tuple(sorted(r)) for r in records} == {("counterexample", "holds", "measure", "note", "numeric",
-                                                      "property")}
+    assert {tuple(sorted(r)) for r in records} == {
+        ("counterexample", "holds", "measure", "note", "numeric", "property")
+    }
     f1_mon = next(r for r in records if r["measure"] == "f1" and r["property"] == "MON")
     assert f1_mon["holds"] is False and "->" in f1_mon["counterexample"]
     md = tmp_path / "profile.md"
@@ -228,15 +254,19 @@ def test_docs_profile_is_generated_from_the_checker(capsys):
 
 # seed 003 Table 2, multiclass reading of the "✓/✗" cells (✗ in the multiclass case)
 TABLE2_MULTICLASS = {
-    "mcc":               "✓✗✓✓✗✗✗✓✓",
-    "accuracy":          "✓✓✓✓✓✓✓✗✗",
+    "mcc": "✓✗✓✓✗✗✗✓✓",
+    "accuracy": "✓✓✓✓✓✓✓✗✗",
     "balanced_accuracy": "✓✓✓✗✗✓✓✓✓",
-    "cohen_kappa":       "✓✗✓✓✗✗✗✓✓",
+    "cohen_kappa": "✓✗✓✓✗✗✗✓✓",
     "confusion_entropy": "✓✗✓✓✗✗✗✗✗",
-    "sba":               "✓✓✓✓✗✓✓✓✓",
+    "sba": "✓✓✓✓✗✓✓✓✓",
 }
-FOUND_MULTICLASS = {("balanced_accuracy", "mon"), ("balanced_accuracy", "smon"), ("sba", "smon"),
-                    ("confusion_entropy", "max")}
+FOUND_MULTICLASS = {
+    ("balanced_accuracy", "mon"),
+    ("balanced_accuracy", "smon"),
+    ("sba", "smon"),
+    ("confusion_entropy", "max"),
+}
 
 
 @pytest.mark.parametrize("measure", list(TABLE2_MULTICLASS))
@@ -251,13 +281,36 @@ def test_multiclass_counterexamples_recomputed():
     q = lambda m, c: float(fm.compute(m, counts=np.array(c, float), warn=False))  # noqa: E731
     assert q("sba", [[1, 0, 0], [0, 0, 1], [0, 1, 0]]) == q("sba", [[2, 0, 0], [0, 0, 1], [0, 1, 0]])
     assert q("balanced_accuracy", [[0, 1, 1], [0, 1, 0], [0, 0, 1]]) == pytest.approx(
-        q("balanced_accuracy", [[0, 0, 1], [0, 2, 0], [0, 0, 1]]))
+        q("balanced_accuracy", [[0, 0, 1], [0, 2, 0], [0, 0, 1]])
+    )
 
 
 # --- the property registry -----------------------------------------------------------------------
 
-IDS = ["MON", "CON", "SDE", "WDE", "FIX", "CHA", "CHA_uniform", "IMB", "SYM", "max", "min", "csym", "sym", "dist",
-       "mon", "smon", "cb", "acb", "strict_mon", "nonin_fixed", "nonin_growing", "abs_weighting"]
+IDS = [
+    "MON",
+    "CON",
+    "SDE",
+    "WDE",
+    "FIX",
+    "CHA",
+    "CHA_uniform",
+    "IMB",
+    "SYM",
+    "max",
+    "min",
+    "csym",
+    "sym",
+    "dist",
+    "mon",
+    "smon",
+    "cb",
+    "acb",
+    "strict_mon",
+    "nonin_fixed",
+    "nonin_growing",
+    "abs_weighting",
+]
 
 
 def test_property_ids_are_kept_and_each_record_says_whose_it_is():

@@ -18,8 +18,14 @@ JOBS = {
     "inconsistency": ["meta", "inconsistency"],
     "power": ["meta", "power", "--resamples", "200"],
 }
-ROWS = {"leaderboard": (32 + 3) * 6, "strictness": 6 * 50, "robustness": 6, "stability": 6,
-        "inconsistency": 6 * 5, "power": 6}
+ROWS = {
+    "leaderboard": (32 + 3) * 6,
+    "strictness": 6 * 50,
+    "robustness": 6,
+    "stability": 6,
+    "inconsistency": 6 * 5,
+    "power": 6,
+}
 
 
 @pytest.mark.parametrize("job", list(JOBS))
@@ -28,8 +34,7 @@ def test_job_runs_and_is_reproducible(tmp_path, job):
     outputs = []
     for attempt in range(2):
         out, detail = tmp_path / f"{job}{attempt}.parquet", tmp_path / f"{job}{attempt}-detail.csv"
-        args = JOBS[job] + runs + ["--gold", gold, "--measures", MEASURES, "--seed", "11", "--out", str(out),
-                                   "--quiet"]
+        args = JOBS[job] + runs + ["--gold", gold, "--measures", MEASURES, "--seed", "11", "--out", str(out), "--quiet"]
         if job not in ("inconsistency",):
             args += ["--detail", str(detail)]
         assert main(args) == 0
@@ -43,7 +48,25 @@ def test_a_different_seed_changes_the_random_jobs(tmp_path):
     files = []
     for seed in ("1", "2"):
         out = tmp_path / f"robustness{seed}.csv"
-        assert main(["meta", "robustness", *runs, "--gold", gold, "--measures", "f1", "--pairs", "50",
-                     "--seed", seed, "--out", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "meta",
+                    "robustness",
+                    *runs,
+                    "--gold",
+                    gold,
+                    "--measures",
+                    "f1",
+                    "--pairs",
+                    "50",
+                    "--seed",
+                    seed,
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         files.append(out.read_bytes())
     assert files[0] != files[1]

@@ -20,8 +20,13 @@ def _runs(seed=0, systems=4, topics=3, items=(9, 10, 4)):
         for s in range(systems):
             pred = np.where(rng.random(n) < 0.7, gold, ~gold)
             for i in range(n):
-                for k, v in (("system", f"s{s}"), ("topic", f"t{t}"), ("item", i), ("gold", bool(gold[i])),
-                             ("pred", bool(pred[i]))):
+                for k, v in (
+                    ("system", f"s{s}"),
+                    ("topic", f"t{t}"),
+                    ("item", i),
+                    ("gold", bool(gold[i])),
+                    ("pred", bool(pred[i])),
+                ):
                     rows[k].append(v)
     return pa.table(rows)
 
@@ -90,12 +95,19 @@ def test_stability_errors():
     with pytest.raises(fm.ParameterError, match="replicates"):
         meta.stability(_runs(), measures=["f1"], replicates=0)
 
+
 def test_split_halves_count_lacking_items_as_negative():
     """--missing negative: the gold defines the items; a run's lacking items are predicted
     negative in whichever half they fall, so the halves still add up to fm.count's counts."""
     gold = pa.table({"topic": ["t"] * 6, "item": list(range(6)), "gold": [True, False, True, True, False, False]})
-    runs = pa.table({"system": ["a"] * 6 + ["b"] * 4, "topic": ["t"] * 10, "item": list(range(6)) + [0, 1, 2, 3],
-                     "pred": [True, True, False, True, False, True, True, False, True, True]})
+    runs = pa.table(
+        {
+            "system": ["a"] * 6 + ["b"] * 4,
+            "topic": ["t"] * 10,
+            "item": list(range(6)) + [0, 1, 2, 3],
+            "pred": [True, True, False, True, False, True, True, False, True, True],
+        }
+    )
     halves = split_half_counts(runs, gold, replicates=7, seed=3, missing="negative")
     whole = fm.count(runs, gold, missing="negative")
     np.testing.assert_array_equal(halves.counts.sum(axis=1), np.broadcast_to(whole.counts, (7,) + whole.counts.shape))

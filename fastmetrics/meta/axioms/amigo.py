@@ -86,8 +86,14 @@ def amigo_nonin_growing(space: BinarySpace) -> Outcome:
         vv, qq = v[ok], q[ok]
         i = first(np.diff(vv) <= 1e-12)
         if i is not None:
-            return False, (f"AP={ap}, AN={an}: P(S)={num(qq[i])} scores {val(space.sign * vv[i])}, "
-                           f"P(S)={num(qq[i + 1])} scores {val(space.sign * vv[i + 1])}"), ""
+            return (
+                False,
+                (
+                    f"AP={ap}, AN={an}: P(S)={num(qq[i])} scores {val(space.sign * vv[i])}, "
+                    f"P(S)={num(qq[i + 1])} scores {val(space.sign * vv[i + 1])}"
+                ),
+                "",
+            )
     return True, None, ""
 
 
@@ -152,6 +158,12 @@ def amigo_abs_weighting(space: BinarySpace) -> Outcome:
         changes = sum(1 for a, b in pairwise(seq) if a != b)
         if changes == 1:
             cut = next(i for i in range(1, len(uniform)) if uniform[i] != 0.0 and uniform[i] != seq[0])
-            return True, None, (f"parameter {p.name}: adding a relevant and an irrelevant item flips at "
-                                f"{p.name} ~ {num(grid[cut - 1])}..{num(grid[cut])}")
+            return (
+                True,
+                None,
+                (
+                    f"parameter {p.name}: adding a relevant and an irrelevant item flips at "
+                    f"{p.name} ~ {num(grid[cut - 1])}..{num(grid[cut])}"
+                ),
+            )
     return False, f"no parameter ({', '.join(p.name for p in params)}) has one threshold valid for every output", ""

@@ -167,9 +167,13 @@ def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smooth
         rows = [v for m in names for v in check_multiclass(m, properties, m=classes, n_max=n)]
     else:
         rows = [v for m in names for v in check(m, properties, n_max=n_max, smoothing=smoothing)]
-    return pa.table({
-        "measure": [v.measure for v in rows], "property": [v.property for v in rows],
-        "holds": pa.array([v.holds for v in rows], pa.bool_()),
-        "counterexample": pa.array([v.counterexample for v in rows], pa.string()),
-        "note": [v.note for v in rows], "numeric": [v.numeric for v in rows],
-    })
+    return pa.table(
+        {
+            "measure": [v.measure for v in rows],
+            "property": [v.property for v in rows],
+            "holds": pa.array([v.holds for v in rows], pa.bool_()),
+            "counterexample": pa.array([v.counterexample for v in rows], pa.string()),
+            "note": [v.note for v in rows],
+            "numeric": [v.numeric for v in rows],
+        }
+    )

@@ -105,7 +105,8 @@ def extreme(space: Space, where, kind: str) -> Outcome:
     ref = v[j]
     i = first(special & (np.abs(v - ref) > EQ))
     if i is not None:
-        return False, f"{space.fmt(C[j])} -> {val(space.sign * ref)} but {space.fmt(C[i])} -> {val(space.sign * v[i])}", ""
+        text = f"{space.fmt(C[j])} -> {val(space.sign * ref)} but {space.fmt(C[i])} -> {val(space.sign * v[i])}"
+        return False, text, ""
     i = first(~where & ok & ((v >= ref - EQ) if kind == "max" else (v <= ref + EQ)))
     if i is not None:
         return False, space.reach_text(C[i], v[i], ref, C[j]), ""
@@ -215,8 +216,12 @@ def corrections(space: Space) -> list[Move]:
     """
     m = space.m
     targets = [a for a, b in space.cells if a == b]
-    return [Move(_step(m, (a, b, -1), (a, a, 1)), f"{space.cell(a, b)} -> {space.cell(a, a)}")
-            for a in targets for row, b in space.cells if row == a != b]
+    return [
+        Move(_step(m, (a, b, -1), (a, a, 1)), f"{space.cell(a, b)} -> {space.cell(a, a)}")
+        for a in targets
+        for row, b in space.cells
+        if row == a != b
+    ]
 
 
 def agreement_moves(space: Space) -> list[Move]:
@@ -235,8 +240,12 @@ def agreement_moves(space: Space) -> list[Move]:
     list of Move
     """
     m = space.m
-    return [Move(_step(m, (a, b, -1), (t, t, 1)), f"{space.cell(a, b)} -> {space.cell(t, t)}")
-            for a, b in space.cells if a != b for t in (a, b)]
+    return [
+        Move(_step(m, (a, b, -1), (t, t, 1)), f"{space.cell(a, b)} -> {space.cell(t, t)}")
+        for a, b in space.cells
+        if a != b
+        for t in (a, b)
+    ]
 
 
 def strong_moves(space: Space) -> list[Move]:
@@ -255,12 +264,15 @@ def strong_moves(space: Space) -> list[Move]:
     list of Move
     """
     m = space.m
-    return [Move(_step(m, (a, b, 1 if a == b else -1)), f"{'+' if a == b else '-'}{space.cell(a, b)}")
-            for a, b in space.cells]
+    return [
+        Move(_step(m, (a, b, 1 if a == b else -1)), f"{'+' if a == b else '-'}{space.cell(a, b)}")
+        for a, b in space.cells
+    ]
 
 
-def moves(space: Space, steps: list[Move], *, allowed=None, strict_defined: bool = False,
-          exclude_extremes: bool = False) -> tuple[float, str] | None:
+def moves(
+    space: Space, steps: list[Move], *, allowed=None, strict_defined: bool = False, exclude_extremes: bool = False
+) -> tuple[float, str] | None:
     """The smallest violation of "every move strictly increases the measure", or None.
 
     Parameters
@@ -294,8 +306,10 @@ def moves(space: Space, steps: list[Move], *, allowed=None, strict_defined: bool
             bad &= ~((diagonal(source) & diagonal(target)) | (zero_diagonal(source) & zero_diagonal(target)))
         i = first(bad)
         if i is not None and (best is None or source[i].sum() < best[0]):
-            text = (f"{space.fmt(source[i])} -> {space.fmt(target[i])} ({what}): "
-                    f"{val(space.sign * a[i])} -> {val(space.sign * b[i])}")
+            text = (
+                f"{space.fmt(source[i])} -> {space.fmt(target[i])} ({what}): "
+                f"{val(space.sign * a[i])} -> {val(space.sign * b[i])}"
+            )
             best = (source[i].sum(), text)
     return best
 

@@ -175,8 +175,7 @@ def goesgens_smon(space: Space) -> Outcome:
     tuple
         ``(holds, counterexample, note)``.
     """
-    found = engines.moves(space, engines.strong_moves(space), allowed=engines.non_unary(space.C),
-                          exclude_extremes=True)
+    found = engines.moves(space, engines.strong_moves(space), allowed=engines.non_unary(space.C), exclude_extremes=True)
     return engines.verdict(found)
 
 
@@ -222,7 +221,9 @@ def goesgens_acb(space: Space) -> Outcome:
     tuple
         ``(holds, counterexample, note)``.
     """
-    values = [(key, space.sign * float(space.f(random_classifier.expected_matrix(a, b))[0]))
-              for key, a, b in space.baseline_cases()]
+    values = [
+        (key, space.sign * float(space.f(random_classifier.expected_matrix(a, b))[0]))
+        for key, a, b in space.baseline_cases()
+    ]
     ok, cex = engines.constant(values, "M(expected matrix) =")
     return ok, cex, space.baseline_note(0)

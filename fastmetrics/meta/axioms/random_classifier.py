@@ -101,7 +101,7 @@ def tables_with_margins(C, a, b):
     """
     rows = C[(C.sum(axis=2) == a).all(axis=1) & (C.sum(axis=1) == b).all(axis=1)]
     n = a.sum()
-    logp = (_lgamma(a + 1).sum() + _lgamma(b + 1).sum() - math.lgamma(n + 1) - _lgamma(rows + 1).sum(axis=(1, 2)))
+    logp = _lgamma(a + 1).sum() + _lgamma(b + 1).sum() - math.lgamma(n + 1) - _lgamma(rows + 1).sum(axis=(1, 2))
     return rows, np.exp(logp)
 
 

@@ -192,16 +192,25 @@ def sebastiani_fix(space: BinarySpace) -> Outcome:
             elif abs(rng[0] - reference[0][0]) > EQ or abs(rng[1] - reference[0][1]) > EQ:
                 lo, hi = sorted((space.sign * rng[0], space.sign * rng[1]))
                 rlo, rhi = sorted((space.sign * reference[0][0], space.sign * reference[0][1]))
-                return False, (f"range [{val(lo)}, {val(hi)}] on the test set AP={num(where[0])}, AN={num(where[1])} "
-                               f"but [{val(rlo)}, {val(rhi)}] on AP={num(reference[1][0])}, "
-                               f"AN={num(reference[1][1])}"), ""
+                return (
+                    False,
+                    (
+                        f"range [{val(lo)}, {val(hi)}] on the test set AP={num(where[0])}, AN={num(where[1])} "
+                        f"but [{val(rlo)}, {val(rhi)}] on AP={num(reference[1][0])}, "
+                        f"AN={num(reference[1][1])}"
+                    ),
+                    "",
+                )
     return True, None, ""
 
 
 def _chance(space: BinarySpace, model: str) -> Outcome:
     f = space.f
-    values = [(f"AP={ap}, AN={n - ap}", random_classifier.expected_random(f.spec, ap, n - ap, model, f.smoothing))
-              for n in range(1, space.n_max + 1) for ap in range(n + 1)]
+    values = [
+        (f"AP={ap}, AN={n - ap}", random_classifier.expected_random(f.spec, ap, n - ap, model, f.smoothing))
+        for n in range(1, space.n_max + 1)
+        for ap in range(n + 1)
+    ]
     ok, cex = engines.constant(values, "E[M(random)] =")
     return ok, cex, ""
 

@@ -1,0 +1,290 @@
+"""The pipeline: count → evaluate → leaderboard and meta-evaluation, each run once.
+
+:func:`report_data` computes everything a report shows and returns it as :class:`ReportData`;
+:mod:`fastmetrics.report` only renders it. Each measure is evaluated once on the leaderboard's
+counts (per topic, pooled and the baselines stacked in one call, :func:`fastmetrics.board.board_values`)
+and once on the threshold curves' counts (every shown system in one count and one evaluation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import InputError, ParameterError
+from ._seeding import rng_of
+from .board import best_thresholds, board_values, rank_systems
+from .count import count
+from .measures import parse_specs
+from .meta import MetaResult, holm, inconsistency, paired_p_values, robustness, strictness, system_topic_values
+from .tensor import Scores
+
+_UNIT_SCORE = "__score_on_unit_range"
+
+
+@dataclass
+class ReportData:
+    """Everything a report shows, computed once by :func:`report_data`.
+
+    Attributes
+    ----------
+    title : str
+    measures : list of str
+        The measure labels, in the order asked (the first ranks the systems).
+    board : MetaResult
+        The leaderboard (:func:`fastmetrics.board.leaderboard`'s table).
+    scores : Scores
+        Per (system, topic) values of every measure.
+    strictness, robustness, inconsistency : MetaResult or None
+        The meta-evaluation jobs (None where they do not apply: fewer than two measures or topics).
+    order : dict
+        Per measure, the systems from best to worst rank.
+    adjacent : dict
+        ``(measure, system)`` → Holm-adjusted p-value of the system against the next one.
+    curves : list or None
+        ``(system, thresholds, {measure: values})`` for the best systems, on each one's own grid.
+    best : pyarrow.Table or None
+        The best threshold of each curve and measure.
+    n_topics : int
+    scatter : list of (str, str)
+        The measure pairs drawn output by output.
+    """
+
+    title: str
+    measures: list[str]
+    board: MetaResult
+    scores: Scores
+    strictness: MetaResult | None = None
+    robustness: MetaResult | None = None
+    inconsistency: MetaResult | None = None
+    order: dict = field(default_factory=dict)
+    adjacent: dict = field(default_factory=dict)
+    curves: list | None = None
+    best: pa.Table | None = None
+    n_topics: int = 0
+    scatter: list = field(default_factory=list)
+
+
+def report_data(
+    tensor,
+    measures,
+    *,
+    runs=None,
+    gold=None,
+    thresholds: int = 51,
+    seed: int = 0,
+    resamples: int = 2000,
+    pairs=1000,
+    title: str = "fastmetrics report",
+    max_curves: int = 8,
+    scatter=None,
+) -> ReportData:
+    """Compute the leaderboard, the meta-evaluation and the threshold curves of a report.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        Hard counts over ``(system[, topic])``.
+    measures : str or sequence of str
+        Measure names or specs; the first ranks the systems.
+    runs : pyarrow.Table, optional
+        The runs with a ``score`` column: each of the best ``max_curves`` systems is swept over
+        ``thresholds`` points of its own score range, all topics pooled (systems score on
+        different scales, so one shared grid would flatten most curves).
+    gold : optional
+        The separate gold of ``runs`` (items a run lacks count as predicted negative).
+    thresholds : int, default 51
+        Points of each system's grid.
+    seed, resamples : int
+        Of the adjacent-rank tests and the robustness topic pairs.
+    pairs : int or "all", default 1000
+        Topic pairs of the robustness job.
+    title : str
+    max_curves : int, default 8
+    scatter : sequence of (str, str), optional
+        The measure pairs to draw output by output (default: the first measure against the
+        second and the third).
+
+    Returns
+    -------
+    ReportData
+    """
+    labels = [spec.label for spec in parse_specs(measures)]
+    pairs_drawn = _scatter_pairs(scatter, labels)
+    board = board_values(tensor, labels)
+    summary = MetaResult(rank_systems(board), None, {"baselines": board.baselines is not None})
+    scores = board.scores
+    n_topics = len(tensor.coords.get("topic", [0]))
+    multi = len(labels) >= 2
+    data = ReportData(
+        title,
+        list(scores.measures),
+        summary,
+        scores,
+        n_topics=n_topics,
+        scatter=pairs_drawn,
+        strictness=strictness(scores) if multi else None,
+        robustness=robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None,
+        inconsistency=inconsistency(scores) if multi else None,
+    )
+    data.order = {m: ranked_systems(summary.summary, m) for m in data.measures}
+    data.adjacent = adjacent_tests(scores, data.order, resamples, seed)
+    if runs is not None:
+        data.curves, data.best = threshold_curves(
+            runs, gold, data.order[data.measures[0]][:max_curves], data.measures[:2], thresholds
+        )
+    return data
+
+
+def _scatter_pairs(scatter, labels) -> list:
+    if scatter is None:
+        return [(labels[0], other) for other in labels[1:3]]
+    for a, b in scatter:
+        for name in (a, b):
+            if name not in labels:
+                raise ParameterError(
+                    f"Scatter pair {a}:{b}: {name!r} is not among the report's measures ({', '.join(labels)})."
+                )
+    return [tuple(p) for p in scatter]
+
+
+def ranked_systems(summary: pa.Table, measure: str) -> list:
+    """The systems of a leaderboard table from best to worst rank under one measure.
+
+    Parameters
+    ----------
+    summary : pyarrow.Table
+        :func:`fastmetrics.board.leaderboard`'s summary.
+    measure : str
+
+    Returns
+    -------
+    list
+        System labels; unranked systems (undefined on every topic) last.
+    """
+    rows = [r for r in summary.to_pylist() if r["measure"] == measure and r["kind"] == "system"]
+    return [r["system"] for r in sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0))]
+
+
+def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> dict:
+    """Paired bootstrap tests of each system against the next one in the ranking, per measure.
+
+    Holm-corrected over those ``len(systems) - 1`` comparisons (testing every pair would make
+    the correction too strict for any resampling budget to reach).
+
+    Parameters
+    ----------
+    scores : Scores
+        Over ``(system, topic)``.
+    order : dict
+        Per measure, the systems from best to worst.
+    resamples, seed : int
+
+    Returns
+    -------
+    dict
+        ``(measure, system)`` → adjusted p-value.
+    """
+    values, systems, _ = system_topic_values(scores, oriented=False)
+    names = [str(x) for x in systems.tolist()]
+    rng = rng_of(seed)
+    out = {}
+    for i, m in enumerate(scores.measures):
+        ranked = [names.index(str(s)) for s in order[m]]
+        if len(ranked) < 2:
+            continue
+        diff = np.array([values[i, a] - values[i, b] for a, b in zip(ranked, ranked[1:])])
+        _, p = paired_p_values(diff, "bootstrap", resamples, rng)
+        for a, q in zip(ranked, holm(p)):
+            out[(m, names[a])] = q
+    return out
+
+
+def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int):
+    """Each system's curve on a grid of ``thresholds`` points over its own score range.
+
+    Every system's scores are mapped onto [0, 1] by its own minimum and maximum, so one grid
+    ``0, 1/(k-1), ..., 1`` is each system's own evenly spaced grid; one count and one
+    evaluation serve all systems, and the thresholds are mapped back to each system's scale.
+
+    Parameters
+    ----------
+    runs : pyarrow.Table
+        With ``system`` and ``score`` columns (and whatever the count needs).
+    gold : optional
+        A separate gold (items a run lacks count as predicted negative).
+    systems : list
+        The systems to draw, in order (labels as text or numbers).
+    measures : list of str
+    thresholds : int
+
+    Returns
+    -------
+    curves : list of (system, ndarray, dict)
+    best : pyarrow.Table
+        The best threshold per system and measure, on the system's scale.
+    """
+    names = pc.cast(runs.column("system"), pa.string())
+    wanted = pa.array([str(s) for s in systems], pa.string())
+    rows = runs.filter(pc.is_in(names, value_set=wanted))
+    rows, lo, hi = _unit_scores(rows, pc.cast(rows.column("system"), pa.string()))
+    grid = np.linspace(0.0, 1.0, thresholds)
+    tensor = count(
+        rows,
+        gold,
+        by=("system",),
+        score=_UNIT_SCORE,
+        thresholds=grid,
+        missing="negative" if gold is not None else "error",
+    )
+    scores = tensor.evaluate(measures)
+    counted = [str(s) for s in tensor.coords["system"].tolist()]
+    curves, scale = [], {}
+    for system in systems:
+        k = counted.index(str(system))
+        low, high = lo[str(system)], hi[str(system)]
+        scale[str(system)] = (low, high)
+        curves.append((system, _on_scale(grid, low, high), {m: scores[m][k] for m in measures}))
+    best = best_thresholds(scores).summary
+    best_system = [str(s) for s in best.column("system").to_pylist()]
+    back = [
+        None if f is None else float(_on_scale(f, *scale[s]))
+        for s, f in zip(best_system, best.column("threshold").to_pylist())
+    ]
+    best = best.set_column(best.column_names.index("threshold"), "threshold", pa.array(back, pa.float64()))
+    order = {str(s): i for i, s in enumerate(systems)}
+    return curves, best.take(np.argsort([order[s] for s in best_system], kind="stable"))
+
+
+def _on_scale(fraction, low, high):
+    """A fraction of [0, 1] on a system's range; exact at both ends (the form of count.grid)."""
+    return low * (1.0 - np.asarray(fraction, np.float64)) + high * np.asarray(fraction, np.float64)
+
+
+def _unit_scores(rows: pa.Table, names: pa.Array):
+    """The rows with each system's scores mapped onto [0, 1] (a constant system onto 1: every
+    threshold then keeps all its items positive, as its one-point grid did)."""
+    score = rows.column("score").to_numpy(zero_copy_only=False).astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(score))
+    if bad.size:
+        raise InputError(
+            f"Column 'score' has a non-finite value ({score[bad[0]]}) for system "
+            f"{names[int(bad[0])].as_py()!r}: threshold curves need finite scores."
+        )
+    ranges = (
+        pa.table({"system": names, "score": rows.column("score")})
+        .group_by("system")
+        .aggregate([("score", "min"), ("score", "max")])
+    )
+    lo = dict(zip(ranges.column("system").to_pylist(), ranges.column("score_min").to_pylist()))
+    hi = dict(zip(ranges.column("system").to_pylist(), ranges.column("score_max").to_pylist()))
+    span = {s: hi[s] - lo[s] for s in lo}
+    index = pc.index_in(names, value_set=ranges.column("system")).to_numpy(zero_copy_only=False)
+    low = np.array([lo[s] for s in ranges.column("system").to_pylist()])[index]
+    width = np.array([span[s] for s in ranges.column("system").to_pylist()])[index]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = np.where(width > 0, (score - low) / np.where(width > 0, width, 1.0), 1.0)
+    return rows.append_column(_UNIT_SCORE, pa.array(np.clip(unit, 0.0, 1.0))), lo, hi

@@ -1,0 +1,132 @@
+"""The pipeline computes once: each measure evaluated once per count array, each figure drawn
+once, and the curves of every system from one count -- with the values an independent loop gives."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.measures import api
+from fastmetrics.pipeline import report_data, threshold_curves
+from fastmetrics.report import figures, html
+
+N_SYSTEMS, N_TOPICS, N_ITEMS = 4, 5, 60
+
+
+def _runs(seed=0) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    rows = {"system": [], "topic": [], "item": [], "gold": [], "score": [], "pred": []}
+    gold = rng.random((N_TOPICS, N_ITEMS)) < 0.3
+    for s in range(N_SYSTEMS):
+        # each system on its own scale: a shared grid would flatten most curves
+        score = (gold + rng.normal(0, 1.0, gold.shape)) * (s + 1) * 3 - 5 * s
+        for t in range(N_TOPICS):
+            for i in range(N_ITEMS):
+                rows["system"].append(f"sys{s}")
+                rows["topic"].append(t)
+                rows["item"].append(i)
+                rows["gold"].append(bool(gold[t, i]))
+                rows["score"].append(float(score[t, i]))
+                rows["pred"].append(bool(score[t, i] >= 0))
+    return pa.table(rows)
+
+
+@pytest.fixture()
+def calls(monkeypatch):
+    """Every (measure, count-array shape) the measures stage evaluates."""
+    seen = Counter()
+    original = api.values_of
+
+    def counting(spec, c, **kw):
+        seen[(spec.base_label, c.shape[:-2])] += 1
+        return original(spec, c, **kw)
+
+    monkeypatch.setattr(api, "values_of", counting)
+    return seen
+
+
+def test_report_evaluates_each_measure_once(calls):
+    runs = _runs()
+    tensor = fm.count(runs)
+    measures = ["f1", "mcc", "k", "accuracy"]
+    data = report_data(tensor, measures, runs=runs, thresholds=11, resamples=50, pairs=20)
+    board_cells = (N_SYSTEMS * N_TOPICS + N_SYSTEMS + 2 * (N_TOPICS + 1),)  # per topic, pooled, baselines
+    curve_cells = (N_SYSTEMS, 11)
+    expected = Counter({(m, board_cells): 1 for m in measures})
+    expected.update({(m, curve_cells): 1 for m in measures[:2]})
+    assert calls == expected
+    assert data.scores.measures == tuple(measures)
+
+
+def test_leaderboard_values_equal_separate_evaluations():
+    runs = _runs(1)
+    tensor = fm.count(runs)
+    board = fm.board.leaderboard(tensor, ["f1", "mcc"]).summary.to_pylist()
+    per_topic = tensor.evaluate(["f1", "mcc"])
+    pooled = tensor.sum("topic").evaluate(["f1", "mcc"])
+    for row in (r for r in board if r["kind"] == "system"):
+        s = list(tensor.coords["system"]).index(row["system"])
+        values = per_topic[row["measure"]][s]
+        assert row["macro"] == pytest.approx(np.nanmean(values))
+        assert row["micro"] == pytest.approx(pooled[row["measure"]][s])
+    ap = tensor.counts[0, :, 1, :].sum(-1)
+    an = tensor.counts[0, :, 0, :].sum(-1)
+    placebo = [r for r in board if r["system"] == "placebo" and r["measure"] == "f1"][0]
+    zeros = np.zeros_like(ap)
+    assert placebo["macro"] == pytest.approx(np.nanmean(fm.compute("f1", tp=ap, fp=an, fn=zeros, tn=zeros, warn=False)))
+
+
+def test_curves_are_each_systems_own_grid():
+    runs = _runs(2)
+    systems = ["sys3", "sys0"]
+    curves, best = threshold_curves(runs, None, systems, ["f1", "accuracy"], 7)
+    assert [c[0] for c in curves] == systems
+    table = runs.to_pydict()
+    for system, grid, values in curves:
+        keep = [i for i, s in enumerate(table["system"]) if s == system]
+        score = np.array(table["score"])[keep]
+        gold = np.array(table["gold"])[keep]
+        assert grid[0] == score.min() and grid[-1] == score.max()
+        np.testing.assert_allclose(np.diff(grid), (score.max() - score.min()) / 6)
+        pred = score[:, None] >= grid
+        tp = (pred & gold[:, None]).sum(0)
+        fp = (pred & ~gold[:, None]).sum(0)
+        fn = (~pred & gold[:, None]).sum(0)
+        np.testing.assert_allclose(values["f1"], 2 * tp / (2 * tp + fp + fn))
+        np.testing.assert_allclose(values["accuracy"], (pred == gold[:, None]).mean(0))
+        rows = [r for r in best.to_pylist() if r["system"] == system]
+        assert [r["measure"] for r in rows] == ["f1", "accuracy"]
+        f1_best = int(np.argmax(values["f1"]))
+        assert rows[0]["threshold"] == grid[f1_best] and rows[0]["value"] == values["f1"][f1_best]
+    assert [r["system"] for r in best.to_pylist()] == ["sys3", "sys3", "sys0", "sys0"]
+
+
+def test_curves_refuse_non_finite_scores():
+    runs = _runs(3)
+    score = np.array(runs.column("score").to_pylist())
+    score[5] = np.nan
+    runs = runs.set_column(runs.column_names.index("score"), "score", pa.array(score))
+    with pytest.raises(fm.InputError, match=r"'score'.*non-finite.*'sys0'"):
+        threshold_curves(runs, None, ["sys0"], ["f1"], 5)
+
+
+@pytest.mark.parametrize("name, formats", [("r.html", ["png"]), ("r.md", ["png", "svg"])])
+def test_each_figure_drawn_once_in_every_format(tmp_path, monkeypatch, name, formats):
+    runs = _runs(4)
+    data = report_data(fm.count(runs), ["f1", "mcc", "k"], runs=runs, thresholds=5, resamples=20, pairs=10)
+    saved = []
+    original = figures.save
+
+    def counting(fig, fmts=("png",)):
+        saved.append(tuple(fmts))
+        return original(fig, fmts)
+
+    monkeypatch.setattr(figures, "save", counting)
+    drawn = html.write_report(data, tmp_path / name)
+    assert len(saved) == len(drawn) == 6  # curves, 2 scatters, strictness, robustness, inconsistency
+    assert all(list(f) == formats for f in saved)
+    assert all(sorted(f.files) == sorted(formats) for f in drawn)
