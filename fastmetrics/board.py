@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ._errors import ParameterError
+from ._errors import ParameterError, parameter_error
+from ._seeding import rng_of
 from .measures import chance, registry
-from .measures.evaluate import values_over
+from .measures.evaluation import evaluate, values_over
 from .meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from .meta import significance as paired_tests
-from .tensor import Scores
+from .tensor import Scores, group_starts
 
 
 def macro_leaderboard(scores: Scores, *, order=("k", "mcc")) -> MetaResult:
@@ -149,7 +150,9 @@ def _check_board_axes(tensor) -> None:
     raise ParameterError(f"A leaderboard needs counts over (system[, topic]); got axes {tensor.axes}.{hint}")
 
 
-def board_values(tensor, measures, *, baselines: bool = True, smoothing=None) -> BoardValues:
+def board_values(
+    tensor, measures, *, baselines: bool = True, smoothing=None, undefined=None, select=None, folds=None, seed=0
+) -> BoardValues:
     """The per-topic, pooled and baseline values of a leaderboard in one evaluation per measure.
 
     The systems' per-topic matrices, their pooled matrices and the placebo and zero outputs'
@@ -165,13 +168,26 @@ def board_values(tensor, measures, *, baselines: bool = True, smoothing=None) ->
         Compute the non-informative baselines (binary counts only).
     smoothing : optional
         As in :func:`fastmetrics.compute`.
+    undefined : float, optional
+        The value of undefined cells (default NaN: left out of the macro means). Curve and ranking
+        measures read a threshold sweep and have no pooled (micro) value or baselines.
+    select : {None, "cross-topic", "split-half"}, optional
+        Rank a threshold sweep by each system's held-out values: every topic scored at the
+        threshold chosen without it (see :func:`best_thresholds`); no micro value or baselines.
+    folds, seed : optional
+        Of ``select``.
 
     Returns
     -------
     BoardValues
     """
-    _check_board_axes(tensor)
     specs = registry.parse_specs(measures)
+    if select is not None:
+        scores = held_out_scores(evaluate(tensor, specs, smoothing=smoothing, undefined=undefined), select, folds, seed)
+        return BoardValues(specs, scores, np.full((len(specs), len(scores.coords["system"])), np.nan))
+    if any(spec.measure.kind != "point" for spec in specs):
+        return _curve_board(tensor, specs, undefined)
+    _check_board_axes(tensor)
     has_topic = "topic" in tensor.axes
     per_topic = np.moveaxis(tensor.counts, tensor.axes.index("system"), 0)
     if not has_topic:
@@ -185,7 +201,7 @@ def board_values(tensor, measures, *, baselines: bool = True, smoothing=None) ->
         zeros = np.zeros_like(ap)
         blocks.append(np.stack([np.stack([zeros, an], -1), np.stack([zeros, ap], -1)], -2))  # placebo
         blocks.append(np.stack([np.stack([an, zeros], -1), np.stack([ap, zeros], -1)], -2))  # zero
-    values, labels = values_over(np.concatenate(blocks), specs, smoothing=smoothing)
+    values, labels = values_over(np.concatenate(blocks), specs, smoothing=smoothing, undefined=undefined)
     systems_end = n_systems * n_topics
     scores_values = values[:, :systems_end].reshape(len(specs), n_systems, n_topics)
     axes, coords = (
@@ -202,6 +218,16 @@ def board_values(tensor, measures, *, baselines: bool = True, smoothing=None) ->
         random = np.array([[random_baseline(spec, a, b) for a, b in zip(ap, an)] for spec in specs])
         result.baselines = {name: (v[:, :-1], v[:, -1]) for name, v in zip(BASELINES, (rest[:, 0], rest[:, 1], random))}
     return result
+
+
+def _curve_board(tensor, specs, undefined) -> BoardValues:
+    """A leaderboard of curve or ranking measures: their per-group values, no micro value (a
+    pooled curve would rank the items of every topic together) and no baselines."""
+    scores = evaluate(tensor, specs, undefined=undefined)
+    if "system" not in scores.axes or set(scores.axes) - {"system", "topic"}:
+        raise ParameterError(f"A leaderboard needs values over (system[, topic]); these have {scores.axes}.")
+    n_systems = len(scores.coords["system"])
+    return BoardValues(specs, scores, np.full((len(specs), n_systems), np.nan))
 
 
 def _competition_ranks(values: np.ndarray) -> np.ndarray:
@@ -299,6 +325,9 @@ def leaderboard(
     seed: int = 0,
     smoothing=None,
     progress: bool = False,
+    undefined=None,
+    select=None,
+    folds=None,
 ) -> MetaResult:
     """Recompute a leaderboard under several measures.
 
@@ -322,6 +351,13 @@ def leaderboard(
         As in :func:`fastmetrics.compute`.
     progress : bool, default False
         Progress bar on a terminal for runs longer than about a second.
+    undefined : float, optional
+        The value of undefined per-topic values (default NaN: left out of the macro mean and
+        counted in ``undefined_topics``); e.g. ``0`` for MAP over every topic.
+    select : {None, "cross-topic", "split-half"}, optional
+        With a threshold sweep: rank by held-out values (see :func:`board_values`).
+    folds : int, optional
+        Topic folds of ``select="cross-topic"`` (default: leave one topic out).
 
     Returns
     -------
@@ -333,7 +369,16 @@ def leaderboard(
         value beats every baseline's in the measure's direction -- the boldface of seed 004
         Table 6; null without baselines). ``detail``: the significance tests, if asked.
     """
-    board = board_values(tensor, measures, baselines=baselines, smoothing=smoothing)
+    board = board_values(
+        tensor,
+        measures,
+        baselines=baselines,
+        smoothing=smoothing,
+        undefined=undefined,
+        select=select,
+        folds=folds,
+        seed=seed,
+    )
     detail = None
     if significance is not None:
         detail = paired_tests(
@@ -352,13 +397,26 @@ def leaderboard(
     )
 
 
-def best_thresholds(scores) -> MetaResult:
+def best_thresholds(scores, *, select: str = "same", folds=None, seed: int = 0) -> MetaResult:
     """The best threshold per (system[, topic], measure) of a threshold sweep.
 
     Parameters
     ----------
     scores : Scores
-        Values over axes that include ``threshold`` (e.g. ``fm.count(..., thresholds=101)``).
+        Values of a sweep: over axes that include ``threshold`` (``fm.count(..., thresholds=101)``),
+        or over the ``cell`` axis of an exact sweep or of per-system grids (``thresholds="exact"``,
+        ``grid="system"``), each group's cells holding its own thresholds.
+    select : {"same", "cross-topic", "split-half"}, default "same"
+        ``same``: the best threshold of each group, chosen and scored on the same data -- an
+        optimistic value. ``cross-topic``: each system's threshold for a topic is chosen on the
+        mean over its other topics (leave one out, or ``folds`` folds) and scored on that topic;
+        ``split-half``: chosen on one half of each topic's items and scored on the other (the
+        scores need a ``half`` axis: count with a two-valued column in ``by``, as
+        ``fastmetrics sweep --select split-half`` does).
+    folds : int, optional
+        Topic folds of ``cross-topic`` (default: leave one topic out).
+    seed : int, default 0
+        Of the fold assignment.
 
     Returns
     -------
@@ -366,12 +424,22 @@ def best_thresholds(scores) -> MetaResult:
         ``summary``: the other batch columns, then ``measure, threshold, value``: the threshold
         where the measure is best in its own direction (the lowest such threshold on ties; cells
         undefined at every threshold get nulls). ``detail``: None (the whole curve is
-        ``scores.to_arrow()``).
+        ``scores.to_arrow()``). With ``select`` other than ``same``: one row per (system,
+        measure) -- ``threshold`` chosen on all the data, ``in_sample`` (the mean over topics
+        there), ``held_out`` (the mean over topics of the values at thresholds chosen without
+        them), ``optimism`` (in-sample minus held-out, in the measure's direction: how much
+        choosing on the test data flatters), ``threshold_mean, threshold_std, threshold_min,
+        threshold_max`` (of the thresholds chosen in the folds) and ``folds``; ``detail`` the
+        held-out value per (system, topic, measure).
     """
+    if select != "same":
+        return _held_out_result(scores, select, folds, seed)
+    if scores.axes == ("cell",) and scores.coord_axes.get("threshold") == "cell":
+        return MetaResult(_best_in_cells(scores))
     if "threshold" not in scores.axes:
         raise ParameterError(
             f"A sweep needs a 'threshold' axis; these scores have {', '.join(scores.axes)}: "
-            "count with thresholds=k or an array of thresholds."
+            "count with thresholds=k, an array of thresholds or 'exact'."
         )
     axis = scores.axes.index("threshold")
     grid = np.asarray(scores.coords["threshold"], np.float64)
@@ -401,3 +469,249 @@ def best_thresholds(scores) -> MetaResult:
             }
         )
     )
+
+
+def _best_in_cells(scores) -> pa.Table:
+    """:func:`best_thresholds` of a sweep whose groups hold their own thresholds (cells)."""
+    starts, axes = group_starts(scores)
+    first = starts[:-1]
+    threshold = np.asarray(scores.coords["threshold"], np.float64)
+    group = np.repeat(np.arange(first.size), np.diff(starts))
+    columns = {
+        **{a: np.asarray(scores.coords[a])[first].tolist() * len(scores.measures) for a in axes},
+        "measure": [],
+        "threshold": [],
+        "value": [],
+    }
+    for i, label in enumerate(scores.measures):
+        v = scores.values[i]
+        oriented = np.where(np.isnan(v), -np.inf, v if higher_is_better(label) else -v)
+        # per group: the best value, and among the cells reaching it the lowest threshold
+        best = np.full(first.size, -np.inf)
+        np.maximum.at(best, group, oriented)
+        hit = (oriented == best[group]) & np.isfinite(best[group])
+        lowest = np.full(first.size, np.inf)
+        np.minimum.at(lowest, group[hit], threshold[hit])
+        pick = np.full(first.size, -1)
+        cells = np.flatnonzero(hit & (threshold == lowest[group]))
+        pick[group[cells]] = cells
+        defined = pick >= 0
+        columns["measure"] += [label] * first.size
+        columns["threshold"] += np.where(defined, threshold[pick], np.nan).tolist()
+        columns["value"] += np.where(defined, v[pick], np.nan).tolist()
+    table = pa.table(
+        {
+            k: (pa.array(v, pa.float64(), from_pandas=True) if k in ("threshold", "value") else v)
+            for k, v in columns.items()
+        }
+    )
+    return table
+
+
+# --- thresholds chosen without leakage ------------------------------------------------------------
+
+SELECTIONS = ("same", "cross-topic", "split-half")
+
+
+@dataclass
+class SweepCube:
+    """A sweep's values laid out for threshold selection (:func:`sweep_cube`).
+
+    Parameters
+    ----------
+    values : ndarray, shape (measures, systems, topics, halves, steps)
+        ``halves`` is 1 without a ``half`` axis; steps follow increasing thresholds.
+    thresholds : ndarray, shape (systems, steps)
+        Each system's thresholds (shared by its topics).
+    systems, topics : ndarray
+        The labels.
+    measures : tuple of str
+    """
+
+    values: np.ndarray
+    thresholds: np.ndarray
+    systems: np.ndarray
+    topics: np.ndarray
+    measures: tuple
+
+
+def sweep_cube(scores) -> SweepCube:
+    """The values of a sweep whose systems share their thresholds across topics.
+
+    Parameters
+    ----------
+    scores : Scores
+        Over ``(system, topic[, half], threshold)`` (a grid), or the ``cell`` axis of per-system
+        grids (``grid="system"`` or ``"quantile"``).
+
+    Returns
+    -------
+    SweepCube
+    """
+    if scores.axes == ("cell",):
+        return _cube_from_cells(scores)
+    need = {"system", "topic", "threshold"}
+    if not need <= set(scores.axes) or set(scores.axes) - need - {"half"}:
+        raise ParameterError(
+            f"Choosing thresholds on held-out data needs a sweep over (system, topic[, half], "
+            f"threshold); these scores have the axes {', '.join(scores.axes)}."
+        )
+    order = [a for a in ("system", "topic", "half", "threshold") if a in scores.axes]
+    values = np.transpose(scores.values, [0] + [1 + scores.axes.index(a) for a in order])
+    if "half" not in scores.axes:
+        values = values[:, :, :, None]
+    thresholds = np.broadcast_to(
+        np.asarray(scores.coords["threshold"], np.float64), (values.shape[1], values.shape[-1])
+    )
+    return SweepCube(
+        values, thresholds, np.asarray(scores.coords["system"]), np.asarray(scores.coords["topic"]), scores.measures
+    )
+
+
+def _cube_from_cells(scores) -> SweepCube:
+    starts, axes = group_starts(scores)
+    if not {"system", "topic"} <= set(axes) or set(axes) - {"system", "topic", "half"}:
+        raise ParameterError(
+            f"Choosing thresholds on held-out data needs groups of (system, topic[, half]); these "
+            f"have {', '.join(axes)}."
+        )
+    first = starts[:-1]
+    label = {a: np.asarray(scores.coords[a]) for a in axes}
+    systems, topics = (np.unique(label[a][first]) for a in ("system", "topic"))
+    halves = np.unique(label["half"][first]) if "half" in axes else np.zeros(1)
+    threshold = np.asarray(scores.coords["threshold"], np.float64)
+    grids: dict = {}
+    for lo, hi in zip(first, starts[1:]):
+        mine = threshold[lo:hi][::-1]
+        known = grids.setdefault(label["system"][lo], mine)
+        if known.shape != mine.shape or not np.array_equal(known, mine):
+            raise ParameterError(
+                "Choosing thresholds on held-out data needs each system's thresholds shared by its topics: count "
+                "with thresholds=k (grid='global', 'system' or 'quantile'), not 'exact'."
+            )
+    steps = max(len(v) for v in grids.values())
+    values = np.full((len(scores.measures), systems.size, topics.size, halves.size, steps), np.nan)
+    for lo, hi in zip(first, starts[1:]):
+        s = np.searchsorted(systems, label["system"][lo])
+        t = np.searchsorted(topics, label["topic"][lo])
+        h = np.searchsorted(halves, label["half"][lo]) if "half" in axes else 0
+        values[:, s, t, h, : hi - lo] = scores.values[:, lo:hi][:, ::-1]
+    thresholds = np.array([np.pad(grids[s], (0, steps - grids[s].size), constant_values=np.nan) for s in systems])
+    return SweepCube(values, thresholds, systems, topics, scores.measures)
+
+
+def held_out(cube: SweepCube, select: str, folds=None, seed: int = 0):
+    """Per-topic values at thresholds chosen without the topic (or the half) they are scored on.
+
+    Parameters
+    ----------
+    cube : SweepCube
+    select : {"cross-topic", "split-half", "same"}
+        ``cross-topic``: each topic scored at the threshold that is best on the mean of the other
+        topics (leave one out, or ``folds`` random folds of topics); ``split-half``: each half of
+        the items scored at the threshold best on the other half (a ``half`` axis of two labels);
+        ``same``: at the threshold best on the same data (in-sample).
+    folds : int, optional
+        Topic folds for ``cross-topic`` (default: one per topic).
+    seed : int, default 0
+        Of the fold assignment.
+
+    Returns
+    -------
+    values : ndarray, shape (measures, systems, topics)
+        The held-out (or in-sample) values.
+    chosen : ndarray, shape (measures, systems, folds)
+        The thresholds chosen in each fold.
+    """
+    sign = np.array([1.0 if higher_is_better(m) else -1.0 for m in cube.measures])[:, None, None, None, None]
+    v = cube.values * sign
+    n_topics, n_halves = v.shape[2], v.shape[3]
+    if select == "split-half":
+        if n_halves != 2:
+            raise ParameterError(f"select='split-half' needs a 'half' axis with two labels; got {n_halves}.")
+        plans = [(np.arange(n_topics), h, np.arange(n_topics), 1 - h) for h in (0, 1)]
+    elif select == "cross-topic":
+        if n_topics < 2:
+            raise ParameterError(
+                "select='cross-topic' chooses each topic's threshold on the others: it needs at least two topics."
+            )
+        k = n_topics if folds is None else int(folds)
+        if not 2 <= k <= n_topics:
+            raise ParameterError(f"folds must be an integer from 2 to the number of topics ({n_topics}); got {folds}.")
+        fold_of = rng_of(seed).permutation(n_topics) % k if folds is not None else np.arange(n_topics)
+        plans = [(np.flatnonzero(fold_of != f), None, np.flatnonzero(fold_of == f), None) for f in range(k)]
+    elif select == "same":
+        plans = [(np.arange(n_topics), None, np.arange(n_topics), None)]
+    else:
+        raise parameter_error("select", "best_thresholds", "'same', 'cross-topic' or 'split-half'", select)
+    out = np.full(v.shape[:3] + (len(plans),), np.nan)
+    chosen = np.full(v.shape[:2] + (len(plans),), np.nan)
+    for p, (train, train_half, test, test_half) in enumerate(plans):
+        fit = v[:, :, train] if train_half is None else v[:, :, train, train_half][:, :, :, None]
+        mean = _nanmean(fit.reshape(fit.shape[0], fit.shape[1], -1, fit.shape[-1]), 2)  # [measure, system, step]
+        defined = ~np.isnan(mean).all(axis=-1)
+        best = np.argmax(np.where(np.isnan(mean), -np.inf, mean), axis=-1)  # the lowest threshold on ties
+        score = v[:, :, test] if test_half is None else v[:, :, test, test_half][:, :, :, None]
+        picked = np.take_along_axis(score, best[:, :, None, None, None], axis=-1)[..., 0]
+        out[:, :, test, p] = np.where(defined[:, :, None], _nanmean(picked, 3), np.nan)
+        chosen[:, :, p] = np.where(
+            defined, np.take_along_axis(cube.thresholds[None], best[..., None], -1)[..., 0], np.nan
+        )
+    return _nanmean(out, 3) * sign[..., 0, 0], chosen
+
+
+def held_out_scores(scores, select: str, folds=None, seed: int = 0) -> Scores:
+    """Per-topic values at thresholds chosen without the data they are scored on.
+
+    What a leaderboard ranks to avoid choosing the threshold on the test data (see
+    :func:`best_thresholds`).
+
+    Parameters
+    ----------
+    scores : Scores
+        A sweep (see :func:`sweep_cube`).
+    select : {"cross-topic", "split-half", "same"}
+    folds : int, optional
+    seed : int, default 0
+
+    Returns
+    -------
+    Scores
+        Over ``(system, topic)``.
+    """
+    cube = sweep_cube(scores)
+    values, _ = held_out(cube, select, folds, seed)
+    return Scores(values, cube.measures, ("system", "topic"), {"system": cube.systems, "topic": cube.topics})
+
+
+def _held_out_result(scores, select, folds, seed) -> MetaResult:
+    cube = sweep_cube(scores)
+    outside, chosen = held_out(cube, select, folds, seed)
+    inside, at = held_out(cube, "same")
+    sign = np.array([1.0 if higher_is_better(m) else -1.0 for m in cube.measures])[:, None]
+    in_sample, held = _nanmean(inside, 2), _nanmean(outside, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        spread = {
+            k: f(chosen, axis=2)
+            for k, f in (
+                ("threshold_mean", np.nanmean),
+                ("threshold_std", np.nanstd),
+                ("threshold_min", np.nanmin),
+                ("threshold_max", np.nanmax),
+            )
+        }
+    n_m, n_s = in_sample.shape
+    summary = {
+        "system": labels_array(np.tile(cube.systems, n_m)),
+        "measure": np.repeat(np.asarray(cube.measures), n_s).tolist(),
+        "threshold": at[:, :, 0].reshape(-1),
+        "in_sample": in_sample.reshape(-1),
+        "held_out": held.reshape(-1),
+        "optimism": (sign * (in_sample - held)).reshape(-1),
+        **{k: v.reshape(-1) for k, v in spread.items()},
+        "folds": np.full(n_m * n_s, chosen.shape[2]),
+    }
+    table = pa.table({k: pa.array(v, from_pandas=True) if isinstance(v, np.ndarray) else v for k, v in summary.items()})
+    detail = Scores(outside, cube.measures, ("system", "topic"), {"system": cube.systems, "topic": cube.topics})
+    return MetaResult(table, detail.to_arrow(), {"select": select, "folds": folds, "seed": seed})

@@ -19,6 +19,8 @@ from . import __version__, _memory
 from ._errors import FastmetricsError, ParameterError
 from .board import macro_leaderboard
 from .count import count
+from .count.api import halves_sweep
+from .count.fitted import ranges_differ
 from .io.readers import open_source
 from .measures import api as measures_api
 from .measures import ordinal_costs, registry
@@ -37,8 +39,8 @@ AVERAGE_CHOICES = ("none", "micro", "macro", "weighted", "samples")
 def _parse_thresholds(text: str | None):
     if text is None:
         return None
-    if text == "exact":
-        return "exact"
+    if text in ("exact", "ranks"):
+        return text
     try:
         k = int(text)
     except ValueError:
@@ -88,6 +90,7 @@ def cmd_measures(args) -> None:
             "range_high",
             "higher_is_better",
             "family",
+            "kind",
             "params",
             "undefined_when",
             "smoothable",
@@ -132,6 +135,8 @@ def cmd_evaluate(args) -> None:
             task=args.task,
             classes=_split(args.classes),
             category=args.category,
+            grid=args.grid,
+            ties=args.ties,
         )
     task = _task_of(tensor)
     measures = args.measures or DEFAULT_MEASURES[task]
@@ -160,8 +165,13 @@ def _count_from_args(args, src=None):
     by = tuple(c.strip() for c in by if c.strip())
     src = open_source(args.inputs, format=args.format) if src is None else src
     columns = src.column_names
+    sweep = _parse_thresholds(args.thresholds) if args.command in ("leaderboard", "meta") else None
+    select = getattr(args, "select", "same")
+    if select != "same" and not isinstance(sweep, int):
+        raise ParameterError(f"--select {select} chooses thresholds on a grid: give --thresholds k (an int).")
     if (
-        args.pred not in columns
+        sweep is None
+        and args.pred not in columns
         and getattr(args, "score", "score") in columns
         and not {"tp", "fp", "fn", "tn"} <= set(columns)
     ):
@@ -169,23 +179,30 @@ def _count_from_args(args, src=None):
             f"The input has scores ('{getattr(args, 'score', 'score')}') but no hard predictions ('{args.pred}'): "
             f"'{args.command}' ranks one confusion matrix per system and topic. Add a '{args.pred}' column of hard "
             "labels (e.g. score >= 0.5), name yours with --pred, or choose a threshold per system with "
-            "'fastmetrics sweep'."
+            "'fastmetrics sweep' (or rank them with curve measures and --thresholds exact|ranks)."
         )
     if getattr(args, "scheduler", None):
         return _distributed_count(args, by)
-    tensor = count(
-        src,
+    options = dict(
         gold=args.gold,
-        by=by,
         missing=args.missing,
         pred=args.pred,
         task=args.task,
         classes=_split(args.classes),
         unjudged=args.unjudged,
     )
-    if "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
+    if select != "same":
+        return _selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
+    tensor = count(src, by=by, **options, **(_sweep_options(args, sweep) if sweep else {}))
+    if sweep is None and "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs)
     return tensor
+
+
+def _sweep_options(args, sweep) -> dict:
+    """The count options of a sweep for the jobs that rank systems."""
+    grid = args.grid if isinstance(sweep, int) else "global"
+    return {"thresholds": sweep, "score": args.score, "ties": args.ties, "grid": grid}
 
 
 def _one_system(tensor, inputs):
@@ -267,6 +284,9 @@ def cmd_leaderboard(args) -> None:
         seed=args.seed,
         smoothing=args.smoothing,
         progress=not args.quiet,
+        undefined=args.undefined,
+        select=None if args.select == "same" else args.select,
+        folds=args.folds,
     )
     _emit_result(result, args)
 
@@ -274,6 +294,7 @@ def cmd_leaderboard(args) -> None:
 def cmd_meta(args) -> None:
     """``fastmetrics meta``: one meta-evaluation job (strictness, robustness, stability, inconsistency, power)."""
     from . import meta
+    from .board import held_out_scores
 
     if args.job == "stability":
         if args.unjudged != "error":
@@ -304,7 +325,9 @@ def cmd_meta(args) -> None:
         _emit_result(result, args)
         return
     tensor = _count_from_args(args)
-    scores = tensor.evaluate(_measure_list(args, _task_of(tensor)), smoothing=args.smoothing)
+    scores = tensor.evaluate(_measure_list(args, _task_of(tensor)), smoothing=args.smoothing, undefined=args.undefined)
+    if args.select != "same":
+        scores = held_out_scores(scores, args.select, args.folds, args.seed)
     if args.job == "strictness":
         result = meta.strictness(scores, progress=not args.quiet)
     elif args.job == "robustness":
@@ -375,24 +398,59 @@ def cmd_sweep(args) -> None:
 
     by = tuple(c.strip() for c in (args.by or "system").split(",") if c.strip())
     thresholds = _parse_thresholds(args.thresholds)
-    if thresholds == "exact":
-        raise ParameterError("sweep takes a grid (an int k or thresholds a,b,c) so that systems share thresholds.")
-    tensor = count(
-        args.inputs,
-        gold=args.gold,
-        by=by,
-        thresholds=thresholds,
-        missing=args.missing,
-        score=args.score,
-        format=args.format,
-        unjudged=args.unjudged,
-    )
-    scores = tensor.evaluate(_measure_list(args, "binary"))
-    best = best_thresholds(scores).summary
+    measures = _measure_list(args, "binary")
+    src = open_source(args.inputs, format=args.format)
+    grid = args.grid
+    if grid == "auto":
+        grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score) else "global"
+    elif grid != "global" and not isinstance(thresholds, int):
+        raise ParameterError(f"--grid {grid} fits k thresholds to each system: give --thresholds k (an int).")
+    options = dict(gold=args.gold, by=by, missing=args.missing, score=args.score, unjudged=args.unjudged)
+    if args.select == "same":
+        tensor = count(src, thresholds=thresholds, grid=grid, **options)
+    else:
+        tensor = _selection_count(args, src, by, thresholds, grid, **{k: v for k, v in options.items() if k != "by"})
+    if any(spec.measure.kind != "point" for spec in registry.parse_specs(measures)):
+        best = _curve_table(tensor, measures, args.select)
+    else:
+        best = best_thresholds(tensor.evaluate(measures), select=args.select, folds=args.folds, seed=args.seed)
+        best = best.summary
     if args.curves:
-        write_table(scores.to_arrow(), args.curves)
-        print(f"wrote the curves ({scores.values.size} values) to {args.curves}", file=sys.stderr)
+        exact = count(src, thresholds="exact", **options)
+        curves = pivot_measures(exact.evaluate(["recall", "fallout", "precision"]).to_arrow())
+        curves = curves.rename_columns(
+            ["tpr" if c == "recall" else "fpr" if c == "fallout" else c for c in curves.column_names]
+        )
+        write_table(curves, args.curves)
+        print(
+            f"wrote the exact ROC and precision-recall curves ({curves.num_rows} points) to {args.curves}",
+            file=sys.stderr,
+        )
     _emit(best, args.out, wide=False)
+
+
+def _curve_table(tensor, measures, select) -> pa.Table:
+    """Curve measures of a sweep per group; operating points with the threshold reaching each."""
+    from .measures.curves import POINTS
+    from .measures.evaluation import operating_points
+
+    if select != "same":
+        raise ParameterError(
+            "--select chooses thresholds for point measures (f1, mcc, ...); curve measures read the whole curve."
+        )
+    if all(registry.parse_spec(m).measure.name in POINTS for m in measures):
+        return operating_points(tensor, measures)
+    return tensor.evaluate(measures).to_arrow()
+
+
+def _selection_count(args, src, by, thresholds, grid, **options):
+    """The sweep that threshold selection on held-out data reads: per (system, topic), and for
+    ``split-half`` per half of each topic's items as well."""
+    by = tuple(dict.fromkeys(tuple(by) + ("system", "topic")))
+    if args.select == "cross-topic":
+        return count(src, by=by, thresholds=thresholds, grid=grid, **options)
+    gold = options.pop("gold")
+    return halves_sweep(src, gold, thresholds=thresholds, grid=grid, seed=args.seed, by=by, **options)
 
 
 def cmd_report(args) -> None:
@@ -521,7 +579,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
     p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS")
-    p.add_argument("--thresholds", help="'exact', an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument("--thresholds", help="'exact', 'ranks', an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument(
+        "--grid",
+        choices=("global", "system", "quantile"),
+        default="global",
+        help="with --thresholds k: one grid over all scores, or each system's own range or score quantiles",
+    )
+    p.add_argument(
+        "--ties", choices=("input", "item"), default="input", help="--thresholds ranks: order of equal scores"
+    )
     p.add_argument(
         "--missing",
         choices=("error", "negative", "drop"),
@@ -562,6 +629,44 @@ def build_parser() -> argparse.ArgumentParser:
             help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS (needs the [dask] extra)",
         )
 
+    def selection_options(p, grids=("global", "system", "quantile"), grid="system"):
+        p.add_argument(
+            "--grid",
+            choices=grids,
+            default=grid,
+            help="with --thresholds k: each system's own range (system), its score quantiles (quantile) or one grid "
+            "over all scores (global); auto: system when some system's range covers less than half of all",
+        )
+        p.add_argument(
+            "--select",
+            choices=("same", "cross-topic", "split-half"),
+            default="same",
+            help="choose each threshold on the data it is scored on (same), on the other topics (cross-topic) or on "
+            "the other half of each topic's items (split-half); the last two report held-out values and the optimism",
+        )
+        p.add_argument(
+            "--folds",
+            type=_int_at_least(2),
+            default=None,
+            help="cross-topic: topic folds (default: leave one topic out)",
+        )
+
+    def sweep_options(p):
+        p.add_argument(
+            "--thresholds",
+            default=None,
+            help="count a sweep: 'exact' (every score) or 'ranks' (each topic's items ranked) for curve and "
+            "ranking measures (roc_auc, average_precision, ranked_ap, ...); an int k with --select",
+        )
+        selection_options(p)
+        p.add_argument("--score", default="score", help="score column (default score)")
+        p.add_argument(
+            "--ties", choices=("input", "item"), default="input", help="--thresholds ranks: order of equal scores"
+        )
+        p.add_argument(
+            "--undefined", type=float, default=None, help="value for undefined values (default NaN: left out of means)"
+        )
+
     p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
     inputs_and_counting(p)
     p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
@@ -572,6 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="paired tests across topics between systems (written with --detail)",
     )
     p.add_argument("--holm", action="store_true", help="Holm-correct the p-values over system pairs")
+    sweep_options(p)
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("meta", help="meta-evaluation: strictness, robustness, stability, inconsistency, power")
@@ -586,6 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="inconsistency/stability: differences within it are ties (default 1e-5)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
+    sweep_options(p)
     p.set_defaults(func=cmd_meta)
 
     p = sub.add_parser("sweep", help="the best threshold per system (and topic) and measure, and the curves")
@@ -593,10 +700,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gold", help="gold labels keyed by (topic, item)")
     p.add_argument("--measures", default=None, help="comma-separated measure specs")
     p.add_argument("--by", default=None, help="system (default: topics pooled) or system,topic")
-    p.add_argument("--thresholds", default="101", help="an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument(
+        "--thresholds", default="101", help="an int k (a grid, see --grid), floats a,b,c, or 'exact' (every score)"
+    )
+    selection_options(p, ("auto", "global", "system", "quantile"), "auto")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the folds and halves (default 0)")
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
     p.add_argument("--score", default="score", help="score column (default score)")
-    p.add_argument("--curves", help="write every (system, threshold, measure) value to this file")
+    p.add_argument(
+        "--curves", help="write the exact ROC and precision-recall curves (tpr, fpr, precision per threshold)"
+    )
     p.add_argument("--out", help="write the best-threshold table to this file")
     p.set_defaults(func=cmd_sweep)
 

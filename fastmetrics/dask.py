@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
+from .count.api import count as local_count
 from .count.api import prepare
 from .count.assemble import assemble
 from .count.plan import NeedValues, Survey, build
@@ -117,7 +120,8 @@ def count(
         ``missing`` applies to the items a run lacks, as in one process.
     thresholds : None, int or array_like
         Hard predictions (None), a grid of ``k`` thresholds over the global score range (an int;
-        computed in the first pass) or explicit thresholds. ``"exact"`` is refused (see module).
+        computed in the first pass), explicit thresholds, or ``"exact"`` (every distinct score of
+        each group, after a shuffle by topic; see the module).
     client : distributed.Client, optional
         Default: the current client if one exists, else Dask's default scheduler.
     retries : int, default 2
@@ -136,12 +140,8 @@ def count(
     _require_dask()
     import dask
 
-    if isinstance(thresholds, str):
-        raise ParameterError(
-            "Exact threshold sweeps need every score of a (system, topic) group in one place, which a "
-            "partitioned dataset does not give; pass thresholds=k (a grid over the global score range) or an "
-            "array of thresholds, or count exact sweeps with fastmetrics.count on one machine."
-        )
+    if isinstance(thresholds, str) and thresholds != "exact":
+        raise ParameterError(f"On Dask, thresholds is 'exact', an int k or an array; got {thresholds!r}.")
     if task == "multilabel":
         raise ParameterError("Multilabel input is counted in one process: use fastmetrics.count.")
     client = client if client is not None else _current_client()
@@ -166,10 +166,71 @@ def count(
         plan = build(request, _survey(parts, request, types, client, retries, exact=False), types, gold_table)
     except NeedValues:
         plan = build(request, _survey(parts, request, types, client, retries, exact=True), types, gold_table)
+    if plan.mode == "exact":
+        options = dict(
+            pred=pred,
+            score=score,
+            gold_column=gold_column,
+            item=item,
+            weight=weight,
+            missing=missing,
+            task=task,
+            classes=classes,
+        )
+        return _exact_sweep(source, plan, gold_table, by, client, retries, options)
     # one copy of the plan per worker (it holds the labels of every axis), not one per task
     shared = client.scatter(plan, broadcast=True) if client is not None else dask.delayed(plan, pure=True)
     tallies = [dask.delayed(_count_partition)(p, i, shared) for i, p in enumerate(parts)]
     return assemble(_run(_tree(tallies, _merge), client, retries))
+
+
+def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> ConfusionTensor:
+    """An exact sweep on Dask: rows shuffled (Dask's own shuffle) so that each topic's rows -- every
+    system's -- land in one partition, each partition swept where it lands by the one-process
+    count, the cells put in the order one process gives.
+
+    The shuffle is by topic, not by (system, topic): a topic's gold items, the items each run
+    lacks and a duplicated item are then all in one partition, so the gold join, the missing
+    policy and the duplicate check behave exactly as in one process. Without a topic axis the
+    shuffle is by the first grouping column.
+    """
+    import dask
+    import dask.dataframe as dd
+
+    frame = dd.read_parquet(source) if isinstance(source, str) else source
+    columns = list(frame.columns)
+    key = "topic" if "topic" in by and "topic" in columns else next((c for c in by if c in columns), None)
+    labels = {c: plan.encoders[c].labels.to_pylist() for c in plan.axes if c in by}
+    shuffled = frame.shuffle(on=key) if key is not None else frame.repartition(npartitions=1)
+    gold = dask.delayed(gold_table, pure=True) if gold_table is not None else None
+    parts = [dask.delayed(_exact_partition)(p, gold, key, by, labels, options) for p in shuffled.to_delayed()]
+    tensors = [t for t in _run(parts, client, retries) if t is not None]
+    if not tensors:
+        raise InputError("The input has no rows.")
+    coords = {c: np.concatenate([t.coords[c] for t in tensors]) for c in tensors[0].coords}
+    counts = np.concatenate([t.counts for t in tensors])
+    # the one-process order: groups in label order, each group's thresholds decreasing
+    ranks = [np.searchsorted(np.asarray(sorted(set(coords[c].tolist()))), coords[c]) for c in labels if c in coords]
+    order = np.lexsort([-coords["threshold"]] + ranks[::-1]) if ranks else np.argsort(-coords["threshold"])
+    return ConfusionTensor(
+        counts[order],
+        ("cell",),
+        {c: v[order] for c, v in coords.items()},
+        coord_axes={c: "cell" for c in coords},
+        classes=tensors[0].classes,
+    )
+
+
+def _exact_partition(frame, gold, key, by, labels, options):
+    """One shuffled partition (whole topics) swept by :func:`fastmetrics.count`; None if empty."""
+    if len(frame) == 0:
+        return None
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if gold is not None and key in gold.column_names:
+        gold = gold.filter(
+            pc.is_in(gold.column(key), value_set=pc.unique(table.column(key).cast(gold.schema.field(key).type)))
+        )
+    return local_count(table, gold, by=by, thresholds="exact", coords=labels, **options)
 
 
 def _survey(parts, request, types, client, retries, exact) -> Survey:

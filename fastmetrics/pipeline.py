@@ -14,15 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, ParameterError
+from ._errors import ParameterError
 from ._seeding import rng_of
 from .board import best_thresholds, board_values, rank_systems
 from .count import count
+from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
 from .meta import MetaResult, holm, inconsistency, paired_p_values, robustness, strictness, system_topic_values
 from .tensor import Scores
-
-_UNIT_SCORE = "__score_on_unit_range"
 
 
 @dataclass
@@ -48,6 +47,9 @@ class ReportData:
         ``(system, thresholds, {measure: values})`` for the best systems, on each one's own grid.
     best : pyarrow.Table or None
         The best threshold of each curve and measure.
+    roc, pr : list or None
+        Exact ROC and precision-recall points of the same systems, with ROC AUC / average
+        precision (:class:`Curves`).
     n_topics : int
     scatter : list of (str, str)
         The measure pairs drawn output by output.
@@ -64,6 +66,8 @@ class ReportData:
     adjacent: dict = field(default_factory=dict)
     curves: list | None = None
     best: pa.Table | None = None
+    roc: list | None = None
+    pr: list | None = None
     n_topics: int = 0
     scatter: list = field(default_factory=list)
 
@@ -133,9 +137,8 @@ def report_data(
     data.order = {m: ranked_systems(summary.summary, m) for m in data.measures}
     data.adjacent = adjacent_tests(scores, data.order, resamples, seed)
     if runs is not None:
-        data.curves, data.best = threshold_curves(
-            runs, gold, data.order[data.measures[0]][:max_curves], data.measures[:2], thresholds
-        )
+        curves = threshold_curves(runs, gold, data.order[data.measures[0]][:max_curves], data.measures[:2], thresholds)
+        data.curves, data.best, data.roc, data.pr = curves.grid, curves.best, curves.roc, curves.pr
     return data
 
 
@@ -204,11 +207,12 @@ def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> di
 
 
 def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int):
-    """Each system's curve on a grid of ``thresholds`` points over its own score range.
+    """Each system's curves: measures on a grid over its own score range, and exact ROC and PR.
 
-    Every system's scores are mapped onto [0, 1] by its own minimum and maximum, so one grid
-    ``0, 1/(k-1), ..., 1`` is each system's own evenly spaced grid; one count and one
-    evaluation serve all systems, and the thresholds are mapped back to each system's scale.
+    One exact sweep of the shown systems (all topics pooled) gives everything: each system's
+    grid of ``thresholds`` points over its own scores is read from it
+    (:mod:`fastmetrics.count.fitted`), and so are the ROC and precision-recall points and their
+    areas.
 
     Parameters
     ----------
@@ -223,68 +227,50 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
 
     Returns
     -------
-    curves : list of (system, ndarray, dict)
-    best : pyarrow.Table
-        The best threshold per system and measure, on the system's scale.
+    Curves
     """
     names = pc.cast(runs.column("system"), pa.string())
     wanted = pa.array([str(s) for s in systems], pa.string())
     rows = runs.filter(pc.is_in(names, value_set=wanted))
-    rows, lo, hi = _unit_scores(rows, pc.cast(rows.column("system"), pa.string()))
-    grid = np.linspace(0.0, 1.0, thresholds)
-    tensor = count(
-        rows,
-        gold,
-        by=("system",),
-        score=_UNIT_SCORE,
-        thresholds=grid,
-        missing="negative" if gold is not None else "error",
-    )
-    scores = tensor.evaluate(measures)
-    counted = [str(s) for s in tensor.coords["system"].tolist()]
-    curves, scale = [], {}
+    exact = count(rows, gold, by=("system",), thresholds="exact", missing="negative" if gold is not None else "error")
+    grid = resample_sweep(exact, fitted_grids(exact, thresholds, "system"))
+    on_grid = grid.evaluate(measures)
+    points = exact.evaluate(["recall", "fallout", "precision"])
+    areas = exact.evaluate(["roc_auc", "average_precision"])
+    area_of = {str(s): i for i, s in enumerate(areas.coords["system"].tolist())}
+    out = Curves(best=_in_order(best_thresholds(on_grid).summary, systems))
     for system in systems:
-        k = counted.index(str(system))
-        low, high = lo[str(system)], hi[str(system)]
-        scale[str(system)] = (low, high)
-        curves.append((system, _on_scale(grid, low, high), {m: scores[m][k] for m in measures}))
-    best = best_thresholds(scores).summary
-    best_system = [str(s) for s in best.column("system").to_pylist()]
-    back = [
-        None if f is None else float(_on_scale(f, *scale[s]))
-        for s, f in zip(best_system, best.column("threshold").to_pylist())
-    ]
-    best = best.set_column(best.column_names.index("threshold"), "threshold", pa.array(back, pa.float64()))
+        mine = np.flatnonzero(pc.equal(pc.cast(pa.array(grid.coords["system"]), pa.string()), str(system)))[::-1]
+        out.grid.append((system, grid.coords["threshold"][mine], {m: on_grid[m][mine] for m in measures}))
+        cells = np.flatnonzero(pc.equal(pc.cast(pa.array(exact.coords["system"]), pa.string()), str(system)))
+        auc, ap = areas.values[:, area_of[str(system)]]
+        out.roc.append((system, points["fallout"][cells], points["recall"][cells], auc))
+        out.pr.append((system, points["recall"][cells], points["precision"][cells], ap))
+    return out
+
+
+@dataclass
+class Curves:
+    """The curves of the report's best systems (:func:`threshold_curves`).
+
+    Parameters
+    ----------
+    best : pyarrow.Table
+        The best threshold per system and measure on each system's own grid.
+    grid : list of (system, thresholds, dict)
+        Measures at each threshold of the system's grid (increasing).
+    roc, pr : list of (system, x, y, area)
+        Exact ROC points (FPR, TPR) with the ROC AUC, and precision-recall points (recall,
+        precision) with the average precision, in decreasing threshold order.
+    """
+
+    best: pa.Table
+    grid: list = field(default_factory=list)
+    roc: list = field(default_factory=list)
+    pr: list = field(default_factory=list)
+
+
+def _in_order(best: pa.Table, systems: list) -> pa.Table:
     order = {str(s): i for i, s in enumerate(systems)}
-    return curves, best.take(np.argsort([order[s] for s in best_system], kind="stable"))
-
-
-def _on_scale(fraction, low, high):
-    """A fraction of [0, 1] on a system's range; exact at both ends (the form of count.grid)."""
-    return low * (1.0 - np.asarray(fraction, np.float64)) + high * np.asarray(fraction, np.float64)
-
-
-def _unit_scores(rows: pa.Table, names: pa.Array):
-    """The rows with each system's scores mapped onto [0, 1] (a constant system onto 1: every
-    threshold then keeps all its items positive, as its one-point grid did)."""
-    score = rows.column("score").to_numpy(zero_copy_only=False).astype(np.float64)
-    bad = np.flatnonzero(~np.isfinite(score))
-    if bad.size:
-        raise InputError(
-            f"Column 'score' has a non-finite value ({score[bad[0]]}) for system "
-            f"{names[int(bad[0])].as_py()!r}: threshold curves need finite scores."
-        )
-    ranges = (
-        pa.table({"system": names, "score": rows.column("score")})
-        .group_by("system")
-        .aggregate([("score", "min"), ("score", "max")])
-    )
-    lo = dict(zip(ranges.column("system").to_pylist(), ranges.column("score_min").to_pylist()))
-    hi = dict(zip(ranges.column("system").to_pylist(), ranges.column("score_max").to_pylist()))
-    span = {s: hi[s] - lo[s] for s in lo}
-    index = pc.index_in(names, value_set=ranges.column("system")).to_numpy(zero_copy_only=False)
-    low = np.array([lo[s] for s in ranges.column("system").to_pylist()])[index]
-    width = np.array([span[s] for s in ranges.column("system").to_pylist()])[index]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        unit = np.where(width > 0, (score - low) / np.where(width > 0, width, 1.0), 1.0)
-    return rows.append_column(_UNIT_SCORE, pa.array(np.clip(unit, 0.0, 1.0))), lo, hi
+    keys = [order[str(s)] for s in best.column("system").to_pylist()]
+    return best.take(np.argsort(keys, kind="stable"))

@@ -100,7 +100,7 @@ def bind_evaluator(function: Callable) -> None:
     """Install the function that :meth:`ConfusionTensor.evaluate` runs.
 
     The tensor module holds the labelled containers and imports no stage; the measures stage
-    (:mod:`fastmetrics.measures.evaluate`) binds its ``evaluate`` here when it is imported, which
+    (:mod:`fastmetrics.measures.evaluation`) binds its ``evaluate`` here when it is imported, which
     ``import fastmetrics`` always does.
 
     Parameters
@@ -115,6 +115,33 @@ def _evaluator() -> Callable:
     if "evaluate" not in _EVALUATORS:
         raise RuntimeError("No evaluator bound: import fastmetrics (the measures stage binds it).")
     return _EVALUATORS["evaluate"]
+
+
+def group_starts(tensor: ConfusionTensor, skip=("threshold", "rank")) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Where each group of a ``cell`` tensor starts (its cells are contiguous), and the group axes.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor or Scores
+        With a ``cell`` axis and per-cell coordinates.
+    skip : sequence of str
+        The coordinates that vary inside a group.
+
+    Returns
+    -------
+    starts : ndarray of int64
+        ``starts[g]:starts[g + 1]`` are group ``g``'s cells; the last entry is the cell count.
+    axes : tuple of str
+        The coordinates that name a group.
+    """
+    axes = tuple(c for c in tensor.coords if c not in skip)
+    n = tensor.batch_shape[0]
+    first = np.zeros(n, bool)
+    first[:1] = True
+    for a in axes:
+        labels = np.asarray(tensor.coords[a])
+        first[1:] |= labels[1:] != labels[:-1]
+    return np.append(np.flatnonzero(first), n).astype(np.int64), axes
 
 
 class ConfusionTensor(_Labelled):
@@ -478,7 +505,7 @@ class MultilabelTensor(ConfusionTensor):
         smoothing, undefined, warn
             As in :meth:`ConfusionTensor.evaluate`.
         average : {"micro", "macro", "weighted", "samples", None}, default "micro"
-            See :func:`fastmetrics.measures.evaluate.evaluate_multilabel`.
+            See :func:`fastmetrics.measures.evaluation.evaluate_multilabel`.
 
         Returns
         -------

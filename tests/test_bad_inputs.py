@@ -387,7 +387,15 @@ CLI_CASES = [
         ["evaluate", f"{D}/many_classes.parquet"],
         r"200 groups.*10,?000 x 10,?000 classes.*\d[\d.,]* ?[GTP]i?B.*fewer classes.*--by.*(?i:dask)",
     ),
-    Cli("sweep-exact", ["sweep", RUNS, "--thresholds", "exact"], r"sweep.*grid"),
+    Cli(
+        "sweep-grid-needs-k",
+        ["sweep", RUNS, "--thresholds", "0.5", "--grid", "system"],
+        r"--grid system.*--thresholds k",
+    ),
+    Cli("select-needs-grid", ["leaderboard", RUNS, "--select", "cross-topic"], r"--select cross-topic.*--thresholds k"),
+    Cli(
+        "ranking-measure-on-hard-counts", ["evaluate", RUNS, "--measures", "ranked_ap"], r"ranked_ap.*thresholds.*ranks"
+    ),
     Cli("sweep-no-score", ["sweep", HARD], r"(?=.*'score')(?=.*hard\.parquet)"),
     Cli(
         "multiclass-with-thresholds",

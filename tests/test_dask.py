@@ -97,9 +97,49 @@ def test_dask_dataframe_input_and_gold_join(client, tmp_path):
         fmd.count(frame, gold=gold, client=client)
 
 
-def test_exact_sweeps_are_refused_with_a_reason(client, folder):
-    with pytest.raises(fm.ParameterError, match="every score of a .system, topic. group in one place"):
-        fmd.count(folder, thresholds="exact", client=client)
+def _same_cells(got, want):
+    assert got.axes == want.axes == ("cell",)
+    assert np.array_equal(got.counts, want.counts)
+    for name in want.coords:
+        assert np.array_equal(np.asarray(got.coords[name]), np.asarray(want.coords[name])), name
+
+
+@pytest.mark.parametrize("by", [("system", "topic"), ("system",)], ids=["per-topic", "topics-pooled"])
+def test_exact_sweeps_equal_in_process_sweeps(client, folder, by):
+    _same_cells(
+        fmd.count(folder, thresholds="exact", by=by, client=client), fm.count(folder, thresholds="exact", by=by)
+    )
+
+
+def test_exact_sweep_with_a_separate_gold_and_missing_items(client):
+    import dask.dataframe as dd
+
+    rng = np.random.default_rng(3)
+    topic, item = (x.reshape(-1) for x in np.indices((5, 60)))
+    gold = pa.table({"topic": topic, "item": item, "gold": rng.random(300) < 0.4})
+    runs = pa.table(
+        {
+            "system": np.repeat(["a", "b", "c"], 300),
+            "topic": np.tile(topic, 3),
+            "item": np.tile(item, 3),
+            "score": rng.integers(0, 20, 900) / 4,
+        }
+    )  # ties
+    runs = runs.filter(pa.array(rng.random(900) > 0.05))  # every run lacks a few items
+    frame = dd.from_pandas(runs.to_pandas(), npartitions=3)
+    for missing in ("negative", "drop"):
+        got = fmd.count(frame, gold=gold, thresholds="exact", missing=missing, client=client)
+        _same_cells(got, fm.count(runs, gold=gold, thresholds="exact", missing=missing))
+        assert np.allclose(
+            got.evaluate("roc_auc").values,
+            fm.count(runs, gold=gold, thresholds="exact", missing=missing).evaluate("roc_auc").values,
+            equal_nan=True,
+        )
+    with pytest.raises(fm.InputError, match=r"lacks"):
+        fmd.count(frame, gold=gold, thresholds="exact", client=client)
+    doubled = dd.from_pandas(pa.concat_tables([runs, runs.slice(0, 1)]).to_pandas(), npartitions=3)
+    with pytest.raises(fm.InputError, match=r"(?i)duplicat"):
+        fmd.count(doubled, gold=gold, thresholds="exact", missing="negative", client=client)
 
 
 def test_a_worker_killed_mid_job_does_not_change_the_counts(client, tmp_path):

@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 import pyarrow as pa
 import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score, roc_curve
 
 import fastmetrics as fm
 from fastmetrics.measures import api
@@ -55,9 +56,11 @@ def test_report_evaluates_each_measure_once(calls):
     measures = ["f1", "mcc", "k", "accuracy"]
     data = report_data(tensor, measures, runs=runs, thresholds=11, resamples=50, pairs=20)
     board_cells = (N_SYSTEMS * N_TOPICS + N_SYSTEMS + 2 * (N_TOPICS + 1),)  # per topic, pooled, baselines
-    curve_cells = (N_SYSTEMS, 11)
+    grid_cells = (N_SYSTEMS * 11,)  # each system's own 11 thresholds, topics pooled
+    exact_cells = (len(set(zip(runs.column("system").to_pylist(), runs.column("score").to_pylist()))),)
     expected = Counter({(m, board_cells): 1 for m in measures})
-    expected.update({(m, curve_cells): 1 for m in measures[:2]})
+    expected.update({(m, grid_cells): 1 for m in measures[:2]})
+    expected.update({(m, exact_cells): 1 for m in ("recall", "fallout", "precision")})  # the ROC and PR points
     assert calls == expected
     assert data.scores.measures == tuple(measures)
 
@@ -83,7 +86,8 @@ def test_leaderboard_values_equal_separate_evaluations():
 def test_curves_are_each_systems_own_grid():
     runs = _runs(2)
     systems = ["sys3", "sys0"]
-    curves, best = threshold_curves(runs, None, systems, ["f1", "accuracy"], 7)
+    result = threshold_curves(runs, None, systems, ["f1", "accuracy"], 7)
+    curves, best = result.grid, result.best
     assert [c[0] for c in curves] == systems
     table = runs.to_pydict()
     for system, grid, values in curves:
@@ -103,6 +107,14 @@ def test_curves_are_each_systems_own_grid():
         f1_best = int(np.argmax(values["f1"]))
         assert rows[0]["threshold"] == grid[f1_best] and rows[0]["value"] == values["f1"][f1_best]
     assert [r["system"] for r in best.to_pylist()] == ["sys3", "sys3", "sys0", "sys0"]
+    table = runs.to_pydict()
+    for (system, fpr, tpr, area), (_, _recall, _precision, ap) in zip(result.roc, result.pr):
+        keep = np.array(table["system"]) == system
+        gold, score = np.array(table["gold"])[keep], np.array(table["score"])[keep]
+        assert area == pytest.approx(roc_auc_score(gold, score), abs=1e-12)
+        assert ap == pytest.approx(average_precision_score(gold, score), abs=1e-12)
+        sk_fpr, sk_tpr, _ = roc_curve(gold, score, drop_intermediate=False)
+        np.testing.assert_allclose(fpr, sk_fpr[1:]) and np.testing.assert_allclose(tpr, sk_tpr[1:])
 
 
 def test_curves_refuse_non_finite_scores():
@@ -110,7 +122,7 @@ def test_curves_refuse_non_finite_scores():
     score = np.array(runs.column("score").to_pylist())
     score[5] = np.nan
     runs = runs.set_column(runs.column_names.index("score"), "score", pa.array(score))
-    with pytest.raises(fm.InputError, match=r"'score'.*non-finite.*'sys0'"):
+    with pytest.raises(fm.InputError, match=r"(?i)score.*(nan|finite)"):
         threshold_curves(runs, None, ["sys0"], ["f1"], 5)
 
 
@@ -127,6 +139,6 @@ def test_each_figure_drawn_once_in_every_format(tmp_path, monkeypatch, name, for
 
     monkeypatch.setattr(figures, "save", counting)
     drawn = html.write_report(data, tmp_path / name)
-    assert len(saved) == len(drawn) == 6  # curves, 2 scatters, strictness, robustness, inconsistency
+    assert len(saved) == len(drawn) == 8  # curves, ROC, PR, 2 scatters, strictness, robustness, inconsistency
     assert all(list(f) == formats for f in saved)
     assert all(sorted(f.files) == sorted(formats) for f in drawn)

@@ -26,7 +26,8 @@ def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_
 
     path = demo.write(tmp_path / "demo")
     out = tmp_path / "best.csv"
-    assert main(["sweep", str(path), "--measures", "f1,k", "--thresholds", "21", "--out", str(out)]) == 0
+    argv = ["sweep", str(path), "--measures", "f1,k", "--thresholds", "21", "--grid", "global"]
+    assert main(argv + ["--out", str(out)]) == 0
     assert main(["sweep", str(path), "--measures", "f1,k", "--thresholds", "21"]) == 0
     printed = capsys.readouterr().out
     best = pacsv.read_csv(out).to_pylist()
@@ -36,6 +37,16 @@ def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_
     grid = np.linspace(raw.score.min(), raw.score.max(), 21)
     row = next(r for r in best if r["measure"] == "f1")
     rows = raw[raw.system == row["system"]]
+    values = [f1_score(rows.gold, rows.score >= t) for t in grid]
+    assert row["value"] == pytest.approx(max(values))
+    assert row["threshold"] == pytest.approx(grid[int(np.argmax(values))])
+    # each system's own grid (--grid system, the default when ranges differ): 21 points over its own scores
+    own = tmp_path / "own.csv"
+    assert (
+        main(["sweep", str(path), "--measures", "f1", "--thresholds", "21", "--grid", "system", "--out", str(own)]) == 0
+    )
+    row = next(r for r in pacsv.read_csv(own).to_pylist() if r["system"] == row["system"])
+    grid = np.linspace(rows.score.min(), rows.score.max(), 21)
     values = [f1_score(rows.gold, rows.score >= t) for t in grid]
     assert row["value"] == pytest.approx(max(values))
     assert row["threshold"] == pytest.approx(grid[int(np.argmax(values))])

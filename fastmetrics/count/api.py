@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import numba
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError, parameter_error
 from ..io.labels import empty_input, require_columns
@@ -23,7 +24,9 @@ from ..tensor import ConfusionTensor
 from . import _kernels
 from .assemble import assemble, exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
+from .fitted import check_grid, fitted_grids, resample_sweep
 from .grid import bucket_guide, threshold_grid
+from .halves import with_halves
 from .multilabel import count_multilabel
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
@@ -52,6 +55,8 @@ def count(
     category=None,
     coords=None,
     unjudged="error",
+    ties="input",
+    grid="global",
 ) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
@@ -74,6 +79,10 @@ def count(
         thresholds over the score range of the whole input, interior values rounded to 12
         significant digits and deduplicated (see :mod:`fastmetrics.count.grid`); an array:
         those thresholds. An item is predicted positive iff ``score >= threshold``.
+        ``"ranks"``: each group's items ranked by decreasing score, one cell per position
+        (``counts[cell, 2, 2]`` with per-cell ``system, topic, rank``: the counts of the top
+        ``rank`` items) -- the input of ranking measures such as ``ranked_ap`` and
+        ``reciprocal_rank``.
     gold_column, item, weight : str or None
         Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts.
     missing : {"error", "negative", "drop"}, default "error"
@@ -94,6 +103,14 @@ def count(
     category : str, optional
         Multilabel input in long form: one row per (item, category) with boolean ``gold`` and
         ``pred`` flags; see :func:`fastmetrics.count.multilabel.count_multilabel`.
+    grid : {"global", "system", "quantile"}, default "global"
+        With ``thresholds=k``: one grid over the scores of the whole input, or each system's own
+        ``k`` thresholds -- evenly spaced over its own score range, or at quantiles of its own
+        scores (see :mod:`fastmetrics.count.fitted`); the result then has the exact sweep's
+        layout (``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold``).
+    ties : {"input", "item"}, default "input"
+        With ``thresholds="ranks"``: how items of equal score are ordered -- as they come in the
+        input (a stable sort, what the SemEval-2016 Task 3 scorer does), or by item label.
     coords : mapping of str to sequence, optional
         Fixed labels (in order) for grouping columns, instead of the sorted labels found in the
         input. A value outside them is an error.
@@ -119,6 +136,40 @@ def count(
     columns = src.column_names
     group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
     require_columns(columns, group_cols, src.names[0], " to group by")
+    special = _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category)
+    if special is not None:
+        return special
+    options = dict(
+        by=by,
+        pred=pred,
+        score=score,
+        gold_column=gold_column,
+        item=item,
+        weight=weight,
+        missing=missing,
+        task=task,
+        classes=classes,
+        coords=coords,
+        unjudged=unjudged,
+    )
+    check_grid(grid, thresholds)
+    if grid != "global":
+        return fitted_sweep(src, gold, int(thresholds), grid, **options)
+    if isinstance(thresholds, str) and thresholds == "ranks":
+        return rank_sweep(src, gold, ties=ties, **options)
+    count_plan = plan(src, gold, thresholds=thresholds, **options)
+    tally = Tally(count_plan)
+    try:
+        for part, offset, batch in src.record_batches(count_plan.read_columns):
+            tally.add(batch, part, offset)
+    except DuplicateItem as error:
+        raise error.located(src) from None
+    return assemble(tally)
+
+
+def _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category):
+    """A table of precomputed counts or multilabel input, counted by its own path; else None."""
+    columns = src.column_names
     if all(c in columns for c in COUNT_COLUMNS) and pred not in columns and score not in columns:
         return from_count_table(src, group_cols)
     if all(c in columns for c in MATRIX_COLUMNS) and gold_column not in columns and gold is None:
@@ -139,29 +190,174 @@ def count(
             classes=classes,
             category=category,
         )
-    count_plan = plan(
-        src,
-        gold,
-        by=by,
-        pred=pred,
-        score=score,
-        thresholds=thresholds,
-        gold_column=gold_column,
-        item=item,
-        weight=weight,
-        missing=missing,
-        task=task,
-        classes=classes,
-        coords=coords,
-        unjudged=unjudged,
+    return None
+
+
+def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:
+    """Each system's own ``k`` thresholds, read from the exact sweep (:mod:`fastmetrics.count.fitted`).
+
+    Parameters
+    ----------
+    src : Source
+    gold : path or table, optional
+    k : int
+    grid : {"system", "quantile"}
+    **options
+        The other options of :func:`count`.
+
+    Returns
+    -------
+    ConfusionTensor
+        ``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold``.
+    """
+    exact = count(src, gold, thresholds="exact", **options)
+    if "system" not in exact.coords:
+        raise ParameterError(
+            f"grid={grid!r} fits a grid to each system: the input needs a 'system' column (or "
+            "name the column playing the system in by=)."
+        )
+    return resample_sweep(exact, fitted_grids(exact, k, grid))
+
+
+def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("system", "topic"), **options):
+    """A threshold sweep of each half of every topic's items.
+
+    The input of ``split-half`` threshold selection (:func:`fastmetrics.board.best_thresholds`).
+
+    Each topic's items (those of the separate gold, or of the runs) are split at random into two
+    halves, the same split for every system (:func:`fastmetrics.count.resample.with_halves`);
+    both halves are swept at the same thresholds -- one grid over all scores, or each system's
+    own grid fitted on all of its scores -- so a threshold chosen on one half can be scored on
+    the other.
+
+    Parameters
+    ----------
+    source, gold
+        As in :func:`count`.
+    thresholds : int or array_like
+        A grid.
+    grid : {"global", "system", "quantile"}, default "global"
+    seed : int, default 0
+        Of the split.
+    by : sequence of str, default ("system", "topic")
+    **options
+        The other options of :func:`count` (``score``, ``missing``, ``item``, ...).
+
+    Returns
+    -------
+    ConfusionTensor
+        ``counts[system, topic, half, threshold, 2, 2]`` for a global grid, or ``counts[cell, 2, 2]``
+        with per-cell ``system, topic, half, threshold`` for fitted grids.
+    """
+    table, item = open_source(source).read_all(), options.get("item", "item")
+    # the items are the gold's when it is separate (it defines them), else the runs'
+    gold = load_gold(gold) if gold is not None else None
+    keys_from, item_of = (gold, "item") if gold is not None else (table, item)
+    keys = [c for c in ("topic", item_of) if c in keys_from.column_names]
+    halves = with_halves(keys_from.select(keys), seed, item=item_of).group_by(keys).aggregate([("half", "min")])
+    halves = halves.select([*keys, "half_min"]).rename_columns([*keys, "half"])
+    if gold is not None:
+        gold = gold.join(halves, keys=keys, join_type="left outer")
+    runs_keys = [c for c in ("topic", item) if c in table.column_names]
+    table = table.join(halves.rename_columns([*runs_keys, "half"]), keys=runs_keys, join_type="left outer")
+    table = table.set_column(table.column_names.index("half"), "half", pc.fill_null(table.column("half"), 0))
+    whole = count(table, gold, by=by, thresholds="exact", **options)
+    labels = {
+        c: np.asarray(list(dict.fromkeys(whole.coords[c].tolist())), dtype=whole.coords[c].dtype)
+        for c in by
+        if c in whole.coords
+    }
+    if grid != "global":
+        fitted = fitted_grids(whole, int(thresholds), grid)
+    else:
+        lo, hi = float(np.min(whole.coords["threshold"])), float(np.max(whole.coords["threshold"]))
+        fitted = threshold_grid(thresholds, lo, hi)
+    parts = []
+    for h in (0, 1):
+        rows = table.filter(pc.equal(table.column("half"), h)).drop_columns(["half"])
+        part_gold = gold.filter(pc.equal(gold.column("half"), h)).drop_columns(["half"]) if gold is not None else None
+        if grid == "global":
+            parts.append(count(rows, part_gold, by=by, thresholds=fitted, coords=labels, **options))
+        else:
+            exact = count(rows, part_gold, by=by, thresholds="exact", coords=labels, **options)
+            parts.append(resample_sweep(exact, fitted))
+    return _stack_halves(parts)
+
+
+def _stack_halves(parts: list) -> ConfusionTensor:
+    first, second = parts
+    if first.axes != ("cell",):
+        counts = np.stack([first.counts, second.counts], axis=first.axes.index("threshold"))
+        axes = list(first.axes)
+        axes.insert(axes.index("threshold"), "half")
+        return ConfusionTensor(counts, axes, {**first.coords, "half": np.array([0, 1])}, classes=first.classes)
+    coords = {c: np.concatenate([first.coords[c], second.coords[c]]) for c in first.coords}
+    coords["half"] = np.repeat([0, 1], [first.counts.shape[0], second.counts.shape[0]])
+    return ConfusionTensor(
+        np.concatenate([first.counts, second.counts]),
+        ("cell",),
+        coords,
+        coord_axes={c: "cell" for c in coords},
+        classes=first.classes,
     )
-    tally = Tally(count_plan)
-    try:
-        for part, offset, batch in src.record_batches(count_plan.read_columns):
-            tally.add(batch, part, offset)
-    except DuplicateItem as error:
-        raise error.located(src) from None
-    return assemble(tally)
+
+
+TIES = ("input", "item")
+
+
+def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
+    """Each group's items ranked by decreasing score, counted at every position.
+
+    Parameters
+    ----------
+    src : Source
+    gold : path or table, optional
+    by : sequence of str
+    score : str
+    ties : {"input", "item"}
+        The order of items of equal score (see :func:`count`).
+    **options
+        The other options of :func:`count`.
+
+    Returns
+    -------
+    ConfusionTensor
+        ``counts[cell, 2, 2]`` with per-cell coordinates of the groups and ``rank`` (1 = top).
+    """
+    if ties not in TIES:
+        raise parameter_error("ties", "count", "'input' or 'item'", ties)
+    table = src.read_all()
+    require_columns(
+        table.column_names, [score] + ([options["item"]] if ties == "item" else []), src.names[0], " to rank items"
+    )
+    values = table.column(score)
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+        raise InputError(f"Column '{score}' has type {values.type}; ranking needs numeric scores.")
+    bad = np.flatnonzero(~np.isfinite(values.to_numpy(zero_copy_only=False).astype(np.float64)))
+    if bad.size:
+        raise InputError(
+            f"Column '{score}' has no finite score at row {int(bad[0])} of {src.names[0]}: ranking "
+            "needs a finite score for every item."
+        )
+    keys = [c for c in by if c in table.column_names]
+    table = table.append_column("__row", pa.array(np.arange(table.num_rows)))
+    order = [(c, "ascending") for c in keys] + [(score, "descending")]
+    order += [(options["item"], "ascending")] if ties == "item" else []
+    table = table.take(pc.sort_indices(table, sort_keys=order + [("__row", "ascending")]))
+    first = np.zeros(table.num_rows, bool)
+    first[0] = True
+    for c in keys:
+        column = table.column(c).combine_chunks()
+        first[1:] |= ~np.asarray(pc.equal(column[1:], column[:-1]).fill_null(False))
+    start = np.maximum.accumulate(np.where(first, np.arange(table.num_rows), 0))
+    rank = np.arange(table.num_rows) - start + 1
+    table = table.append_column("__rank_score", pa.array(-rank.astype(np.float64)))
+    tensor = count(table.drop_columns(["__row"]), gold, by=by, score="__rank_score", thresholds="exact", **options)
+    coords = {c: v for c, v in tensor.coords.items() if c != "threshold"}
+    coords["rank"] = (-tensor.coords["threshold"]).astype(np.int64)
+    return ConfusionTensor(
+        tensor.counts, tensor.axes, coords, coord_axes={c: "cell" for c in coords}, classes=tensor.classes
+    )
 
 
 def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:

@@ -182,10 +182,8 @@ def _exact(tally, extra, coords) -> ConfusionTensor:
                 np.ones(groups.size) if weighted else np.zeros(0),
             )
         )
-    group = np.concatenate([p[0] for p in pieces])
-    gold = np.concatenate([p[1] for p in pieces])
-    score = np.concatenate([p[2] for p in pieces])
-    weight = np.concatenate([p[3] for p in pieces]) if weighted else None
+    group, gold, score = (_joined([p[i] for p in pieces]) for i in range(3))
+    weight = _joined([p[3] for p in pieces]) if weighted else None
     group, sizes, axes = _exact_groups(plan, group, coords)
     out_group, out_threshold, out_counts = exact_counts(
         group, gold, score, int(np.prod(sizes, dtype=np.int64)), weight=weight
@@ -193,12 +191,20 @@ def _exact(tally, extra, coords) -> ConfusionTensor:
     if extra is not None:  # -inf marks the padding of missing items, not a real score
         keep = np.isfinite(out_threshold)
         out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
-    cell_codes = np.unravel_index(out_group, sizes) if sizes else ()
-    cell_coords = {c: coords[c][cell_codes[i]] for i, c in enumerate(axes)}
+    # cells come grouped: each group's labels repeated over its cells (no gather over every cell)
+    first = np.flatnonzero(np.r_[True, out_group[1:] != out_group[:-1]]) if out_group.size else out_group
+    runs = np.diff(np.r_[first, out_group.size])
+    group_codes = np.unravel_index(out_group[first], sizes) if sizes else ()
+    cell_coords = {c: np.repeat(coords[c][group_codes[i]], runs) for i, c in enumerate(axes)}
     cell_coords["threshold"] = out_threshold
     return ConfusionTensor(
         out_counts, ("cell",), cell_coords, coord_axes={c: "cell" for c in cell_coords}, classes=[0, 1]
     )
+
+
+def _joined(arrays: list) -> np.ndarray:
+    """The arrays end to end, without a copy when there is only one (a single record batch)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _exact_groups(plan, group, coords):

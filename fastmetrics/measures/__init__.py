@@ -1,8 +1,8 @@
 """Measures stage: the registry of measures and their numba kernels."""
 
-from . import binary, combined, correlation, multiclass, rates  # noqa: F401  (each module registers its measures)
+from . import binary, combined, correlation, curves, multiclass, rates  # noqa: F401  (each module registers its measures)
 from .api import compute, measures
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .multiclass import ordinal_costs
 from .registry import Measure, MeasureSpec, Param, get, make_spec, names, parse_spec, parse_specs, register, split_specs
 

@@ -333,21 +333,29 @@ def _native_values(spec, c, extra, smoothing, out) -> np.ndarray:
         return native(c, *extra, *spec.params, **kwargs)
 
 
+def _multiclass_text(m) -> str:
+    if m.kind != "point":
+        return "binary only"
+    return m.multiclass_formula or "one-vs-rest: average='micro' | 'macro' | 'weighted'"
+
+
 def measures() -> pa.Table:
     """The measure catalog: one row per registered measure, read from the registry.
 
     Returns
     -------
     catalog : pyarrow.Table
-        Columns ``name, aliases, summary, formula, latex, range_low, range_high,
+        Columns ``name, kind, aliases, summary, formula, latex, range_low, range_high,
         higher_is_better, family, params, undefined_when, smoothable, multiclass, reference``;
-        ``multiclass`` is the native multiclass formula, or says that the measure takes
-        one-vs-rest averaging.
+        ``kind`` is ``point`` (one value per confusion matrix), ``curve`` (one per group of a
+        threshold sweep) or ``ranking`` (one per ranked list); ``multiclass`` is the native
+        multiclass formula, or says that the measure takes one-vs-rest averaging.
     """
     rows = registry.all_measures()
     return pa.table(
         {
             "name": [m.name for m in rows],
+            "kind": [m.kind for m in rows],
             "aliases": [list(m.aliases) for m in rows],
             "summary": [m.summary for m in rows],
             "formula": [m.formula for m in rows],
@@ -359,7 +367,7 @@ def measures() -> pa.Table:
             "params": [", ".join(f"{p.name}={p.default:g}" for p in m.params) for m in rows],
             "undefined_when": [m.undefined_when for m in rows],
             "smoothable": [m.smoothable for m in rows],
-            "multiclass": [m.multiclass_formula or "one-vs-rest: average='micro' | 'macro' | 'weighted'" for m in rows],
+            "multiclass": [_multiclass_text(m) for m in rows],
             "reference": [m.reference for m in rows],
         }
     )

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from .._errors import ParameterError, UnknownMeasureError, parameter_error, suggest
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
+# point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
+# or precision-recall curve); ranking: one value per ranked list (a sweep with thresholds="ranks")
+KINDS = ("point", "curve", "ranking")
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class Param:
         Lower and upper bound of the domain; ``None``: unbounded on that side.
     low_open, high_open : bool, default False
         Whether ``low`` / ``high`` itself is excluded from the domain.
+    infinite : bool, default False
+        Whether ``inf`` is a valid value (a cutoff ``inf`` means no cutoff).
     """
 
     name: str
@@ -44,9 +49,12 @@ class Param:
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    infinite: bool = False
 
     def describe(self) -> str:
         """The domain in words, for error messages (``"a float > 0"``, ``"a finite float"``)."""
+        if self.infinite:
+            return f"a float >= {self.low:g}, or inf"
         if self.low is None and self.high is None:
             return "a finite float"
         parts = []
@@ -79,7 +87,7 @@ class Param:
             x = float(value)
         except (TypeError, ValueError):
             raise parameter_error(self.name, owner, self.describe(), value) from None
-        if isinstance(value, bool) or math.isnan(x) or math.isinf(x):
+        if isinstance(value, bool) or math.isnan(x) or (math.isinf(x) and not (self.infinite and x > 0)):
             raise parameter_error(self.name, owner, self.describe(), value)
         if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
             raise parameter_error(self.name, owner, self.describe(), value)
@@ -135,6 +143,11 @@ class Measure:
     multilabel : callable or None
         Definition over multilabel statistics (see :mod:`fastmetrics.measures.multilabel`) where
         it differs from averaging the per-category binary values.
+    kind : {"point", "curve", "ranking"}, default "point"
+        ``point``: ``kernel`` is a ufunc over one matrix's ``(tp, fp, fn, tn)``. ``curve``:
+        ``kernel`` is a numba function over the cells of one group of a threshold sweep, in
+        decreasing threshold order (see :mod:`fastmetrics.measures.curves`), giving one value per
+        group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``).
     properties : frozenset of str
         Flags checked by the common tests (e.g. ``"class_symmetric"``, ``"bounded"``).
     """
@@ -157,8 +170,11 @@ class Measure:
     matrix_params: tuple[str, ...] = ()
     multilabel: Callable | None = None
     properties: frozenset = field(default_factory=frozenset)
+    kind: str = "point"
 
     def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"measure {self.name}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.family not in FAMILIES:
             raise ValueError(f"measure {self.name}: family must be one of {FAMILIES}, got {self.family!r}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
@@ -324,15 +340,20 @@ def register_function(
     )
 
 
-def names() -> list[str]:
+def names(kind: str | None = None) -> list[str]:
     """Canonical names of all registered measures, sorted.
+
+    Parameters
+    ----------
+    kind : {None, "point", "curve", "ranking"}
+        Only the measures of this kind (default: all).
 
     Returns
     -------
     list of str
         The names (aliases left out).
     """
-    return sorted(_REGISTRY)
+    return sorted(n for n, m in _REGISTRY.items() if kind is None or m.kind == kind)
 
 
 def all_measures() -> list[Measure]:

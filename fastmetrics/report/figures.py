@@ -102,6 +102,65 @@ def threshold_curves(curves, measures, per_row: int = 4):
     return fig
 
 
+def roc_curves(curves):
+    """Exact ROC curves of the best systems, their ROC AUC in the legend.
+
+    Parameters
+    ----------
+    curves : list of (system, fpr, tpr, auc)
+        Points in decreasing threshold order (:class:`fastmetrics.pipeline.Curves`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    for system, fpr, tpr, area in curves:
+        ax.plot(
+            np.concatenate([[0.0], fpr, [1.0]]),
+            np.concatenate([[0.0], tpr, [1.0]]),
+            lw=1.3,
+            label=f"{label(system, 28)} (AUC {area:.3f})",
+        )
+    ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def pr_curves(curves):
+    """Exact precision-recall curves of the best systems, their average precision in the legend.
+
+    Parameters
+    ----------
+    curves : list of (system, recall, precision, average_precision)
+        Points in decreasing threshold order.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    for system, recall, precision, area in curves:
+        ax.step(
+            np.concatenate([[0.0], recall]),
+            np.concatenate([[1.0], precision]),
+            where="post",
+            lw=1.3,
+            label=f"{label(system, 28)} (AP {area:.3f})",
+        )
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.grid(alpha=0.3)
+    return fig
+
+
 def scatter(scores, measure_x: str, measure_y: str):
     """Every (system, topic) output placed by two measures."""
     plt = _plt()

@@ -108,6 +108,27 @@ def _figure_plan(data: ReportData) -> list[tuple]:
                 (data.curves, shown),
             )
         )
+    if data.roc:
+        plan.append(
+            (
+                "roc_curves",
+                "ROC curves of the best systems",
+                "True against false positive rate at every distinct score of each system (all topics pooled), "
+                "exact; the legend gives the area under each curve (ROC AUC, ties counted 1/2).",
+                figs.roc_curves,
+                (data.roc,),
+            )
+        )
+        plan.append(
+            (
+                "pr_curves",
+                "Precision-recall curves of the best systems",
+                "Precision against recall at every distinct score of each system (all topics pooled), exact; "
+                "the legend gives the average precision (scikit-learn's step definition).",
+                figs.pr_curves,
+                (data.pr,),
+            )
+        )
     for x, y in data.scatter:
         plan.append(
             (
@@ -119,6 +140,13 @@ def _figure_plan(data: ReportData) -> list[tuple]:
                 (data.scores, x, y),
             )
         )
+    plan += _meta_figures(data)
+    return plan
+
+
+def _meta_figures(data: ReportData) -> list[tuple]:
+    """The figures of the meta-evaluation jobs the data has."""
+    plan = []
     meta_figures = (
         (
             data.strictness,

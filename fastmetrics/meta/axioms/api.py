@@ -158,7 +158,7 @@ def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smooth
         the property does not apply (``abs_weighting`` of a measure without parameters) or
         cannot be decided (``IMB`` when the trivial classifiers are undefined).
     """
-    names = registry.names() if measures is None else list(measures)
+    names = registry.names(kind="point") if measures is None else list(measures)
     if classes > 2:
         if smoothing is not None:
             raise ParameterError("Smoothing applies to binary counts; check it with classes=2.")

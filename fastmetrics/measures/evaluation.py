@@ -8,10 +8,11 @@ see :func:`fastmetrics.tensor.bind_evaluator`).
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 
 from .._errors import ParameterError
-from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator
-from . import api, averaging, registry
+from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
+from . import api, averaging, curves, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
 _SAMPLE_MEASURES = ("precision", "recall", "f1")
@@ -61,6 +62,8 @@ def evaluate(
     if not isinstance(tensor, ConfusionTensor):
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)
+    if any(spec.measure.kind != "point" for spec in specs):
+        return curve_scores(tensor, specs, undefined=undefined, warn=warn)
     values, labels = values_over(
         tensor.counts,
         specs,
@@ -113,6 +116,137 @@ def values_over(
         )
         labels.append(label_of(spec, avg, default))
     return values, labels
+
+
+def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) -> Scores:
+    """Curve and ranking measures: one value per group of a threshold sweep.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        Binary counts of a sweep: a ``threshold`` axis (a grid), or the ``cell`` axis of an exact
+        sweep (``thresholds="exact"``) or of a ranked list (``thresholds="ranks"``).
+    specs : list of MeasureSpec
+        Curve or ranking measures only (see :mod:`fastmetrics.measures.curves`).
+    undefined, warn
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    Scores
+        Over the group axes (the sweep's axes without ``threshold``; for a ``cell`` axis, its
+        coordinates without ``threshold`` / ``rank``), NaN for a group without items.
+    """
+    point = [s.base_label for s in specs if s.measure.kind == "point"]
+    if point:
+        raise ParameterError(
+            f"Curve and ranking measures give one value per group, {', '.join(point)} one per "
+            "threshold: evaluate them in separate calls."
+        )
+    if tensor.m != 2:
+        raise ParameterError(f"Curve and ranking measures need binary counts; these have {tensor.m} classes.")
+    ranked = tensor.coord_axes.get("rank") == "cell"
+    needs_ranks = [s.base_label for s in specs if s.measure.kind == "ranking"]
+    if needs_ranks and not ranked:
+        raise ParameterError(
+            f"{', '.join(needs_ranks)} read(s) a ranked list: count with thresholds='ranks' "
+            "(one position per item, ties broken by the input order)."
+        )
+    flat, starts, axes, coords, place = _curve_groups(tensor)
+    shape = tuple(len(coords[a]) for a in axes)
+    values = np.full((len(specs), int(np.prod(shape, dtype=np.int64))), np.nan)
+    for i, spec in enumerate(specs):
+        out = np.empty(starts.size - 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            curves.over_groups(spec.measure.kernel, flat, starts, np.asarray(spec.params, np.float64), out)
+        values[i, place] = api.apply_undefined(out, undefined, spec.base_label, warn)
+    return Scores(values.reshape((len(specs),) + shape), [s.base_label for s in specs], axes, coords)
+
+
+def _curve_groups(tensor):
+    """The sweep's cells in decreasing threshold order, where each group starts, and the groups'
+    axes, labels and positions in the dense result."""
+    if "threshold" in tensor.axes and tensor.coord_axes.get("threshold", "threshold") == "threshold":
+        at = tensor.axes.index("threshold")
+        counts = np.moveaxis(tensor.counts, at, -3)[..., ::-1, :, :]  # grids ascend: read them from the top
+        n_thresholds = counts.shape[-3]
+        axes = tuple(a for a in tensor.axes if a != "threshold")
+        coords = {a: tensor.coords[a] for a in axes}
+        n_groups = int(np.prod(counts.shape[:-3], dtype=np.int64))
+        starts = np.arange(n_groups + 1, dtype=np.int64) * n_thresholds
+        return counts.reshape(-1, 2, 2), starts, axes, coords, np.arange(n_groups)
+    if tensor.axes != ("cell",):
+        raise ParameterError(
+            f"Curve measures read a threshold sweep (a 'threshold' axis, or thresholds='exact' / "
+            f"'ranks'); these counts have the axes {', '.join(tensor.axes)}."
+        )
+    starts, axes = group_starts(tensor)
+    codes, coords = [], {}
+    for a in axes:
+        coords[a], inverse = np.unique(np.asarray(tensor.coords[a])[starts[:-1]], return_inverse=True)
+        codes.append(inverse)
+    shape = tuple(len(coords[a]) for a in axes)
+    place = np.ravel_multi_index(codes, shape) if axes else np.zeros(starts.size - 1, np.int64)
+    return tensor.counts, starts, axes, coords, place
+
+
+def operating_points(tensor: ConfusionTensor, measures) -> pa.Table:
+    """Operating-point measures with the threshold reaching each, per group of a sweep.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        A sweep (see :func:`curve_scores`).
+    measures : str or sequence of str
+        Among ``precision_at_recall``, ``recall_at_precision``, ``tpr_at_fpr`` (with their
+        parameters).
+
+    Returns
+    -------
+    pyarrow.Table
+        The group columns, then ``measure, value, threshold``: the threshold of the operating
+        point (``-inf`` where it is "everything positive" and no threshold of the sweep gives it,
+        ``inf`` for "nothing positive"; null where the measure is undefined). On ties the highest
+        threshold reaching the value.
+    """
+    specs = registry.parse_specs(measures)
+    other = [s.base_label for s in specs if s.measure.name not in curves.POINTS]
+    if other:
+        raise ParameterError(f"Operating points are read for {', '.join(curves.POINTS)}; not for {', '.join(other)}.")
+    scores = curve_scores(tensor, specs)
+    flat, starts, axes, coords, place = _curve_groups(tensor)
+    thresholds = _cell_thresholds(tensor, starts)
+    columns = {a: [] for a in axes}
+    columns.update(measure=[], value=[], threshold=[])
+    present = np.unravel_index(place, tuple(len(coords[a]) for a in axes)) if axes else ()
+    for i, spec in enumerate(specs):
+        cell = np.empty(starts.size - 1, np.int64)
+        curves.cell_of_groups(curves.POINTS[spec.measure.name], flat, starts, np.asarray(spec.params, np.float64), cell)
+        value = scores.values[i].reshape(-1)[place]
+        at = np.where(
+            cell >= 0,
+            thresholds[starts[:-1] + np.maximum(cell, 0)],
+            np.where(cell == curves.ALL_POSITIVE, -np.inf, np.inf),
+        )
+        for a, codes in zip(axes, present):
+            columns[a] += np.asarray(coords[a])[codes].tolist()
+        columns["measure"] += [spec.base_label] * place.size
+        columns["value"] += value.tolist()
+        columns["threshold"] += np.where(np.isnan(value), np.nan, at).tolist()
+    return pa.table(
+        {
+            k: pa.array(v, pa.float64(), from_pandas=True) if k in ("value", "threshold") else v
+            for k, v in columns.items()
+        }
+    )
+
+
+def _cell_thresholds(tensor, starts) -> np.ndarray:
+    """The threshold of every cell in the order :func:`_curve_groups` lays them out."""
+    if tensor.axes == ("cell",):
+        return np.asarray(tensor.coords["threshold"], np.float64)
+    grid = np.asarray(tensor.coords["threshold"], np.float64)[::-1]
+    return np.tile(grid, starts.size - 1)
 
 
 def label_of(spec, average, default) -> str:
