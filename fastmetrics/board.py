@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from ._errors import ParameterError, parameter_error
 from ._seeding import rng_of
-from .measures import chance, registry
+from .measures import api, chance, intervals, registry
 from .measures.evaluation import evaluate, values_over
 from .meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from .meta import significance as paired_tests
@@ -80,12 +80,15 @@ class BoardValues:
         The measures of each system's counts pooled over topics.
     baselines : dict or None
         Per baseline name, ``(per_topic[measure, topic], pooled[measure])`` -- binary counts only.
+    pooled : ndarray or None
+        Each system's counts pooled over topics, ``pooled[system, m, m]`` (the micro values' counts).
     """
 
     specs: list
     scores: Scores
     micro: np.ndarray
     baselines: dict | None = None
+    pooled: np.ndarray | None = None
 
 
 def random_baseline(spec, ap: float, an: float) -> float:
@@ -211,7 +214,10 @@ def board_values(
     if not has_topic:
         scores_values, axes, coords = scores_values[..., 0], ("system",), {"system": coords["system"]}
     result = BoardValues(
-        specs, Scores(scores_values, labels, axes, coords), values[:, systems_end : systems_end + n_systems]
+        specs,
+        Scores(scores_values, labels, axes, coords),
+        values[:, systems_end : systems_end + n_systems],
+        pooled=blocks[1],
     )
     if binary:
         rest = values[:, systems_end + n_systems :].reshape(len(specs), 2, n_topics + 1)
@@ -328,6 +334,7 @@ def leaderboard(
     undefined=None,
     select=None,
     folds=None,
+    ci=None,
 ) -> MetaResult:
     """Recompute a leaderboard under several measures.
 
@@ -346,7 +353,7 @@ def leaderboard(
     correction : {None, "holm"}
         Multiple-comparison correction of the significance tests.
     resamples, seed : int
-        Of the significance tests.
+        Of the significance tests and the intervals.
     smoothing : optional
         As in :func:`fastmetrics.compute`.
     progress : bool, default False
@@ -358,6 +365,10 @@ def leaderboard(
         With a threshold sweep: rank by held-out values (see :func:`board_values`).
     folds : int, optional
         Topic folds of ``select="cross-topic"`` (default: leave one topic out).
+    ci : float, optional
+        A confidence level: adds ``macro_low, macro_high`` (topics resampled, paired across
+        systems), ``micro_low, micro_high`` (items resampled), ``rank_low, rank_high`` and
+        ``tied_with_leader`` (see :func:`board_intervals`).
 
     Returns
     -------
@@ -384,10 +395,14 @@ def leaderboard(
         detail = paired_tests(
             board.scores, method=significance, resamples=resamples, seed=seed, correction=correction, progress=progress
         ).summary
+    summary = rank_systems(board)
+    if ci is not None:
+        summary = _with_intervals(summary, board, board_intervals(board, ci=ci, resamples=resamples, seed=seed))
     return MetaResult(
-        rank_systems(board),
+        summary,
         detail,
         {
+            "ci": ci,
             "baselines": board.baselines is not None,
             "significance": significance,
             "correction": correction,
@@ -715,3 +730,83 @@ def _held_out_result(scores, select, folds, seed) -> MetaResult:
     table = pa.table({k: pa.array(v, from_pandas=True) if isinstance(v, np.ndarray) else v for k, v in summary.items()})
     detail = Scores(outside, cube.measures, ("system", "topic"), {"system": cube.systems, "topic": cube.topics})
     return MetaResult(table, detail.to_arrow(), {"select": select, "folds": folds, "seed": seed})
+
+
+# --- intervals: macro (topics resampled, paired across systems), micro (items), ranks ------------
+
+INTERVAL_COLUMNS = ("macro_low", "macro_high", "micro_low", "micro_high", "rank_low", "rank_high", "tied_with_leader")
+
+
+def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> dict:
+    """Confidence intervals of a leaderboard's values and ranks.
+
+    Macro means: a bootstrap over topics, paired across systems -- every replicate draws one set of
+    topics (with replacement) for all systems, so the systems' means and ranks move together as
+    they would on another sample of topics. Micro values: the multinomial bootstrap of each
+    system's pooled counts (:mod:`fastmetrics.measures.intervals`). Rank intervals: the
+    ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of each system's rank (by macro, ties sharing the
+    best rank) over the topic replicates; ``tied_with_leader``: the system's rank interval reaches
+    the leader's (the best-ranked system's) -- the group the data cannot separate from it.
+
+    Parameters
+    ----------
+    board : BoardValues
+    ci : float, default 0.95
+    resamples : int, default 2000
+    seed : int, default 0
+
+    Returns
+    -------
+    dict
+        Column name → array ``[measure, system]`` for each of :data:`INTERVAL_COLUMNS`.
+    """
+    intervals.check(ci, "bootstrap", resamples, "percentile")
+    values, _, _ = system_topic_values(board.scores, oriented=False)  # [measure, system, topic]
+    rng = rng_of(seed)
+    draws = rng.integers(0, values.shape[2], size=(resamples, values.shape[2]))
+    q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
+    out = {k: np.full(values.shape[:2], np.nan) for k in INTERVAL_COLUMNS}
+    for i, spec in enumerate(board.specs):
+        sign = 1.0 if higher_is_better(board.scores.measures[i]) else -1.0
+        replicate = _nanmean(values[i][:, draws], 2)  # [system, replicate]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out["macro_low"][i], out["macro_high"][i] = np.nanpercentile(replicate, q, axis=1)
+        oriented = np.where(np.isnan(replicate), -np.inf, sign * replicate)
+        ranks = 1 + (oriented[None, :, :] > oriented[:, None, :]).sum(axis=1)  # [system, replicate]
+        out["rank_low"][i] = np.percentile(ranks, q[0], axis=1, method="lower")
+        out["rank_high"][i] = np.percentile(ranks, q[1], axis=1, method="higher")
+        macro = _nanmean(values[i], 1)
+        if np.isfinite(macro).any():
+            leader = int(np.nanargmax(sign * macro))
+            out["tied_with_leader"][i] = out["rank_low"][i] <= out["rank_high"][i, leader]
+        if board.pooled is not None:
+            low, high = intervals.interval(
+                spec,
+                api.checked_counts(board.pooled),
+                board.micro[i],
+                ci=ci,
+                resamples=resamples,
+                seed=seed,
+                average=spec.averaged(None),
+            )
+            out["micro_low"][i], out["micro_high"][i] = low, high
+    return out
+
+
+def _with_intervals(table: pa.Table, board: BoardValues, bounds: dict) -> pa.Table:
+    """The leaderboard table with the interval columns (null on baseline rows)."""
+    n_baselines = len(board.baselines or {})
+    for name in INTERVAL_COLUMNS:
+        column = []
+        for i in range(bounds[name].shape[0]):
+            column += [None] * n_baselines + [_plain(name, v) for v in bounds[name][i]]
+        kind = pa.bool_() if name == "tied_with_leader" else pa.int64() if name.startswith("rank") else pa.float64()
+        table = table.append_column(name, pa.array(column, kind))
+    return table
+
+
+def _plain(name, value):
+    if np.isnan(value):
+        return None
+    return bool(value) if name == "tied_with_leader" else int(value) if name.startswith("rank") else float(value)

@@ -148,6 +148,8 @@ def cmd_evaluate(args) -> None:
         if task != "multiclass":
             raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
         kwargs["cost"] = ordinal_costs(tensor.m) if args.cost == "ordinal" else unit_costs(tensor.m)
+    if args.ci is not None:
+        kwargs.update(ci=args.ci, method=args.ci_method, resamples=args.resamples, seed=args.seed)
     scores = tensor.evaluate(
         measures,
         undefined=args.undefined,
@@ -272,14 +274,19 @@ def _emit_result(result, args) -> None:
 def cmd_leaderboard(args) -> None:
     """``fastmetrics leaderboard``: macro and micro scores per system, ranks, baselines, significance."""
     from .board import leaderboard
+    from .meta import item_tests
 
-    tensor = _count_from_args(args)
+    src = open_source(args.inputs, format=args.format)
+    tensor = _count_from_args(args, src)
+    measures = _measure_list(args, _task_of(tensor))
+    correction = args.correction or ("holm" if args.holm else None)
+    over_items = args.significance in ("mcnemar", "item-bootstrap")
     result = leaderboard(
         tensor,
-        _measure_list(args, _task_of(tensor)),
+        measures,
         baselines=not args.no_baselines,
-        significance=args.significance,
-        correction="holm" if args.holm else None,
+        significance=None if over_items else args.significance,
+        correction=correction,
         resamples=args.resamples,
         seed=args.seed,
         smoothing=args.smoothing,
@@ -287,7 +294,19 @@ def cmd_leaderboard(args) -> None:
         undefined=args.undefined,
         select=None if args.select == "same" else args.select,
         folds=args.folds,
+        ci=args.ci,
     )
+    if over_items:
+        result.detail = item_tests(
+            src,
+            args.gold,
+            measures=measures,
+            method=args.significance,
+            resamples=args.resamples,
+            seed=args.seed,
+            correction=correction,
+            pred=args.pred,
+        ).summary
     _emit_result(result, args)
 
 
@@ -596,6 +615,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="what to do with gold items a run lacks (default error)",
     )
     p.add_argument("--undefined", type=float, default=None, help="value for undefined cells (default NaN)")
+    p.add_argument("--ci", type=float, default=None, help="a confidence level (e.g. 0.95): ci_low and ci_high columns")
+    p.add_argument(
+        "--ci-method",
+        choices=("bootstrap", "wilson", "jeffreys"),
+        default="bootstrap",
+        help="multinomial bootstrap of each cell's items (any measure) or a proportion's analytic interval",
+    )
+    p.add_argument("--resamples", type=_int_at_least(10), default=2000, help="bootstrap replicates (default 2000)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument(
         "--smoothing",
         choices=("laplace", "noninformative"),
@@ -672,11 +700,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
     p.add_argument(
         "--significance",
-        choices=("fisher", "bootstrap"),
+        choices=("fisher", "bootstrap", "mcnemar", "item-bootstrap"),
         default=None,
-        help="paired tests across topics between systems (written with --detail)",
+        help="paired tests between systems, written with --detail: across topics (fisher, bootstrap) or over the "
+        "items of one test set (mcnemar, item-bootstrap)",
     )
     p.add_argument("--holm", action="store_true", help="Holm-correct the p-values over system pairs")
+    p.add_argument(
+        "--correction", choices=("holm", "bonferroni", "bh"), default=None, help="multiple-comparison correction"
+    )
+    p.add_argument(
+        "--ci",
+        type=float,
+        default=None,
+        help="a confidence level (e.g. 0.95): intervals of macro (topics resampled), micro (items resampled) and "
+        "rank, and the systems tied with the leader (--resamples, --seed)",
+    )
     sweep_options(p)
     p.set_defaults(func=cmd_leaderboard)
 

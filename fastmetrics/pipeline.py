@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from ._errors import ParameterError
 from ._seeding import rng_of
-from .board import best_thresholds, board_values, rank_systems
+from .board import _with_intervals, best_thresholds, board_intervals, board_values, rank_systems
 from .count import count
 from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
@@ -119,7 +119,12 @@ def report_data(
     labels = [spec.label for spec in parse_specs(measures)]
     pairs_drawn = _scatter_pairs(scatter, labels)
     board = board_values(tensor, labels)
-    summary = MetaResult(rank_systems(board), None, {"baselines": board.baselines is not None})
+    bounds = board_intervals(board, ci=0.95, resamples=resamples, seed=seed)
+    summary = MetaResult(
+        _with_intervals(rank_systems(board), board, bounds),
+        None,
+        {"baselines": board.baselines is not None, "ci": 0.95},
+    )
     scores = board.scores
     n_topics = len(tensor.coords.get("topic", [0]))
     multi = len(labels) >= 2

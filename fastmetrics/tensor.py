@@ -289,10 +289,14 @@ class Scores(_Labelled):
         Labels along the axes (see the module docstring).
     coord_axes : mapping of str to str, optional
         The axis each coordinate lies along, where it differs from the coordinate's name.
+    low, high : array_like, optional
+        Confidence interval bounds, the shape of ``values`` (``evaluate(..., ci=0.95)``).
     """
 
-    def __init__(self, values, measures: Sequence[str], axes, coords, *, coord_axes=None):
+    def __init__(self, values, measures: Sequence[str], axes, coords, *, coord_axes=None, low=None, high=None):
         self.values = np.asarray(values, dtype=np.float64)
+        self.low = None if low is None else np.asarray(low, dtype=np.float64)
+        self.high = None if high is None else np.asarray(high, dtype=np.float64)
         self.measures = tuple(measures)
         self.axes = tuple(axes)
         self.coords = {k: np.asarray(v) for k, v in coords.items()}
@@ -319,18 +323,24 @@ class Scores(_Labelled):
     def sel(self, **labels) -> Scores:
         """Select by label: a scalar drops the axis, a list keeps it (``s.sel(topic="t1")``)."""
         index, axes, coords = self._select(labels)
-        return Scores(self.values[(slice(None),) + index], self.measures, axes, coords, coord_axes=self.coord_axes)
+        full = (slice(None),) + index
+        bounds = {k: None if v is None else v[full] for k, v in (("low", self.low), ("high", self.high))}
+        return Scores(self.values[full], self.measures, axes, coords, coord_axes=self.coord_axes, **bounds)
 
     def to_arrow(self) -> pa.Table:
         """Tidy table: the batch coordinate columns, then ``measure`` and ``value``.
 
         One row per (measure, cell), measures outermost. String columns are dictionary-encoded.
+        With confidence intervals, ``ci_low`` and ``ci_high`` follow ``value``.
         """
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
         out = self._coord_columns(repeat=len(self.measures))
         index = np.repeat(np.arange(len(self.measures), dtype=np.int32), n_cells)
         out["measure"] = pa.DictionaryArray.from_arrays(pa.array(index), pa.array(list(self.measures), pa.string()))
         out["value"] = pa.array(self.values.reshape(-1), pa.float64())
+        if self.low is not None:
+            out["ci_low"] = pa.array(self.low.reshape(-1), pa.float64())
+            out["ci_high"] = pa.array(self.high.reshape(-1), pa.float64())
         return pa.table(out)
 
 

@@ -61,6 +61,7 @@ def test_report_evaluates_each_measure_once(calls):
     expected = Counter({(m, board_cells): 1 for m in measures})
     expected.update({(m, grid_cells): 1 for m in measures[:2]})
     expected.update({(m, exact_cells): 1 for m in ("recall", "fallout", "precision")})  # the ROC and PR points
+    expected.update({(m, (N_SYSTEMS, 50)): 1 for m in measures})  # micro intervals: 50 resampled pooled matrices
     assert calls == expected
     assert data.scores.measures == tuple(measures)
 
@@ -139,6 +140,6 @@ def test_each_figure_drawn_once_in_every_format(tmp_path, monkeypatch, name, for
 
     monkeypatch.setattr(figures, "save", counting)
     drawn = html.write_report(data, tmp_path / name)
-    assert len(saved) == len(drawn) == 8  # curves, ROC, PR, 2 scatters, strictness, robustness, inconsistency
+    assert len(saved) == len(drawn) == 9  # curves, ranks, ROC, PR, 2 scatters, strictness, robustness, inconsistency
     assert all(list(f) == formats for f in saved)
     assert all(sorted(f.files) == sorted(formats) for f in drawn)

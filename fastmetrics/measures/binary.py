@@ -116,6 +116,7 @@ def _balanced_accuracy_prob(r, s, p, v, g, q):
 register(
     Measure(
         name="recall",
+        proportion=(("tp",), ("tp", "fn")),
         kernel=_recall_kernel,
         aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
         summary="Fraction of actual positives predicted positive.",
@@ -133,6 +134,7 @@ register(
 register(
     Measure(
         name="precision",
+        proportion=(("tp",), ("tp", "fp")),
         kernel=_precision_kernel,
         aliases=("ppv", "positive_predictive_value"),
         summary="Fraction of predicted positives that are actual positives.",
@@ -150,6 +152,7 @@ register(
 register(
     Measure(
         name="specificity",
+        proportion=(("tn",), ("fp", "tn")),
         kernel=_specificity_kernel,
         aliases=("tnr", "inverse_recall", "true_negative_rate"),
         summary="Fraction of actual negatives predicted negative.",
@@ -167,6 +170,7 @@ register(
 register(
     Measure(
         name="npv",
+        proportion=(("tn",), ("fn", "tn")),
         kernel=_npv_kernel,
         aliases=("inverse_precision", "negative_predictive_value"),
         summary="Fraction of predicted negatives that are actual negatives.",
@@ -272,6 +276,7 @@ def _proficiency_kernel(tp, fp, fn, tn):
 register(
     Measure(
         name="accuracy",
+        proportion=(("tp", "tn"), ("tp", "fp", "fn", "tn")),
         kernel=_accuracy_kernel,
         multiclass=_mc.accuracy_mc,
         multiclass_formula="sum_i c_ii / n",

@@ -12,14 +12,26 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
-from . import api, averaging, curves, registry
+from . import api, averaging, curves, intervals, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
 _SAMPLE_MEASURES = ("precision", "recall", "f1")
 
 
 def evaluate(
-    tensor, measures, *, smoothing=None, average="default", undefined=None, warn=False, **matrix_params
+    tensor,
+    measures,
+    *,
+    smoothing=None,
+    average="default",
+    undefined=None,
+    warn=False,
+    ci=None,
+    method="bootstrap",
+    resamples=2000,
+    seed=0,
+    interval="percentile",
+    **matrix_params,
 ) -> Scores:
     """Evaluate measures on every cell of a tensor.
 
@@ -39,6 +51,19 @@ def evaluate(
     warn : bool, default False
         Issue :class:`UndefinedMeasureWarning` for undefined cells (off: leaderboards of many
         topics routinely contain undefined cells, and the NaNs are in the output).
+    ci : float, optional
+        A confidence level (e.g. 0.95): the Scores then carry ``low`` and ``high`` (``ci_low``,
+        ``ci_high`` in tidy output) for every point measure on every cell; see
+        :mod:`fastmetrics.measures.intervals`.
+    method : {"bootstrap", "wilson", "jeffreys"}, default "bootstrap"
+        A multinomial bootstrap of each cell's items (any measure), or the analytic intervals of
+        a proportion (accuracy, precision, recall, ...).
+    resamples : int, default 2000
+        Bootstrap replicates per cell.
+    seed : int, default 0
+        Of the bootstrap: the same seed gives the same intervals.
+    interval : {"percentile", "basic"}, default "percentile"
+        The bootstrap interval.
     **matrix_params
         Array parameters of multiclass measures, e.g. ``cost=`` for ``k_cost``.
 
@@ -48,6 +73,8 @@ def evaluate(
         ``values[measure, *batch axes]``; each measure labelled as asked, with ``@average``
         where its averaging differs from ``average``.
     """
+    if ci is not None:
+        intervals.check(ci, method, resamples, interval)
     if isinstance(tensor, MultilabelTensor):
         if matrix_params:
             raise ParameterError(f"Multilabel measures take no array parameters; got {', '.join(matrix_params)}.")
@@ -63,6 +90,11 @@ def evaluate(
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)
     if any(spec.measure.kind != "point" for spec in specs):
+        if ci is not None:
+            raise ParameterError(
+                "Intervals of curve and ranking measures need the items, not the counts: they are "
+                "not computed from a sweep (ci= is for point measures)."
+            )
         return curve_scores(tensor, specs, undefined=undefined, warn=warn)
     values, labels = values_over(
         tensor.counts,
@@ -73,7 +105,28 @@ def evaluate(
         warn=warn,
         matrix_params=matrix_params,
     )
-    return Scores(values, labels, tensor.axes, tensor.coords, coord_axes=tensor.coord_axes)
+    bounds = {}
+    if ci is not None:
+        default = None if average in ("default", "none") else average
+        c = api.checked_counts(tensor.counts)
+        pairs = [
+            intervals.interval(
+                spec,
+                c,
+                values[i],
+                ci=ci,
+                method=method,
+                resamples=resamples,
+                seed=seed,
+                interval=interval,
+                average=spec.averaged(default),
+                smoothing=smoothing,
+                matrix_args={k: v for k, v in matrix_params.items() if k in spec.measure.matrix_params},
+            )
+            for i, spec in enumerate(specs)
+        ]
+        bounds = {"low": np.stack([p[0] for p in pairs]), "high": np.stack([p[1] for p in pairs])}
+    return Scores(values, labels, tensor.axes, tensor.coords, coord_axes=tensor.coord_axes, **bounds)
 
 
 def values_over(

@@ -65,6 +65,15 @@ def _fallout_prob(r, s, p, v, g, q):
     return 1.0 - s
 
 
+_PROPORTIONS = {
+    "fnr": (("fn",), ("tp", "fn")),
+    "fdr": (("fp",), ("tp", "fp")),
+    "fallout": (("fp",), ("fp", "tn")),
+    "elusion": (("fn",), ("fn", "tn")),
+    "error_rate": (("fp", "fn"), ("tp", "fp", "fn", "tn")),
+    "prevalence": (("tp", "fn"), ("tp", "fp", "fn", "tn")),
+    "predicted_positive_rate": (("tp", "fp"), ("tp", "fp", "fn", "tn")),
+}
 _PROB_FORMS = {"fdr": _fdr_prob, "elusion": _elusion_prob, "fnr": _fnr_prob, "fallout": _fallout_prob}
 
 
@@ -95,6 +104,7 @@ def _rate(
             undefined_when=undefined,
             reference=reference,
             smoothed=_PROB_FORMS.get(name, JOINT),
+            proportion=_PROPORTIONS.get(name),
             properties=_props(SCALE_INVARIANT, *flags),
         )
     )

@@ -148,6 +148,10 @@ class Measure:
         ``kernel`` is a numba function over the cells of one group of a threshold sweep, in
         decreasing threshold order (see :mod:`fastmetrics.measures.curves`), giving one value per
         group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``).
+    proportion : tuple or None
+        ``(numerator cells, denominator cells)`` -- e.g. ``(("tp",), ("tp", "fp"))`` for
+        precision -- when the measure is a proportion of items: it then has the analytic Wilson
+        and Jeffreys intervals (:mod:`fastmetrics.measures.intervals`).
     properties : frozenset of str
         Flags checked by the common tests (e.g. ``"class_symmetric"``, ``"bounded"``).
     """
@@ -171,6 +175,7 @@ class Measure:
     multilabel: Callable | None = None
     properties: frozenset = field(default_factory=frozenset)
     kind: str = "point"
+    proportion: tuple | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:

@@ -8,6 +8,7 @@ property checker is the package :mod:`fastmetrics.meta.axioms` (imported on its 
 
 from ._common import MetaResult, Progress, higher_is_better, labels_array, system_topic_values
 from .inconsistency import inconsistency
+from .items import adjust, item_tests, mcnemar_p
 from .robustness import robustness
 from .significance import holm, paired_p_values, power, significance
 from .stability import stability
@@ -15,6 +16,9 @@ from .strictness import strictness
 
 __all__ = [
     "MetaResult",
+    "adjust",
+    "item_tests",
+    "mcnemar_p",
     "Progress",
     "higher_is_better",
     "holm",

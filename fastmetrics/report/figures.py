@@ -102,6 +102,33 @@ def threshold_curves(curves, measures, per_row: int = 4):
     return fig
 
 
+def rank_intervals(rows, measure):
+    """Each system's rank (dot) and its 95 % rank interval (bar), best first.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Leaderboard rows of one measure with ``system, rank, rank_low, rank_high,
+        tied_with_leader``, in rank order.
+    measure : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 0.28 * len(rows) + 1.2))
+    for y, r in enumerate(rows):
+        color = "#c44e52" if r["tied_with_leader"] else "#4c72b0"
+        ax.plot([r["rank_low"], r["rank_high"]], [y, y], lw=4, color=color, alpha=0.5, solid_capstyle="butt")
+        ax.plot([r["rank"]], [y], "o", color=color, ms=4)
+    ax.set_yticks(range(len(rows)), [label(r["system"], 36) for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"rank by {label(measure)} (red: cannot be separated from the leader)")
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
 def roc_curves(curves):
     """Exact ROC curves of the best systems, their ROC AUC in the legend.
 

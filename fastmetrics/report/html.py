@@ -108,6 +108,38 @@ def _figure_plan(data: ReportData) -> list[tuple]:
                 (data.curves, shown),
             )
         )
+    ranked = _rank_rows(data)
+    if ranked:
+        plan.append(
+            (
+                "rank_intervals",
+                "Rank intervals",
+                f"Each system's rank by {data.measures[0]} (dot) and its 95 % interval over topic resamples "
+                "(bar; the same topics drawn for every system). Red: the interval reaches the leader's, so the "
+                "data cannot separate the system from the first.",
+                figs.rank_intervals,
+                (ranked, data.measures[0]),
+            )
+        )
+    plan += _curve_figures(data)
+    for x, y in data.scatter:
+        plan.append(
+            (
+                f"scatter_{x}_{y}",
+                f"{x} against {y}",
+                f"Every (system, topic) output placed by {x} and {y}. Points off a monotone curve are outputs "
+                "the two measures rank differently.",
+                figs.scatter,
+                (data.scores, x, y),
+            )
+        )
+    plan += _meta_figures(data)
+    return plan
+
+
+def _curve_figures(data: ReportData) -> list[tuple]:
+    """The exact ROC and precision-recall figures (reports with scores only)."""
+    plan = []
     if data.roc:
         plan.append(
             (
@@ -129,19 +161,17 @@ def _figure_plan(data: ReportData) -> list[tuple]:
                 (data.pr,),
             )
         )
-    for x, y in data.scatter:
-        plan.append(
-            (
-                f"scatter_{x}_{y}",
-                f"{x} against {y}",
-                f"Every (system, topic) output placed by {x} and {y}. Points off a monotone curve are outputs "
-                "the two measures rank differently.",
-                figs.scatter,
-                (data.scores, x, y),
-            )
-        )
-    plan += _meta_figures(data)
     return plan
+
+
+def _rank_rows(data: ReportData) -> list[dict]:
+    """The first measure's system rows with rank intervals, in rank order."""
+    rows = {
+        r["system"]: r
+        for r in data.board.summary.to_pylist()
+        if r["kind"] == "system" and r["measure"] == data.measures[0] and r.get("rank_low") is not None
+    }
+    return [rows[s] for s in data.order[data.measures[0]] if s in rows]
 
 
 def _meta_figures(data: ReportData) -> list[tuple]:
@@ -190,7 +220,27 @@ def _marks(data):
     for (m, s), q in data.adjacent.items():
         if q == q and q < 0.05:
             marks[(s, m)] = marks.get((s, m), "") + "*"
+    rows = [r for r in data.board.summary.to_pylist() if r["kind"] == "system"]
+    most = {m: max((r["topics"] for r in rows if r["measure"] == m), default=0) for m in data.measures}
+    for r in rows:  # a mean over fewer topics than the others' is not the same average
+        if r["topics"] < most.get(r["measure"], 0):
+            marks[(r["system"], r["measure"])] = marks.get((r["system"], r["measure"]), "") + "°"
     return marks
+
+
+def _with_interval(row) -> str:
+    """``0.6084 [0.584, 0.633]``: the macro mean with its 95 % interval (topics resampled)."""
+    if row.get("macro_low") is None:
+        return _fmt(row["macro"])
+    return f"{_fmt(row['macro'])} <small>[{row['macro_low']:.3f}, {row['macro_high']:.3f}]</small>"
+
+
+def _rank_text(row, position: int) -> str:
+    """The position, and the rank interval when it is wider than one rank."""
+    low, high = row.get("rank_low"), row.get("rank_high")
+    if low is None or low == high:
+        return str(position)
+    return f"{position} <small>({low}–{high})</small>"
 
 
 def _fmt(v) -> str:
@@ -225,8 +275,10 @@ def render_html(data: ReportData, figures: list[Figure]) -> str:
     head = "".join(f"<th>{e(m)}</th>" for m in data.measures)
     body = []
     for i, s in enumerate(order, 1):
-        cells = "".join(f"<td>{_fmt(value[(s, m)]['macro'])}{e(marks.get((s, m), ''))}</td>" for m in data.measures)
-        body.append(f"<tr><td>{i}</td><td class='name'>{e(str(s))}</td>{cells}</tr>")
+        cells = "".join(f"<td>{_with_interval(value[(s, m)])}{e(marks.get((s, m), ''))}</td>" for m in data.measures)
+        body.append(
+            f"<tr><td>{_rank_text(value[(s, data.measures[0])], i)}</td><td class='name'>{e(str(s))}</td>{cells}</tr>"
+        )
     for b in baselines:
         cells = "".join(f"<td>{_fmt(value[(b, m)]['macro'])}</td>" for m in data.measures)
         body.append(f"<tr class='baseline'><td></td><td class='name'>{e(str(b))} (baseline)</td>{cells}</tr>")
@@ -245,7 +297,9 @@ def render_html(data: ReportData, figures: list[Figure]) -> str:
         "every non-informative baseline for that measure — <i>placebo</i> (everything positive), <i>zero</i> "
         "(everything negative) and <i>random</i> (each item positive with probability ½). <b>*</b>: the system is "
         "significantly better than the next one in the ranking (paired bootstrap over topics, Holm-corrected "
-        "p &lt; 0.05). The figures then ask whether the measures agree, and which one to trust.</div>",
+        "p &lt; 0.05). <b>°</b>: the mean covers fewer topics than other systems' (the measure is undefined on some). "
+        "Brackets: 95 % intervals of the mean (topics resampled, the same draw for every system); beside the rank, "
+        "the 95 % interval of the rank. The figures then ask whether the measures agree, and which one to trust.</div>",
         "<h2>Leaderboard</h2>",
         f"<table><thead><tr><th>rank</th><th class='name'>system</th>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>",

@@ -108,16 +108,19 @@ def pivot_measures(table: pa.Table) -> pa.Table:
         The key columns, one row per distinct key, then one float64 column per measure; both in
         order of first appearance. A measure missing for a key is null.
     """
-    keys = [c for c in table.column_names if c not in ("measure", "value")]
+    fields = [c for c in ("value", "ci_low", "ci_high") if c in table.column_names]
+    keys = [c for c in table.column_names if c not in ("measure", *fields)]
     measures = list(dict.fromkeys(table.column("measure").to_pylist()))
     rows: dict[tuple, dict] = {}
     key_cols = [table.column(k).to_pylist() for k in keys]
-    for i, (m, v) in enumerate(zip(table.column("measure").to_pylist(), table.column("value").to_pylist())):
+    values = {f: table.column(f).to_pylist() for f in fields}
+    for i, m in enumerate(table.column("measure").to_pylist()):
         key = tuple(col[i] for col in key_cols)
-        rows.setdefault(key, {})[m] = v
+        rows.setdefault(key, {}).update({(m, f): values[f][i] for f in fields})
     out = {k: [key[i] for key in rows] for i, k in enumerate(keys)}
     for m in measures:
-        out[m] = pa.array([rows[key].get(m) for key in rows], pa.float64())
+        for f in fields:  # a measure's interval beside it: "f1", "f1 ci_low", "f1 ci_high"
+            out[m if f == "value" else f"{m} {f}"] = pa.array([rows[key].get((m, f)) for key in rows], pa.float64())
     return pa.table(out)
 
 

@@ -1,0 +1,160 @@
+"""Confidence intervals of point measures, per cell, from the counts alone.
+
+Resampling the items of a cell with replacement is a multinomial draw over its ``m x m``
+counts: ``counts* ~ Multinomial(n, counts / n)``. So a bootstrap interval of any point measure
+needs no pass over the data -- every cell's replicates are drawn from its counts at once
+(numpy's ``Generator.multinomial``, chunks of cells so memory stays bounded) and the measure's
+kernel runs on them like on any counts.
+
+- ``method="bootstrap"``: ``resamples`` replicates per cell; ``interval="percentile"`` (the
+  ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of the replicates) or ``"basic"``
+  (``2·θ - `` those quantiles, reversed). Replicates where the measure is undefined are left out;
+  a cell whose estimate is undefined has no interval. The same ``seed`` gives the same intervals.
+- ``method="wilson"`` and ``"jeffreys"``: the analytic intervals of a proportion (accuracy,
+  error rate, precision, recall, specificity, npv and the complementary rates -- the measures
+  whose record has ``proportion``): Wilson's score interval, and the equal-tailed Jeffreys
+  interval (the Beta(x + 1/2, n - x + 1/2) quantiles, without Brown, Cai & DasGupta's
+  0 / 1 ends at x = 0 and x = n), as ``statsmodels.stats.proportion.proportion_confint``
+  computes them. Jeffreys needs scipy (the ``assignment`` extra).
+"""
+
+from __future__ import annotations
+
+import warnings
+from statistics import NormalDist
+
+import numpy as np
+
+from .._errors import ParameterError, parameter_error
+from .._seeding import rng_of
+from . import api, registry
+
+METHODS = ("bootstrap", "wilson", "jeffreys")
+INTERVALS = ("percentile", "basic")
+_CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
+_CHUNK_VALUES = 4_000_000  # resampled matrices per chunk: bounds memory to ~128 MB of counts
+
+
+def check(ci, method, resamples, interval) -> None:
+    """Refuse options no interval takes, before anything is computed.
+
+    Parameters
+    ----------
+    ci : float
+        The confidence level, in (0, 1).
+    method : {"bootstrap", "wilson", "jeffreys"}
+    resamples : int
+    interval : {"percentile", "basic"}
+    """
+    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+        raise parameter_error("ci", "evaluate", "a confidence level strictly between 0 and 1 (e.g. 0.95)", ci)
+    if method not in METHODS:
+        raise parameter_error("method", "evaluate", "'bootstrap', 'wilson' or 'jeffreys'", method)
+    if interval not in INTERVALS:
+        raise parameter_error("interval", "evaluate", "'percentile' or 'basic'", interval)
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 10:
+        raise parameter_error("resamples", "evaluate", "an integer >= 10", resamples)
+
+
+def interval(
+    spec,
+    counts: np.ndarray,
+    estimate: np.ndarray,
+    *,
+    ci=0.95,
+    method="bootstrap",
+    resamples=2000,
+    seed=0,
+    interval="percentile",
+    average=None,
+    smoothing=None,
+    matrix_args=None,
+):
+    """The confidence interval of one measure on every cell.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+    counts : ndarray, shape (..., m, m)
+        Checked counts (:func:`fastmetrics.measures.api.checked_counts`).
+    estimate : ndarray
+        The measure on ``counts`` (the centre of a ``basic`` interval).
+    ci, method, resamples, seed, interval
+        See the module docstring.
+    average, smoothing, matrix_args
+        As the measure was evaluated.
+
+    Returns
+    -------
+    low, high : ndarray of float64
+        Of the batch shape; NaN where there is no interval.
+    """
+    if method != "bootstrap":
+        return _proportion_interval(spec, counts, ci, method)
+    m = counts.shape[-1]
+    flat = counts.reshape(-1, m * m)
+    n = flat.sum(axis=1)
+    low, high = np.full(n.size, np.nan), np.full(n.size, np.nan)
+    rng = rng_of(seed)
+    q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
+    step = max(1, _CHUNK_VALUES // resamples)
+    for start in range(0, n.size, step):
+        stop = min(start + step, n.size)
+        draws = _multinomial(rng, flat[start:stop], n[start:stop], resamples).reshape(stop - start, resamples, m, m)
+        values = api.values_of(spec, draws, average=average, smoothing=smoothing, matrix_args=matrix_args)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
+            bounds = np.nanpercentile(values, q, axis=1)
+        low[start:stop], high[start:stop] = bounds
+    shape = counts.shape[:-2]
+    low, high = low.reshape(shape), high.reshape(shape)
+    if interval == "basic":
+        low, high = 2 * estimate - high, 2 * estimate - low
+    undefined = np.isnan(estimate)
+    return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
+
+
+def _multinomial(rng, counts, n, resamples) -> np.ndarray:
+    """``resamples`` multinomial draws per row: Multinomial(n, counts / n); empty rows stay 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n[:, None] > 0, counts / np.maximum(n, 1)[:, None], 0.0)
+    p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)  # exact sums for numpy's check
+    draws = rng.multinomial(n[:, None].astype(np.int64), p[:, None, :], size=(n.size, resamples))
+    return draws if np.issubdtype(counts.dtype, np.integer) else draws.astype(np.float64)
+
+
+def _proportion_interval(spec, counts, ci, method):
+    record = spec.measure
+    if record.proportion is None:
+        names = ", ".join(sorted(n for n in _proportion_names()))
+        raise ParameterError(
+            f"method={method!r} is the interval of a proportion ({names}); {record.name} is not one: "
+            "use method='bootstrap'."
+        )
+    if counts.shape[-1] != 2:
+        raise ParameterError(f"method={method!r} reads binary counts; these have {counts.shape[-1]} classes.")
+    numerator, denominator = ([counts[(..., *_CELLS[c])] for c in part] for part in record.proportion)
+    x, n = sum(numerator).astype(np.float64), sum(denominator).astype(np.float64)
+    alpha = 1 - ci
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method == "wilson":
+            z = NormalDist().inv_cdf(1 - alpha / 2)
+            centre = (x + z * z / 2) / (n + z * z)
+            half = z / (n + z * z) * np.sqrt(x * (n - x) / n + z * z / 4)
+            low, high = centre - half, centre + half
+        else:
+            low, high = _jeffreys(x, n, alpha)
+    empty = n <= 0
+    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
+
+
+def _jeffreys(x, n, alpha):
+    try:
+        from scipy.stats import beta
+    except ImportError:  # pragma: no cover - scipy is a test dependency
+        raise ParameterError("method='jeffreys' needs scipy: pip install 'fastmetrics[assignment]'.") from None
+    return beta.ppf(alpha / 2, x + 0.5, n - x + 0.5), beta.ppf(1 - alpha / 2, x + 0.5, n - x + 0.5)
+
+
+def _proportion_names():
+    return [m.name for m in registry.all_measures() if m.proportion is not None]

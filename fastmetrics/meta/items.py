@@ -1,0 +1,278 @@
+"""Paired tests over items, for leaderboards scored on one test set.
+
+Topic-level tests need several topics; with one test set the unit of resampling is the item.
+Every system is read on the items all of them labelled (binary gold and predictions), so that
+each comparison is paired:
+
+- ``mcnemar``: McNemar's test of two systems' accuracies from their discordant items (b = items
+  only ``a`` gets right, c = items only ``b`` gets right): the exact binomial test when
+  ``b + c < 25``, else the chi-square statistic ``(|b - c| - 1)² / (b + c)`` with continuity
+  correction (``mcnemar="exact" | "chi2" | "chi2-corrected"`` forces one form), as
+  ``statsmodels.stats.contingency_tables.mcnemar`` computes them.
+- ``item-bootstrap``: any point measure. Each replicate draws one weight per item (Poisson(1), or
+  a multinomial draw of the items), shared by all systems, and every system's confusion matrix is
+  counted with those weights in one matrix product -- ``counts[replicate, system, 2, 2]``. For a
+  pair the difference of the measure over the replicates gives the effect's interval, the share
+  of replicates where ``a`` beats ``b`` (in the measure's direction) and the two-sided p-value
+  ``2 min(P(d* <= 0), P(d* >= 0))`` (the level at which the percentile interval of the
+  difference stops covering 0).
+
+P-values of all pairs are adjusted together by ``holm``, ``bonferroni`` or ``bh``
+(Benjamini-Hochberg), as ``statsmodels.stats.multitest.multipletests`` does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._errors import InputError, ParameterError, parameter_error
+from .._seeding import rng_of
+from ..io.labels import require_columns
+from ..io.readers import gold_table, open_source
+from ..measures import api, registry
+from ._common import MetaResult, higher_is_better
+from .significance import holm
+
+CORRECTIONS = ("holm", "bonferroni", "bh")
+
+
+def adjust(p_values, correction: str | None) -> np.ndarray:
+    """P-values adjusted for multiple comparisons.
+
+    Parameters
+    ----------
+    p_values : array_like of float
+        One family of tests; NaN entries stay NaN and do not count.
+    correction : {None, "holm", "bonferroni", "bh"}
+
+    Returns
+    -------
+    ndarray of float64
+    """
+    p = np.asarray(p_values, np.float64)
+    if correction is None:
+        return p.copy()
+    if correction == "holm":
+        return holm(p)
+    if correction not in CORRECTIONS:
+        raise parameter_error("correction", "item_tests", "None, 'holm', 'bonferroni' or 'bh'", correction)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = ok.size
+    if correction == "bonferroni":
+        out[ok] = np.minimum(1.0, p[ok] * m)
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    scaled = p[order] * m / np.arange(1, m + 1)
+    out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    return out
+
+
+def item_tests(
+    runs,
+    gold=None,
+    *,
+    measures=("accuracy",),
+    method="mcnemar",
+    resamples=1000,
+    seed=0,
+    weights="poisson",
+    correction="holm",
+    mcnemar="auto",
+    ci=0.95,
+    pred="pred",
+    item="item",
+):
+    """Paired tests over items between every pair of systems (see the module docstring).
+
+    Parameters
+    ----------
+    runs : path, table or Source
+        Runs with ``system``, ``item``, ``pred`` (and ``topic``, and ``gold`` without a separate
+        gold); binary labels.
+    gold : path or table, optional
+        A separate gold keyed by ``(topic, item)``.
+    measures : sequence of str, default ("accuracy",)
+        Point measures (``item-bootstrap``); McNemar compares accuracies.
+    method : {"mcnemar", "item-bootstrap"}
+    resamples, seed : int
+        Of the bootstrap.
+    weights : {"poisson", "multinomial"}
+        How a replicate weighs the items.
+    correction : {None, "holm", "bonferroni", "bh"}, default "holm"
+    mcnemar : {"auto", "exact", "chi2", "chi2-corrected"}
+    ci : float, default 0.95
+        Level of the effect's interval (bootstrap).
+    pred, item : str
+        Column names.
+
+    Returns
+    -------
+    MetaResult
+        ``summary``: one row per (measure, pair) -- ``system_a, system_b, measure, difference``
+        (a - b), ``ci_low, ci_high`` and ``a_beats_b`` (share of replicates; bootstrap),
+        ``discordant_a, discordant_b`` (McNemar), ``p_value, p_adjusted``, ``items``.
+    """
+    if method not in ("mcnemar", "item-bootstrap"):
+        raise parameter_error("method", "item_tests", "'mcnemar' or 'item-bootstrap'", method)
+    systems, gold_labels, predictions = item_matrix(runs, gold, pred=pred, item=item)
+    pairs = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
+    if method == "mcnemar":
+        rows = _mcnemar_rows(systems, gold_labels, predictions, pairs, mcnemar)
+    else:
+        rows = _bootstrap_rows(systems, gold_labels, predictions, pairs, measures, resamples, seed, weights, ci)
+    rows["p_adjusted"] = []
+    for measure in dict.fromkeys(rows["measure"]):
+        mine = [i for i, m in enumerate(rows["measure"]) if m == measure]
+        rows["p_adjusted"] += adjust([rows["p_value"][i] for i in mine], correction).tolist()
+    rows["items"] = [predictions.shape[1]] * len(rows["measure"])
+    table = pa.table({k: pa.array(v, from_pandas=True) for k, v in rows.items()})
+    return MetaResult(table, None, {"method": method, "correction": correction, "resamples": resamples, "seed": seed})
+
+
+def item_matrix(runs, gold=None, *, pred="pred", item="item"):
+    """Every system's binary predictions on the items all of them labelled.
+
+    Parameters
+    ----------
+    runs : path, table or Source
+    gold : path or table, optional
+    pred, item : str
+
+    Returns
+    -------
+    systems : list
+    gold : ndarray of bool, shape (items,)
+    predictions : ndarray of bool, shape (systems, items)
+    """
+    table = open_source(runs).read_all()
+    require_columns(table.column_names, ["system", item, pred], "the runs", " for paired tests over items")
+    keys = [c for c in ("topic", item) if c in table.column_names]
+    if gold is not None:
+        labels = gold_table(gold)
+        table = table.join(
+            labels.select([c for c in ("topic", "item") if c in labels.column_names] + ["gold"]).rename_columns(
+                [*keys, "gold"]
+            ),
+            keys=keys,
+            join_type="inner",
+        )
+    require_columns(table.column_names, ["gold"], "the runs", " (or give a separate gold)")
+    key = (
+        pc.binary_join_element_wise(*[pc.cast(table.column(c), pa.string()) for c in keys], "\x1f")
+        if len(keys) > 1
+        else pc.cast(table.column(item), pa.string())
+    )
+    item_codes = pc.dictionary_encode(key).combine_chunks()
+    system_codes = pc.dictionary_encode(pc.cast(table.column("system"), pa.string())).combine_chunks()
+    n_systems, n_items = len(system_codes.dictionary), len(item_codes.dictionary)
+    s, i = system_codes.indices.to_numpy(), item_codes.indices.to_numpy()
+    given = np.zeros((n_systems, n_items), np.int32)
+    np.add.at(given, (s, i), 1)
+    if given.max() > 1:
+        raise InputError("A system labels an item twice: paired tests need one prediction per system and item.")
+    predictions = np.zeros((n_systems, n_items), bool)
+    predictions[s, i] = _binary(table.column(pred), pred)
+    gold_labels = np.zeros(n_items, bool)
+    gold_labels[i] = _binary(table.column("gold"), "gold")
+    shared = given.all(axis=0)
+    if not shared.any():
+        raise InputError("No item is labelled by every system: paired tests need the same items.")
+    if n_systems < 2:
+        raise ParameterError("Paired tests compare systems: the runs hold one.")
+    return system_codes.dictionary.to_pylist(), gold_labels[shared], predictions[:, shared]
+
+
+def _binary(column, name) -> np.ndarray:
+    values = column.to_numpy(zero_copy_only=False)
+    if column.null_count or not set(np.unique(values).tolist()) <= {0, 1}:
+        raise InputError(f"Column '{name}' must hold binary labels (bool or 0/1) for paired tests over items.")
+    return values.astype(bool)
+
+
+def _mcnemar_rows(systems, gold, predictions, pairs, form) -> dict:
+    correct = predictions == gold[None, :]
+    only = correct.astype(np.int64) @ (~correct).T.astype(np.int64)  # only[a, b]: a right, b wrong
+    accuracy = correct.mean(axis=1)
+    rows = {k: [] for k in ("system_a", "system_b", "measure", "difference", "discordant_a", "discordant_b", "p_value")}
+    for a, b in pairs:
+        rows["system_a"].append(systems[a])
+        rows["system_b"].append(systems[b])
+        rows["measure"].append("accuracy")
+        rows["difference"].append(float(accuracy[a] - accuracy[b]))
+        rows["discordant_a"].append(int(only[a, b]))
+        rows["discordant_b"].append(int(only[b, a]))
+        rows["p_value"].append(mcnemar_p(int(only[a, b]), int(only[b, a]), form))
+    return rows
+
+
+def mcnemar_p(b: int, c: int, form: str = "auto") -> float:
+    """McNemar's two-sided p-value from the discordant counts.
+
+    Parameters
+    ----------
+    b, c : int
+        Items only the first / only the second system gets right.
+    form : {"auto", "exact", "chi2", "chi2-corrected"}
+        ``auto``: exact when ``b + c < 25``, else chi-square with continuity correction.
+
+    Returns
+    -------
+    float
+        1.0 when there is no discordant item.
+    """
+    n = b + c
+    if form == "auto":
+        form = "exact" if n < 25 else "chi2-corrected"
+    if form not in ("exact", "chi2", "chi2-corrected"):
+        raise parameter_error("mcnemar", "item_tests", "'auto', 'exact', 'chi2' or 'chi2-corrected'", form)
+    if n == 0:
+        return 1.0
+    if form == "exact":
+        tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2.0**n
+        return min(1.0, 2.0 * tail)
+    statistic = (abs(b - c) - (1.0 if form == "chi2-corrected" else 0.0)) ** 2 / n
+    return math.erfc(math.sqrt(statistic / 2.0))
+
+
+def _bootstrap_rows(systems, gold, predictions, pairs, measures, resamples, seed, weights, ci) -> dict:
+    specs = registry.parse_specs(measures)
+    if weights not in ("poisson", "multinomial"):
+        raise parameter_error("weights", "item_tests", "'poisson' or 'multinomial'", weights)
+    n_systems, n_items = predictions.shape
+    # one indicator column per (system, cell): the counts are then one matrix product per replicate set
+    cells = np.stack([~gold & ~predictions, ~gold & predictions, gold & ~predictions, gold & predictions], axis=-1)
+    indicator = cells.transpose(1, 0, 2).reshape(n_items, n_systems * 4).astype(np.float64)
+    observed = indicator.sum(axis=0).reshape(n_systems, 2, 2)
+    rng = rng_of(seed)
+    draws = (
+        rng.poisson(1.0, (resamples, n_items))
+        if weights == "poisson"
+        else rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=resamples)
+    )
+    replicated = (draws.astype(np.float64) @ indicator).reshape(resamples, n_systems, 2, 2)
+    q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
+    rows = {
+        k: [] for k in ("system_a", "system_b", "measure", "difference", "ci_low", "ci_high", "a_beats_b", "p_value")
+    }
+    for spec in specs:
+        sign = 1.0 if higher_is_better(spec.label) else -1.0
+        estimate = api.values_of(spec, observed)
+        values = api.values_of(spec, replicated)  # [replicate, system]
+        for a, b in pairs:
+            d = values[:, a] - values[:, b]
+            d = d[~np.isnan(d)]
+            rows["system_a"].append(systems[a])
+            rows["system_b"].append(systems[b])
+            rows["measure"].append(spec.label)
+            rows["difference"].append(float(estimate[a] - estimate[b]))
+            low, high = np.percentile(d, q) if d.size else (np.nan, np.nan)
+            rows["ci_low"].append(float(low))
+            rows["ci_high"].append(float(high))
+            rows["a_beats_b"].append(float(np.mean(sign * d > 0)) if d.size else np.nan)
+            rows["p_value"].append(float(min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))) if d.size else np.nan)
+    return rows

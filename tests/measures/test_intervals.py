@@ -1,0 +1,131 @@
+"""Confidence intervals per cell: Wilson and Jeffreys against statsmodels, the multinomial
+bootstrap against scipy.stats.bootstrap on the items, and coverage by simulation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastmetrics as fm
+
+proportion = pytest.importorskip("statsmodels.stats.proportion")
+scipy_stats = pytest.importorskip("scipy.stats")
+
+PROPORTIONS = {
+    "accuracy": ("tp+tn", "n"),
+    "precision": ("tp", "tp+fp"),
+    "recall": ("tp", "tp+fn"),
+    "specificity": ("tn", "fp+tn"),
+    "npv": ("tn", "fn+tn"),
+    "error_rate": ("fp+fn", "n"),
+    "fdr": ("fp", "tp+fp"),
+    "fallout": ("fp", "fp+tn"),
+}
+
+
+def _counts(tp, fp, fn, tn):
+    return np.array([[tn, fp], [fn, tp]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cells=st.lists(st.tuples(*[st.integers(0, 40)] * 4), min_size=1, max_size=6),
+    level=st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+    method=st.sampled_from(["wilson", "jeffreys"]),
+)
+def test_analytic_intervals_equal_statsmodels(cells, level, method):
+    tensor = fm.ConfusionTensor(np.array([_counts(*c) for c in cells]), ["cell"])
+    scores = tensor.evaluate(list(PROPORTIONS), ci=level, method=method)
+    for i, (name, (num, den)) in enumerate(PROPORTIONS.items()):
+        for j, (tp, fp, fn, tn) in enumerate(cells):
+            env = {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "n": tp + fp + fn + tn}
+            x, n = eval(num, {}, env), eval(den, {}, env)  # noqa: S307 - the fixed formulas above
+            if n == 0:
+                assert np.isnan(scores.low[i, j]) and np.isnan(scores.high[i, j])
+                continue
+            low, high = proportion.proportion_confint(x, n, alpha=1 - level, method=method)
+            assert scores.low[i, j] == pytest.approx(low, abs=1e-12), (name, method)
+            assert scores.high[i, j] == pytest.approx(high, abs=1e-12), (name, method)
+
+
+def _items(tp, fp, fn, tn):
+    gold = np.repeat([1, 0, 1, 0], [tp, fp, fn, tn])
+    pred = np.repeat([1, 1, 0, 0], [tp, fp, fn, tn])
+    return gold, pred
+
+
+def _f1(gold, pred, axis=-1):
+    tp = ((gold == 1) & (pred == 1)).sum(axis)
+    return 2 * tp / (2 * tp + ((gold == 0) & (pred == 1)).sum(axis) + ((gold == 1) & (pred == 0)).sum(axis))
+
+
+@pytest.mark.parametrize("counts", [(40, 10, 15, 135), (8, 3, 4, 25), (120, 30, 20, 330)])
+def test_bootstrap_agrees_with_scipy_on_the_items(counts):
+    gold, pred = _items(*counts)
+    tensor = fm.ConfusionTensor(_counts(*counts)[None], ["cell"])
+    scores = tensor.evaluate(["accuracy", "f1"], ci=0.9, resamples=4000, seed=1)
+    for i, statistic in enumerate([lambda g, p, axis=-1: (g == p).mean(axis), _f1]):
+        ref = scipy_stats.bootstrap(
+            (gold, pred),
+            statistic,
+            paired=True,
+            vectorized=True,
+            n_resamples=4000,
+            confidence_level=0.9,
+            method="percentile",
+            random_state=2,
+        ).confidence_interval
+        se = np.std([statistic(*_resample(gold, pred, s)) for s in range(300)])
+        # two Monte-Carlo estimates of the same quantiles: within a fraction of the standard error
+        assert abs(scores.low[i, 0] - ref.low) < 0.25 * se + 1e-9
+        assert abs(scores.high[i, 0] - ref.high) < 0.25 * se + 1e-9
+
+
+def _resample(gold, pred, seed):
+    pick = np.random.default_rng(seed).integers(0, gold.size, gold.size)
+    return gold[pick], pred[pick]
+
+
+def test_coverage_by_simulation():
+    """95 % intervals of accuracy, F1 and MCC on 1000 test sets of 200 items cover the true value
+    (the measure on the population's confusion probabilities) at least 93 % of the time."""
+    rng = np.random.default_rng(7)
+    prevalence, tpr, fpr = 0.4, 0.8, 0.15
+    p = np.array([(1 - prevalence) * (1 - fpr), (1 - prevalence) * fpr, prevalence * (1 - tpr), prevalence * tpr])
+    draws = rng.multinomial(200, p, size=1000)  # tn, fp, fn, tp
+    tensor = fm.ConfusionTensor(draws.reshape(1000, 2, 2), ["test_set"])
+    truth = fm.ConfusionTensor(p.reshape(1, 2, 2) * 1e6, ["x"]).evaluate(["accuracy", "f1", "mcc"]).values[:, 0]
+    for method in ("bootstrap", "wilson"):
+        names = ["accuracy", "f1", "mcc"] if method == "bootstrap" else ["accuracy"]
+        scores = tensor.evaluate(names, ci=0.95, method=method, resamples=1000, seed=3)
+        for i, name in enumerate(names):
+            covered = (scores.low[i] <= truth[i]) & (truth[i] <= scores.high[i])
+            assert covered.mean() >= 0.93, (method, name, covered.mean())
+
+
+def test_same_seed_same_intervals_and_options_checked():
+    tensor = fm.ConfusionTensor(np.array([_counts(20, 5, 7, 60), _counts(3, 1, 2, 9)]), ["cell"])
+    a = tensor.evaluate(["f1", "mcc"], ci=0.9, seed=5).to_arrow()
+    assert a.equals(tensor.evaluate(["f1", "mcc"], ci=0.9, seed=5).to_arrow())
+    assert not a.equals(tensor.evaluate(["f1", "mcc"], ci=0.9, seed=6).to_arrow())
+    assert a.column_names[-2:] == ["ci_low", "ci_high"]
+    basic = tensor.evaluate("f1", ci=0.9, seed=5, interval="basic")
+    percentile = tensor.evaluate("f1", ci=0.9, seed=5)
+    np.testing.assert_allclose(basic.low, 2 * percentile.values - percentile.high)
+    with pytest.raises(fm.ParameterError, match="ci"):
+        tensor.evaluate("f1", ci=95)
+    with pytest.raises(fm.ParameterError, match="f1 is not one"):
+        tensor.evaluate("f1", ci=0.95, method="wilson")
+    with pytest.raises(fm.ParameterError, match="resamples"):
+        tensor.evaluate("f1", ci=0.95, resamples=3)
+    with pytest.raises(fm.ParameterError, match="method"):
+        tensor.evaluate("f1", ci=0.95, method="bca")
+    table = pa.table(
+        {"system": [0] * 6, "item": range(6), "gold": [True, False] * 3, "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}
+    )
+    sweep = fm.count(table, by="system", thresholds="exact")
+    with pytest.raises(fm.ParameterError, match="curve"):
+        sweep.evaluate("roc_auc", ci=0.95)
