@@ -26,6 +26,7 @@ from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
+from .report.tables import board_view
 from .tensor import ConfusionTensor, MultilabelTensor
 
 DEFAULT_MEASURES = {
@@ -157,7 +158,7 @@ def cmd_evaluate(args) -> None:
         average=None if average == "none" else average,
         **kwargs,
     )
-    _emit(scores.to_arrow(), args.out)
+    _emit(scores.to_arrow(wide=args.wide), args.out)
 
 
 def _count_from_args(args, src=None):
@@ -268,6 +269,9 @@ def _emit_result(result, args) -> None:
             raise ParameterError("This job has no detail table; drop --detail.")
         write_table(result.detail, args.detail)
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
+    if args.command == "leaderboard" and not args.out and "kind" in result.summary.column_names:
+        sys.stdout.write(format_table(board_view(result.summary), max_rows=200))
+        return
     _emit(result.summary, args.out, wide=False)
 
 
@@ -616,6 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--undefined", type=float, default=None, help="value for undefined cells (default NaN)")
     p.add_argument("--ci", type=float, default=None, help="a confidence level (e.g. 0.95): ci_low and ci_high columns")
+    p.add_argument("--wide", action="store_true", help="write one column per measure (default: tidy, one row each)")
     p.add_argument(
         "--ci-method",
         choices=("bootstrap", "wilson", "jeffreys"),

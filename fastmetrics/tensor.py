@@ -327,12 +327,30 @@ class Scores(_Labelled):
         bounds = {k: None if v is None else v[full] for k, v in (("low", self.low), ("high", self.high))}
         return Scores(self.values[full], self.measures, axes, coords, coord_axes=self.coord_axes, **bounds)
 
-    def to_arrow(self) -> pa.Table:
+    def to_arrow(self, wide: bool = False) -> pa.Table:
         """Tidy table: the batch coordinate columns, then ``measure`` and ``value``.
 
         One row per (measure, cell), measures outermost. String columns are dictionary-encoded.
         With confidence intervals, ``ci_low`` and ``ci_high`` follow ``value``.
+
+        Parameters
+        ----------
+        wide : bool, default False
+            One row per cell and one column per measure instead (``f1``, then ``f1 ci_low``,
+            ``f1 ci_high`` with intervals).
+
+        Returns
+        -------
+        pyarrow.Table
         """
+        if wide:
+            out = self._coord_columns()
+            for i, measure in enumerate(self.measures):
+                out[measure] = pa.array(self.values[i].reshape(-1), pa.float64())
+                if self.low is not None:
+                    out[f"{measure} ci_low"] = pa.array(self.low[i].reshape(-1), pa.float64())
+                    out[f"{measure} ci_high"] = pa.array(self.high[i].reshape(-1), pa.float64())
+            return pa.table(out)
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
         out = self._coord_columns(repeat=len(self.measures))
         index = np.repeat(np.arange(len(self.measures), dtype=np.int32), n_cells)
@@ -342,6 +360,36 @@ class Scores(_Labelled):
             out["ci_low"] = pa.array(self.low.reshape(-1), pa.float64())
             out["ci_high"] = pa.array(self.high.reshape(-1), pa.float64())
         return pa.table(out)
+
+    def to_pandas(self, wide: bool = False):
+        """The table of :meth:`to_arrow` as a pandas DataFrame (pandas must be installed).
+
+        Parameters
+        ----------
+        wide : bool, default False
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self.to_arrow(wide).to_pandas()
+
+    def to_polars(self, wide: bool = False):
+        """The table of :meth:`to_arrow` as a polars DataFrame (polars must be installed).
+
+        Parameters
+        ----------
+        wide : bool, default False
+
+        Returns
+        -------
+        polars.DataFrame
+        """
+        try:
+            import polars
+        except ImportError:
+            raise ParameterError("to_polars needs polars: pip install polars.") from None
+        return polars.from_arrow(self.to_arrow(wide))
 
 
 class MultilabelTensor(ConfusionTensor):

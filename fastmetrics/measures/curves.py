@@ -166,7 +166,7 @@ def tpr_at_fpr_curve(tp, fp, fn, tn, params):
     return tpr_at_fpr_point(tp, fp, fn, tn, params)[0]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)  # takes a jitted function: see over_groups
 def cell_of_groups(point, counts, starts, params, out):
     """``out[g]`` = the cell (within its group) reaching ``point``'s operating point.
 
@@ -243,7 +243,9 @@ def _cutoff(value, size):
     return size if value >= size else int(value)
 
 
-@numba.njit(cache=True)
+# not cached: numba cannot reload from its cache a function that takes another jitted function as
+# an argument ("underlying object has vanished" in the next process); compiling it takes ~0.1 s
+@numba.njit(cache=False)
 def over_groups(curve, counts, starts, params, out):
     """``out[g]`` = ``curve`` over the cells ``starts[g]:starts[g + 1]`` of ``counts[cell, 2, 2]``."""
     for g in range(starts.size - 1):

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import ParameterError
@@ -124,6 +125,75 @@ def pivot_measures(table: pa.Table) -> pa.Table:
     return pa.table(out)
 
 
+def board_view(summary: pa.Table) -> pa.Table:
+    """A leaderboard table as people read it: one row per system, best first, then the baselines.
+
+    Parameters
+    ----------
+    summary : pyarrow.Table
+        :func:`fastmetrics.board.leaderboard`'s summary (one row per system and measure).
+
+    Returns
+    -------
+    pyarrow.Table
+        ``rank, system``, then per measure ``<m> macro`` (with its interval and the rank interval
+        when the board has them), ``<m> micro`` and ``<m> topics``; ranked by the first measure.
+    """
+    rows = summary.to_pylist()
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    by_system: dict = {}
+    for r in rows:
+        by_system.setdefault((r["kind"], r["system"]), {})[r["measure"]] = r
+    first = measures[0]
+    systems = sorted(
+        (k for k in by_system if k[0] == "system"),
+        key=lambda k: (by_system[k][first]["rank"] is None, by_system[k][first]["rank"] or 0),
+    )
+    order = systems + [k for k in by_system if k[0] != "system"]
+    out: dict = {"rank": [], "system": []}
+    for key in order:
+        r = by_system[key][first]
+        out["rank"].append(_rank_text(r) if key[0] == "system" else "baseline")
+        out["system"].append(str(key[1]))
+    for m in measures:
+        cells = [by_system[key].get(m, {}) for key in order]
+        out[f"{m} macro"] = [_with_bounds(c.get("macro"), c.get("macro_low"), c.get("macro_high")) for c in cells]
+        out[f"{m} micro"] = [_with_bounds(c.get("micro"), c.get("micro_low"), c.get("micro_high")) for c in cells]
+        out[f"{m} topics"] = [c.get("topics") for c in cells]
+    return pa.table(out)
+
+
+def _rank_text(row) -> str:
+    low, high = row.get("rank_low"), row.get("rank_high")
+    rank = "" if row["rank"] is None else str(row["rank"])
+    return rank if low is None or low == high else f"{rank} ({low}-{high})"
+
+
+def _with_bounds(value, low, high) -> str:
+    if value is None or value != value:
+        return "-"
+    return f"{value:.4f}" if low is None else f"{value:.4f} [{low:.3f}, {high:.3f}]"
+
+
+def nan_as_null(table: pa.Table) -> pa.Table:
+    """The table with NaN in its float columns turned into nulls (undefined values in files).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+
+    Returns
+    -------
+    pyarrow.Table
+    """
+    for i, field in enumerate(table.schema):
+        if pa.types.is_floating(field.type):
+            column = table.column(i)
+            if pc.any(pc.is_nan(column)).as_py():
+                table = table.set_column(i, field.name, pc.if_else(pc.is_nan(column), None, column))
+    return table
+
+
 def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     """Write ``table`` by suffix (.parquet, .csv, .json, .md, .tex, .html), atomically.
 
@@ -133,7 +203,8 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     Parameters
     ----------
     table : pyarrow.Table
-        The table; JSON gets a list of row objects, with NaN written as null; ``.tex`` is
+        The table; an undefined value (NaN) is written as null -- an empty CSV field, a Parquet
+        null, JSON null -- so that pandas, polars and DuckDB read numeric columns; ``.tex`` is
         :func:`to_latex`, ``.html`` :func:`to_html`, ``.md`` :func:`to_markdown`.
     path : str or os.PathLike
         The output file, in an existing folder.
@@ -153,6 +224,9 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
+
+    if suffix in (".parquet", ".csv"):
+        table = nan_as_null(table)
 
     def write(fh):
         if suffix == ".parquet":
