@@ -145,8 +145,9 @@ def _check_board_axes(tensor) -> None:
     hint = ""
     if "cell" in tensor.axes or "threshold" in tensor.axes:
         hint = (
-            " These are counts of a threshold sweep (scores without hard predictions): count a 'pred' "
-            "column of hard labels, or one threshold per system chosen with best_thresholds."
+            " These are counts of a threshold sweep: rank it with curve or ranking measures (roc_auc, "
+            "average_precision, ranked_ap, ...), choose each system's threshold on held-out data (select= / "
+            "--select cross-topic), or count a 'pred' column of hard labels."
         )
     elif "system" not in tensor.axes:
         hint = " Count with by=('system', 'topic') (or name the column playing the system with by=)."

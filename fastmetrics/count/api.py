@@ -249,7 +249,9 @@ def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("s
         ``counts[system, topic, half, threshold, 2, 2]`` for a global grid, or ``counts[cell, 2, 2]``
         with per-cell ``system, topic, half, threshold`` for fitted grids.
     """
-    table, item = open_source(source).read_all(), options.get("item", "item")
+    src = open_source(source)
+    table, item = src.read_all(), options.get("item", "item")
+    require_columns(table.column_names, [item], src.names[0], " to split each topic's items into halves")
     # the items are the gold's when it is separate (it defines them), else the runs'
     gold = load_gold(gold) if gold is not None else None
     keys_from, item_of = (gold, "item") if gold is not None else (table, item)
