@@ -285,6 +285,11 @@ def cmd_leaderboard(args) -> None:
     measures = _measure_list(args, _task_of(tensor))
     correction = args.correction or ("holm" if args.holm else None)
     over_items = args.significance in ("mcnemar", "item-bootstrap")
+    if over_items and args.thresholds is not None:
+        raise ParameterError(
+            f"--significance {args.significance} compares the systems' hard predictions ('{args.pred}') "
+            "item by item: drop --thresholds, or use --significance bootstrap across topics."
+        )
     result = leaderboard(
         tensor,
         measures,
@@ -387,7 +392,8 @@ def _positive_int(text: str, option: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise ParameterError(f"{option} must be a positive integer or 'all'; got {text!r}.")
+        also = " or 'all'" if option == "--pairs" else ""
+        raise ParameterError(f"{option} must be a positive integer{also}; got {text!r}.")
     return value
 
 
@@ -428,6 +434,11 @@ def cmd_sweep(args) -> None:
         grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score) else "global"
     elif grid != "global" and not isinstance(thresholds, int):
         raise ParameterError(f"--grid {grid} fits k thresholds to each system: give --thresholds k (an int).")
+    if args.select != "same" and isinstance(thresholds, str):
+        raise ParameterError(
+            f"--select {args.select} chooses thresholds on a grid shared by a system's topics: give "
+            "--thresholds k (an int) or a,b,c."
+        )
     options = dict(gold=args.gold, by=by, missing=args.missing, score=args.score, unjudged=args.unjudged)
     if args.select == "same":
         tensor = count(src, thresholds=thresholds, grid=grid, **options)

@@ -394,6 +394,16 @@ CLI_CASES = [
     ),
     Cli("select-needs-grid", ["leaderboard", RUNS, "--select", "cross-topic"], r"--select cross-topic.*--thresholds k"),
     Cli(
+        "item-tests-on-a-sweep",
+        ["leaderboard", RUNS, "--measures", "roc_auc", "--thresholds", "exact", "--significance", "item-bootstrap"],
+        r"--significance item-bootstrap.*hard predictions.*--thresholds",
+    ),
+    Cli(
+        "sweep-select-exact",
+        ["sweep", RUNS, "--thresholds", "exact", "--select", "split-half"],
+        r"--select split-half.*grid.*--thresholds k",
+    ),
+    Cli(
         "ranking-measure-on-hard-counts", ["evaluate", RUNS, "--measures", "ranked_ap"], r"ranked_ap.*thresholds.*ranks"
     ),
     Cli("sweep-no-score", ["sweep", HARD], r"(?=.*'score')(?=.*hard\.parquet)"),

@@ -241,6 +241,12 @@ def mcnemar_p(b: int, c: int, form: str = "auto") -> float:
 
 def _bootstrap_rows(systems, gold, predictions, pairs, measures, resamples, seed, weights, ci) -> dict:
     specs = registry.parse_specs(measures)
+    other = [s.base_label for s in specs if s.measure.kind != "point"]
+    if other:
+        raise ParameterError(
+            f"The item bootstrap resamples confusion matrices of hard predictions; {', '.join(other)} "
+            "read(s) a threshold sweep: choose point measures (accuracy, f1, mcc, ...)."
+        )
     if weights not in ("poisson", "multinomial"):
         raise parameter_error("weights", "item_tests", "'poisson' or 'multinomial'", weights)
     n_systems, n_items = predictions.shape
