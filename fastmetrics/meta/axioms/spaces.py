@@ -11,6 +11,7 @@ differences are attributes of the space, so that each property has one definitio
 
 from __future__ import annotations
 
+import abc
 from functools import cached_property
 
 import numpy as np
@@ -84,7 +85,7 @@ def first(mask) -> int | None:
     return int(hit[0]) if hit.size else None
 
 
-class Space:
+class Space(abc.ABC):
     """A measure ``f`` on every matrix ``C[k, m, m]`` with n <= ``n_max`` (ordered by n).
 
     The properties read a space through this interface; :class:`BinarySpace` and
@@ -149,6 +150,7 @@ class Space:
         """
         return labelings(self.m, n, self.dist_first_item_fastest)
 
+    @abc.abstractmethod
     def fmt(self, c) -> str:
         """One matrix ``c[m, m]`` as counterexamples write it.
 
@@ -160,8 +162,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def cell(self, a: int, b: int) -> str:
         """The name of cell c_ab in the labels of moves.
 
@@ -174,8 +176,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def permutation(self, p) -> str:
         """How a counterexample names the class permutation ``p``.
 
@@ -187,8 +189,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def swap_text(self, c, image, a: float, b: float, what: str) -> str:
         """A counterexample to an invariance.
 
@@ -205,8 +207,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def reach_text(self, c, v: float, ref: float, c_ref) -> str:
         """A counterexample to an extreme.
 
@@ -222,8 +224,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def triangle_text(self, labels: str, d_ac: float, d_abc: float) -> str:
         """A counterexample to the triangle inequality d(A,C) <= d(A,B) + d(B,C).
 
@@ -238,8 +240,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def dist_sizes(self) -> range:
         """The numbers of items whose labelings ``dist`` checks.
 
@@ -247,8 +249,8 @@ class Space:
         -------
         range
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def dist_note(self) -> str:
         """The note of a ``dist`` verdict that holds.
 
@@ -256,8 +258,8 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def baseline_cases(self):
         """The cases of the constant baselines (seed 003 Defs. 8-9).
 
@@ -268,8 +270,8 @@ class Space:
         a, b : numpy.ndarray
             True class sizes (every class present) and non-unary predicted class sizes.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def margin_tables(self, a, b):
         """The tables of a random labeling against a true one, and their probabilities.
 
@@ -286,8 +288,8 @@ class Space:
             ``C[k, m, m]``.
         p : numpy.ndarray
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def baseline_note(self, skipped: int) -> str:
         """The note of a constant-baseline verdict.
 
@@ -300,7 +302,6 @@ class Space:
         -------
         str
         """
-        raise NotImplementedError
 
 
 class BinarySpace(Space):
