@@ -398,7 +398,7 @@ def leaderboard(
         ).summary
     summary = rank_systems(board)
     if ci is not None:
-        summary = _with_intervals(summary, board, board_intervals(board, ci=ci, resamples=resamples, seed=seed))
+        summary = with_intervals(summary, board, board_intervals(board, ci=ci, resamples=resamples, seed=seed))
     return MetaResult(
         summary,
         detail,
@@ -795,7 +795,7 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
     return out
 
 
-def _with_intervals(table: pa.Table, board: BoardValues, bounds: dict) -> pa.Table:
+def with_intervals(table: pa.Table, board: BoardValues, bounds: dict) -> pa.Table:
     """The leaderboard table with the interval columns (null on baseline rows)."""
     n_baselines = len(board.baselines or {})
     for name in INTERVAL_COLUMNS:

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from ._errors import ParameterError
 from ._seeding import rng_of
-from .board import _with_intervals, best_thresholds, board_intervals, board_values, rank_systems
+from .board import best_thresholds, board_intervals, board_values, rank_systems, with_intervals
 from .count import count
 from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
@@ -121,7 +121,7 @@ def report_data(
     board = board_values(tensor, labels)
     bounds = board_intervals(board, ci=0.95, resamples=resamples, seed=seed)
     summary = MetaResult(
-        _with_intervals(rank_systems(board), board, bounds),
+        with_intervals(rank_systems(board), board, bounds),
         None,
         {"baselines": board.baselines is not None, "ci": 0.95},
     )
