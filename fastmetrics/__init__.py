@@ -14,6 +14,7 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ._errors import FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning, UnknownMeasureError
 from ._version import __version__ as __version__
+from .arrays import score
 from .count import count
 from .io import read_gold, read_runs
 from .measures import compute, evaluate, measures, ordinal_costs
@@ -35,12 +36,14 @@ __all__ = [
     "ordinal_costs",
     "read_gold",
     "read_runs",
+    "score",
 ]
 
 
 def __getattr__(name):
-    # The meta-evaluation and leaderboard stages load on first use: most calls never need them.
-    if name in ("meta", "board"):
+    # The meta-evaluation and leaderboard stages load on first use: most calls never need them;
+    # the scikit-learn scorers need scikit-learn, which fastmetrics does not depend on.
+    if name in ("meta", "board", "sklearn"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

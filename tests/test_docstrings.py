@@ -36,6 +36,7 @@ API_PACKAGES = (
     "fastmetrics.count",
     "fastmetrics.io",
     "fastmetrics.report",
+    "fastmetrics.sklearn",
 )
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)

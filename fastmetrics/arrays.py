@@ -1,0 +1,205 @@
+"""scikit-learn-style entry point: measures from ``y_true`` and ``y_pred`` / ``y_score`` arrays.
+
+:func:`score` builds the long table the count stage reads (one row per item) and runs the same
+count -> evaluate path as every other input, so its values are those of ``fm.count(...).evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import InputError, ParameterError
+from .count import count
+from .tensor import Scores
+
+# the measures a call without measures= reports, by what the arrays are
+DEFAULT_MEASURES = {
+    "binary": ("precision", "recall", "f1", "accuracy", "mcc", "k"),
+    "multiclass": ("accuracy", "balanced_accuracy", "f1@macro", "cohen_kappa", "mcc", "k"),
+    "scores": ("roc_auc", "average_precision"),
+    "probabilities": ("accuracy", "top_k_accuracy(k=2)", "roc_auc@macro", "log_loss"),
+}
+
+
+def score(
+    y_true,
+    y_pred=None,
+    *,
+    y_score=None,
+    measures=None,
+    groups=None,
+    sample_weight=None,
+    thresholds=None,
+    classes=None,
+    pos_label=None,
+    **evaluate_options,
+) -> Scores:
+    """Measures of one classifier's predictions, as scikit-learn's metric functions take them.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n,)
+        Gold labels: a list, numpy array, pandas or polars Series, or Arrow array.
+    y_pred : array_like of shape (n,), optional
+        Hard predictions. Give ``y_pred`` or ``y_score``, not both.
+    y_score : array_like of shape (n,) or (n, m), optional
+        Scores of the positive class (binary), or one column of class probabilities per class
+        (multiclass, columns in the order of ``classes``): predictions are then the argmax.
+    measures : str or sequence of str, optional
+        Measure specs (``"f1"``, ``"fbeta(beta=2)"``, ``"f1@macro"``, ``"roc_auc"``). Default:
+        precision, recall, F1, accuracy, MCC and K for binary labels; accuracy, balanced
+        accuracy, macro F1, Cohen's kappa, MCC and K for multiclass; ROC AUC and average
+        precision for binary scores.
+    groups : mapping of str to array_like, or a DataFrame / pyarrow.Table, optional
+        Grouping columns (e.g. ``{"model": ..., "fold": ...}``), one output axis each, in order.
+    sample_weight : array_like of shape (n,), optional
+        Item weights: weighted counts (scikit-learn's ``sample_weight``).
+    thresholds : None, "exact", int or array_like, optional
+        With ``y_score``: as in :func:`fastmetrics.count`. ``None`` gives the exact sweep, where
+        curve measures (``roc_auc``, ``average_precision``) are exact; point measures then need a
+        grid (``thresholds=k``) and give one value per threshold.
+    classes : sequence, optional
+        The class labels in order (multiclass; the column order of a 2-D ``y_score``).
+    pos_label : scalar, optional
+        Binary input with labels other than 0/1 or booleans: the positive label. Gold and
+        predictions become ``label == pos_label``.
+    **evaluate_options
+        Passed to :meth:`ConfusionTensor.evaluate` (``average=``, ``undefined=``, ``ci=``, ...).
+
+    Returns
+    -------
+    Scores
+        Over the ``groups`` axes (none without groups: ``s["f1"]`` is a 0-d array, ``float()``
+        of it the value).
+
+    Raises
+    ------
+    InputError
+        Arrays of different lengths, missing labels, or labels that are not binary where a
+        measure needs two classes.
+    ParameterError
+        Neither or both of ``y_pred`` and ``y_score``; an unknown measure.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> s = fm.score([0, 1, 1, 0, 1], [0, 1, 0, 0, 1], measures=["f1", "mcc"])
+    >>> round(float(s["f1"]), 4)
+    0.8
+    """
+    if (y_pred is None) == (y_score is None):
+        raise ParameterError("Give y_pred (hard predictions) or y_score (scores or probabilities), exactly one.")
+    columns = {"gold": _column(y_true, "y_true")}
+    n = len(columns["gold"])
+    by = _group_columns(groups, n, columns)
+    if sample_weight is not None:
+        columns["weight"] = _same_length(_column(sample_weight, "sample_weight"), n, "sample_weight")
+    probabilities = y_score is not None and _is_matrix(y_score)
+    if y_pred is not None:
+        columns["pred"] = _same_length(_column(y_pred, "y_pred"), n, "y_pred")
+    elif probabilities:
+        columns["score"] = _same_length(_probability_column(y_score), n, "y_score")
+    else:
+        columns["score"] = _same_length(_column(y_score, "y_score"), n, "y_score")
+    if pos_label is not None:
+        _binarise(columns, pos_label)
+    columns["item"] = pa.array(np.arange(n, dtype=np.int64))
+    tensor = count(
+        pa.table(columns),
+        by=by,
+        thresholds=thresholds,
+        weight="weight" if sample_weight is not None else None,
+        classes=classes,
+    )
+    if measures is None:
+        measures = DEFAULT_MEASURES[_task(tensor, y_pred, probabilities)]
+    return tensor.evaluate(measures, **evaluate_options)
+
+
+def _task(tensor, y_pred, probabilities: bool) -> str:
+    if probabilities:
+        return "probabilities"
+    if y_pred is None:
+        return "scores"
+    return "binary" if tensor.m == 2 else "multiclass"
+
+
+def _binarise(columns: dict, pos_label) -> None:
+    """Gold (and predictions) as ``label == pos_label``."""
+    for name in ("gold", "pred"):
+        if name in columns:
+            array = columns[name]
+            try:
+                columns[name] = pc.equal(array, pa.scalar(pos_label, array.type)).fill_null(False)
+            except (pa.ArrowException, TypeError, ValueError):
+                columns[name] = pa.array(np.asarray(array.to_pylist(), dtype=object) == pos_label)
+    if not (pc.any(columns["gold"]).as_py() or ("pred" in columns and pc.any(columns["pred"]).as_py())):
+        raise InputError(f"pos_label={pos_label!r} is not among the labels of y_true or y_pred.")
+
+
+def _column(values, name: str) -> pa.Array:
+    """One input array as a flat Arrow array (lists, numpy, pandas, polars, Arrow)."""
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values
+    if hasattr(values, "to_arrow") and not isinstance(values, np.ndarray):  # polars Series
+        return _column(values.to_arrow(), name)
+    try:
+        array = pa.array(values, from_pandas=True) if hasattr(values, "iloc") else pa.array(np.asarray(values))
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise InputError(f"{name} could not be read as one column of labels or numbers: {exc}") from None
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if pa.types.is_list(array.type) or pa.types.is_fixed_size_list(array.type):
+        raise InputError(f"{name} must be one-dimensional; got nested values of type {array.type}.")
+    return array
+
+
+def _is_matrix(values) -> bool:
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        return pa.types.is_list(values.type) or pa.types.is_fixed_size_list(values.type)
+    if hasattr(values, "iloc") or hasattr(values, "to_arrow"):
+        return getattr(values, "ndim", 1) == 2
+    return np.ndim(values) == 2
+
+
+def _probability_column(values) -> pa.Array:
+    """A 2-D ``(n, m)`` score matrix as a list<float64> column (one list of m scores per item)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values
+    matrix = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values, dtype=np.float64)
+    n, m = matrix.shape
+    return pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), m)
+
+
+def _same_length(array: pa.Array, n: int, name: str) -> pa.Array:
+    if len(array) != n:
+        raise InputError(f"{name} has {len(array)} values; y_true has {n}: one value per item is expected.")
+    return array
+
+
+def _group_columns(groups, n: int, columns: dict) -> tuple[str, ...]:
+    """Add the grouping columns to ``columns``; return their names in order."""
+    if groups is None:
+        return ()
+    if isinstance(groups, pa.Table):
+        groups = {name: groups.column(name) for name in groups.column_names}
+    elif not isinstance(groups, Mapping):
+        if not hasattr(groups, "columns"):
+            raise ParameterError(
+                f"groups must be a mapping of column name to values, or a DataFrame; got {type(groups).__name__}."
+            )
+        groups = {str(name): groups[name] for name in groups.columns}
+    reserved = sorted(set(groups) & {"gold", "pred", "score", "weight", "item"})
+    if reserved:
+        raise ParameterError(f"Group name(s) {', '.join(reserved)} are used for the item columns; rename them.")
+    for name, values in groups.items():
+        columns[name] = _same_length(_column(values, f"groups[{name!r}]"), n, f"groups[{name!r}]")
+    return tuple(groups)

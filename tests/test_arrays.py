@@ -1,0 +1,139 @@
+"""``fm.score(y_true, y_pred | y_score)`` and ``fm.sklearn.make_scorer`` against scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from sklearn import metrics as skm
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.dummy import DummyClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+import fastmetrics as fm
+
+
+def _binary(seed=0, n=300):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    score = y * 0.6 + rng.random(n)
+    return y, (score > 0.8).astype(int), score, rng.uniform(0.2, 2.0, n)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_measures_equal_scikit_learn(weighted):
+    y, pred, _, w = _binary()
+    w = w if weighted else None
+    s = fm.score(y, pred, measures=["precision", "recall", "f1", "fbeta(beta=2)", "accuracy", "mcc"], sample_weight=w)
+    assert float(s["precision"]) == pytest.approx(skm.precision_score(y, pred, sample_weight=w), abs=1e-12)
+    assert float(s["recall"]) == pytest.approx(skm.recall_score(y, pred, sample_weight=w), abs=1e-12)
+    assert float(s["f1"]) == pytest.approx(skm.f1_score(y, pred, sample_weight=w), abs=1e-12)
+    assert float(s["fbeta(beta=2)"]) == pytest.approx(skm.fbeta_score(y, pred, beta=2, sample_weight=w), abs=1e-12)
+    assert float(s["accuracy"]) == pytest.approx(skm.accuracy_score(y, pred, sample_weight=w), abs=1e-12)
+    assert float(s["mcc"]) == pytest.approx(skm.matthews_corrcoef(y, pred, sample_weight=w), abs=1e-12)
+
+
+def test_scores_give_exact_areas():
+    y, _, score, w = _binary(1)
+    s = fm.score(y, y_score=score, sample_weight=w)
+    assert s.measures == ("roc_auc", "average_precision")
+    assert float(s["roc_auc"]) == pytest.approx(skm.roc_auc_score(y, score, sample_weight=w), abs=1e-12)
+    assert float(s["average_precision"]) == pytest.approx(
+        skm.average_precision_score(y, score, sample_weight=w), abs=1e-12
+    )
+
+
+def test_multiclass_measures_equal_scikit_learn():
+    rng = np.random.default_rng(2)
+    y = rng.choice(["cat", "dog", "eel"], 400)
+    pred = np.where(rng.random(400) < 0.6, y, rng.choice(["cat", "dog", "eel"], 400))
+    s = fm.score(y, pred)
+    assert float(s["accuracy"]) == pytest.approx(skm.accuracy_score(y, pred))
+    assert float(s["balanced_accuracy"]) == pytest.approx(skm.balanced_accuracy_score(y, pred))
+    assert float(s["f1@macro"]) == pytest.approx(skm.f1_score(y, pred, average="macro"))
+    assert float(s["cohen_kappa"]) == pytest.approx(skm.cohen_kappa_score(y, pred))
+    assert float(s["mcc"]) == pytest.approx(skm.matthews_corrcoef(y, pred))
+    weighted = fm.score(y, pred, measures="f1", average="weighted")
+    assert float(weighted["f1"]) == pytest.approx(skm.f1_score(y, pred, average="weighted"))
+
+
+def test_every_array_form_and_groups_as_axes():
+    y, pred, _, _ = _binary(3, n=120)
+    fold = np.repeat(["a", "b", "c"], 40)
+    expected = [skm.f1_score(y[fold == f], pred[fold == f]) for f in "abc"]
+    for yt, yp in [
+        (y.tolist(), pred.tolist()),
+        (pd.Series(y), pd.Series(pred)),
+        (pl.Series(y), pl.Series(pred)),
+        (pa.array(y), pa.chunked_array([pa.array(pred)])),
+    ]:
+        s = fm.score(yt, yp, measures="f1", groups={"fold": fold})
+        assert s.axes == ("fold",) and list(s.coords["fold"]) == ["a", "b", "c"]
+        np.testing.assert_allclose(s["f1"], expected, atol=1e-12)
+    frame = pd.DataFrame({"fold": fold, "half": np.tile([0, 1], 60)})
+    s = fm.score(y, pred, measures="f1", groups=frame)
+    assert s.axes == ("fold", "half")
+    m = (fold == "b") & (frame["half"].to_numpy() == 1)
+    assert s["f1"][1, 1] == pytest.approx(skm.f1_score(y[m], pred[m]))
+
+
+def test_pos_label_for_string_labels():
+    y = np.array(["spam", "ham", "spam", "ham", "spam"])
+    pred = np.array(["spam", "spam", "ham", "ham", "spam"])
+    s = fm.score(y, pred, measures="recall", pos_label="spam")
+    assert float(s["recall"]) == pytest.approx(skm.recall_score(y, pred, pos_label="spam"))
+    with pytest.raises(fm.InputError, match="pos_label='eggs'"):
+        fm.score(y, pred, pos_label="eggs")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"y_true": [0, 1]}, fm.ParameterError, "exactly one"),
+        ({"y_true": [0, 1], "y_pred": [0, 1], "y_score": [0.1, 0.2]}, fm.ParameterError, "exactly one"),
+        ({"y_true": [0, 1, 1], "y_pred": [0, 1]}, fm.InputError, "y_pred has 2 values; y_true has 3"),
+        ({"y_true": [0, 1], "y_pred": [0, 1], "sample_weight": [1.0]}, fm.InputError, "sample_weight has 1"),
+        ({"y_true": [0, 1], "y_pred": [0, 1], "groups": {"g": [1]}}, fm.InputError, r"groups\['g'\] has 1"),
+        ({"y_true": [0, 1], "y_pred": [0, 1], "groups": {"gold": [1, 1]}}, fm.ParameterError, "gold"),
+        ({"y_true": [0, 1], "y_pred": [0, 1], "measures": "nope"}, fm.UnknownMeasureError, "nope"),
+    ],
+)
+def test_bad_calls_say_what_is_wrong(kwargs, error, match):
+    y_true = kwargs.pop("y_true")
+    with pytest.raises(error, match=match):
+        fm.score(y_true, **kwargs)
+
+
+def test_make_scorer_in_grid_search_matches_scikit_learn():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :5]
+    model = LogisticRegression(max_iter=2000)
+    ours = cross_val_score(model, X, y, cv=3, scoring=fm.sklearn.make_scorer("mcc"))
+    theirs = cross_val_score(model, X, y, cv=3, scoring="matthews_corrcoef")
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)
+    auc = cross_val_score(model, X, y, cv=3, scoring=fm.sklearn.make_scorer("roc_auc"))
+    np.testing.assert_allclose(auc, cross_val_score(model, X, y, cv=3, scoring="roc_auc"), atol=1e-12)
+    search = GridSearchCV(model, {"C": [0.01, 1.0]}, cv=3, scoring=fm.sklearn.make_scorer("k")).fit(X, y)
+    assert search.best_params_["C"] in (0.01, 1.0) and np.isfinite(search.best_score_)
+
+
+def test_make_scorer_direction_and_undefined_policy():
+    X, y = load_iris(return_X_y=True)
+    model = LogisticRegression(max_iter=2000).fit(X, y)
+    y01 = (y == 1).astype(int)
+    binary = LogisticRegression(max_iter=2000).fit(X, y01)
+    error_rate = fm.sklearn.make_scorer("error_rate")  # lower is better: scikit-learn negates it
+    assert error_rate(binary, X, y01) == pytest.approx(-(1 - skm.accuracy_score(y01, binary.predict(X))))
+    macro = fm.sklearn.make_scorer("f1@macro")
+    assert macro(model, X, y) == pytest.approx(skm.f1_score(y, model.predict(X), average="macro"))
+
+    constant = DummyClassifier(strategy="constant", constant=0).fit(X, y01)  # MCC undefined
+    assert np.isnan(fm.sklearn.make_scorer("mcc")(constant, X, y01))
+    assert fm.sklearn.make_scorer("mcc", undefined=-1.0)(constant, X, y01) == -1.0
+    with pytest.raises(fm.ParameterError, match="one measure"):
+        fm.sklearn.make_scorer("f1,mcc")
+    with pytest.raises(fm.ParameterError, match="ranked lists"):
+        fm.sklearn.make_scorer("ranked_ap")
