@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
-from . import api, averaging, curves, intervals, registry
+from . import api, averaging, calibration, curves, intervals, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
 _SAMPLE_MEASURES = ("precision", "recall", "f1")
@@ -180,7 +180,8 @@ def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) 
         Binary counts of a sweep: a ``threshold`` axis (a grid), or the ``cell`` axis of an exact
         sweep (``thresholds="exact"``) or of a ranked list (``thresholds="ranks"``).
     specs : list of MeasureSpec
-        Curve or ranking measures only (see :mod:`fastmetrics.measures.curves`).
+        Curve, ranking and calibration measures only (see :mod:`fastmetrics.measures.curves`,
+        :mod:`fastmetrics.measures.calibration`; the latter need an exact sweep).
     undefined, warn
         As in :func:`evaluate`.
 
@@ -206,14 +207,40 @@ def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) 
             "(one position per item, ties broken by the input order)."
         )
     flat, starts, axes, coords, place = _curve_groups(tensor)
+    scores = _calibration_scores(tensor, specs, starts)
     shape = tuple(len(coords[a]) for a in axes)
     values = np.full((len(specs), int(np.prod(shape, dtype=np.int64))), np.nan)
     for i, spec in enumerate(specs):
         out = np.empty(starts.size - 1)
+        params = np.asarray(spec.params, np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            curves.over_groups(spec.measure.kernel, flat, starts, np.asarray(spec.params, np.float64), out)
+            if spec.measure.kind == "calibration":
+                calibration.over_scored_groups(spec.measure.kernel, flat, scores, starts, params, out)
+            else:
+                curves.over_groups(spec.measure.kernel, flat, starts, params, out)
         values[i, place] = api.apply_undefined(out, undefined, spec.base_label, warn)
     return Scores(values.reshape((len(specs),) + shape), [s.base_label for s in specs], axes, coords)
+
+
+def _calibration_scores(tensor, specs, starts) -> np.ndarray | None:
+    """The score of every cell of an exact sweep, checked to be probabilities, if a calibration
+    measure is asked for."""
+    asked = [s.base_label for s in specs if s.measure.kind == "calibration"]
+    if not asked:
+        return None
+    if tensor.axes != ("cell",) or tensor.coord_axes.get("threshold") != "cell":
+        raise ParameterError(
+            f"{', '.join(asked)} read(s) every item's score: count with thresholds='exact' (a grid or a "
+            "ranked list keeps only counts above each threshold, not the scores)."
+        )
+    scores = _cell_thresholds(tensor, starts)
+    outside = (scores < 0.0) | (scores > 1.0)
+    if outside.any():
+        raise ParameterError(
+            f"{', '.join(asked)} read(s) scores as probabilities of the positive class, in [0, 1]; these "
+            f"counts have a score {scores[np.argmax(outside)]!r}. Calibrate or rescale the scores first."
+        )
+    return scores
 
 
 def _curve_groups(tensor):

@@ -15,8 +15,9 @@ from .._errors import ParameterError, UnknownMeasureError, parameter_error, sugg
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 # point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
-# or precision-recall curve); ranking: one value per ranked list (a sweep with thresholds="ranks")
-KINDS = ("point", "curve", "ranking")
+# or precision-recall curve); ranking: one value per ranked list (a sweep with thresholds="ranks");
+# calibration: one value per group of an exact sweep, read with the scores (the cells' thresholds)
+KINDS = ("point", "curve", "ranking", "calibration")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Param:
         Whether ``low`` / ``high`` itself is excluded from the domain.
     infinite : bool, default False
         Whether ``inf`` is a valid value (a cutoff ``inf`` means no cutoff).
+    integer : bool, default False
+        Whether the value must be a whole number (a number of bins).
     """
 
     name: str
@@ -50,11 +53,14 @@ class Param:
     low_open: bool = False
     high_open: bool = False
     infinite: bool = False
+    integer: bool = False
 
     def describe(self) -> str:
         """The domain in words, for error messages (``"a float > 0"``, ``"a finite float"``)."""
         if self.infinite:
             return f"a float >= {self.low:g}, or inf"
+        if self.integer:
+            return f"a whole number >= {self.low:g}"
         if self.low is None and self.high is None:
             return "a finite float"
         parts = []
@@ -92,6 +98,8 @@ class Param:
         if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
             raise parameter_error(self.name, owner, self.describe(), value)
         if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
+            raise parameter_error(self.name, owner, self.describe(), value)
+        if self.integer and x != math.floor(x):
             raise parameter_error(self.name, owner, self.describe(), value)
         return x
 
@@ -143,11 +151,13 @@ class Measure:
     multilabel : callable or None
         Definition over multilabel statistics (see :mod:`fastmetrics.measures.multilabel`) where
         it differs from averaging the per-category binary values.
-    kind : {"point", "curve", "ranking"}, default "point"
+    kind : {"point", "curve", "ranking", "calibration"}, default "point"
         ``point``: ``kernel`` is a ufunc over one matrix's ``(tp, fp, fn, tn)``. ``curve``:
         ``kernel`` is a numba function over the cells of one group of a threshold sweep, in
         decreasing threshold order (see :mod:`fastmetrics.measures.curves`), giving one value per
         group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``).
+        ``calibration``: a numba function over one group's cells of an exact sweep and their
+        scores (see :mod:`fastmetrics.measures.calibration`).
     proportion : tuple or None
         ``(numerator cells, denominator cells)`` -- e.g. ``(("tp",), ("tp", "fp"))`` for
         precision -- when the measure is a proportion of items: it then has the analytic Wilson
@@ -350,7 +360,7 @@ def names(kind: str | None = None) -> list[str]:
 
     Parameters
     ----------
-    kind : {None, "point", "curve", "ranking"}
+    kind : {None, "point", "curve", "ranking", "calibration"}
         Only the measures of this kind (default: all).
 
     Returns
