@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
 from .count import count
+from .measures.registry import parse_specs
 from .tensor import Scores
 
 # the measures a call without measures= reports, by what the arrays are
@@ -21,7 +22,7 @@ DEFAULT_MEASURES = {
     "binary": ("precision", "recall", "f1", "accuracy", "mcc", "k"),
     "multiclass": ("accuracy", "balanced_accuracy", "f1@macro", "cohen_kappa", "mcc", "k"),
     "scores": ("roc_auc", "average_precision"),
-    "probabilities": ("accuracy", "top_k_accuracy(k=2)", "roc_auc@macro", "log_loss"),
+    "probabilities": ("accuracy", "f1@macro", "top_k_accuracy(k=2)", "roc_auc@macro"),
 }
 
 
@@ -36,6 +37,7 @@ def score(
     thresholds=None,
     classes=None,
     pos_label=None,
+    multiclass="ovr",
     **evaluate_options,
 ) -> Scores:
     """Measures of one classifier's predictions, as scikit-learn's metric functions take them.
@@ -53,7 +55,8 @@ def score(
         Measure specs (``"f1"``, ``"fbeta(beta=2)"``, ``"f1@macro"``, ``"roc_auc"``). Default:
         precision, recall, F1, accuracy, MCC and K for binary labels; accuracy, balanced
         accuracy, macro F1, Cohen's kappa, MCC and K for multiclass; ROC AUC and average
-        precision for binary scores.
+        precision for binary scores; accuracy, macro F1, top-2 accuracy and one-vs-rest macro
+        ROC AUC for class probabilities.
     groups : mapping of str to array_like, or a DataFrame / pyarrow.Table, optional
         Grouping columns (e.g. ``{"model": ..., "fold": ...}``), one output axis each, in order.
     sample_weight : array_like of shape (n,), optional
@@ -67,6 +70,10 @@ def score(
     pos_label : scalar, optional
         Binary input with labels other than 0/1 or booleans: the positive label. Gold and
         predictions become ``label == pos_label``.
+    multiclass : {"ovr", "ovo"}, default "ovr"
+        Class probabilities: curve measures (``roc_auc@macro``) over one-vs-rest sweeps, or over
+        one-vs-one sweeps (``roc_auc@macro`` is then Hand & Till's multiclass AUC). Point
+        measures read the argmax predictions and ``top_k_accuracy(k)`` the gold class's rank.
     **evaluate_options
         Passed to :meth:`ConfusionTensor.evaluate` (``average=``, ``undefined=``, ``ci=``, ...).
 
@@ -108,24 +115,42 @@ def score(
     if pos_label is not None:
         _binarise(columns, pos_label)
     columns["item"] = pa.array(np.arange(n, dtype=np.int64))
-    tensor = count(
-        pa.table(columns),
-        by=by,
-        thresholds=thresholds,
-        weight="weight" if sample_weight is not None else None,
-        classes=classes,
-    )
+    table = pa.table(columns)
+    options = dict(by=by, weight="weight" if sample_weight is not None else None, classes=classes)
+    if probabilities:
+        specs = parse_specs(DEFAULT_MEASURES["probabilities"] if measures is None else measures)
+        return _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options)
+    tensor = count(table, thresholds=thresholds, **options)
     if measures is None:
-        measures = DEFAULT_MEASURES[_task(tensor, y_pred, probabilities)]
+        measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if tensor.m == 2 else "multiclass"]
     return tensor.evaluate(measures, **evaluate_options)
 
 
-def _task(tensor, y_pred, probabilities: bool) -> str:
-    if probabilities:
-        return "probabilities"
-    if y_pred is None:
-        return "scores"
-    return "binary" if tensor.m == 2 else "multiclass"
+def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options) -> Scores:
+    """Each measure on the count of class probabilities it reads (argmax counts, the gold class's
+    rank, one-vs-rest or one-vs-one sweeps), joined into one Scores over the group axes."""
+    forms = {"point": None, "topk": "topk", "curve": "exact" if thresholds is None else thresholds}
+    wrong = [s.label for s in specs if s.measure.kind not in forms]
+    if wrong:
+        raise ParameterError(f"{', '.join(wrong)} cannot be computed from multiclass probabilities.")
+    parts = []
+    for kind, form in forms.items():
+        asked = [s for s in specs if s.measure.kind == kind]
+        if asked:
+            tensor = count(table, thresholds=form, multiclass=multiclass, **options)
+            parts.append((asked, tensor.evaluate(asked, **(evaluate_options if kind == "point" else {}))))
+    first = parts[0][1]
+    if any(p.axes != first.axes for _, p in parts):
+        raise ParameterError("Per-class values (@none) cannot share one Scores with averaged ones: score them apart.")
+    order = {id(s): i for i, s in enumerate(specs)}
+    rows = sorted(
+        (
+            (order[id(s)], label, p.values[j])
+            for asked, p in parts
+            for j, (s, label) in enumerate(zip(asked, p.measures))
+        )
+    )
+    return Scores(np.stack([r[2] for r in rows]), [r[1] for r in rows], first.axes, first.coords)
 
 
 def _binarise(columns: dict, pos_label) -> None:

@@ -143,7 +143,7 @@ def cmd_evaluate(args) -> None:
     measures = args.measures or DEFAULT_MEASURES[task]
     average = args.average
     if average is None:
-        average = "micro" if task == "multilabel" else "none"
+        average = "micro" if task == "multilabel" else "default"  # per class only when asked
     kwargs = {}
     if args.cost is not None:
         if task != "multiclass":

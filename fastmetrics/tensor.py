@@ -229,7 +229,7 @@ class ConfusionTensor(_Labelled):
         return ConfusionTensor(self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes)
 
     def evaluate(
-        self, measures, *, smoothing=None, average=None, undefined=None, warn=False, **matrix_params
+        self, measures, *, smoothing=None, average="default", undefined=None, warn=False, **matrix_params
     ) -> Scores:
         """Evaluate measures on every cell.
 
@@ -240,8 +240,9 @@ class ConfusionTensor(_Labelled):
             ``@weighted`` sets the averaging of that measure alone (``"f1@macro"``), so native
             and averaged multiclass values fit in one table.
         smoothing, average, undefined
-            As in :func:`fastmetrics.compute` (``average`` is the default for measures
-            without a suffix).
+            As in :func:`fastmetrics.evaluate` (``average`` is the default for measures
+            without a suffix; by default native multiclass values, ``None`` or ``"none"``
+            asks for per-class values -- a ``class`` axis -- of measures without a native one).
         warn : bool, default False
             Issue :class:`UndefinedMeasureWarning` for undefined cells (off: leaderboards of
             many topics routinely contain undefined cells, and the NaNs are in the output).

@@ -337,16 +337,17 @@ def histogram_to_counts(hist, out):
     thresholds): a row is predicted positive at t iff it passes at least t + 1 thresholds."""
     n_groups = hist.shape[0]
     k = hist.shape[2] - 1
+    # both sides summed from their own end: with float weights, total - above can fall below 0
     for g in prange(n_groups):
         for cls in range(2):
-            total = 0
-            for b in range(k + 1):
-                total += hist[g, cls, b]
+            below = 0
+            for t in range(k):
+                below += hist[g, cls, t]
+                out[g, t, cls, 0] = below
             above = 0
             for t in range(k - 1, -1, -1):
                 above += hist[g, cls, t + 1]
                 out[g, t, cls, 1] = above
-                out[g, t, cls, 0] = total - above
 
 
 @njit(cache=True, parallel=True)
@@ -358,17 +359,19 @@ def partials_to_counts(partial, out, rows):
     for g in prange(n_groups):
         rows[g] = 0
         for cls in range(2):
-            total = 0
-            for c in range(n_parts):
-                for b in range(k + 1):
-                    total += partial[c, g, cls, b]
+            below = 0
+            for t in range(k):
+                for c in range(n_parts):
+                    below += partial[c, g, cls, t]
+                out[g, t, cls, 0] = below
             above = 0
             for t in range(k - 1, -1, -1):
                 for c in range(n_parts):
                     above += partial[c, g, cls, t + 1]
                 out[g, t, cls, 1] = above
-                out[g, t, cls, 0] = total - above
-            rows[g] += total
+            for c in range(n_parts):
+                below += partial[c, g, cls, k]
+            rows[g] += below
 
 
 @njit(cache=True)

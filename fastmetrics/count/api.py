@@ -29,6 +29,7 @@ from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
 from .multilabel import count_multilabel
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
+from .probabilities import is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
 from .tally import DuplicateItem, Tally
 
@@ -57,6 +58,7 @@ def count(
     unjudged="error",
     ties="input",
     grid="global",
+    multiclass="ovr",
 ) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
@@ -72,7 +74,10 @@ def count(
         Grouping columns, one batch axis each. ``system`` and ``topic`` may be absent from the
         input (one system, one topic); other grouping columns must exist. A string is one column.
     pred, score : str
-        Names of the hard-prediction and score columns.
+        Names of the hard-prediction and score columns. Multiclass probabilities: ``score`` a
+        list-typed column (``m`` scores per item, in the order of ``classes``) or a sequence of
+        ``m`` column names, one per class (the classes default to the column names); see
+        :mod:`fastmetrics.count.probabilities`.
     thresholds : None, "exact", int or array_like, default None
         ``None``: hard predictions from ``pred`` (or an exact sweep if there is only a score);
         ``"exact"``: every distinct score of each group; an int ``k``: ``k`` evenly spaced
@@ -114,6 +119,12 @@ def count(
     coords : mapping of str to sequence, optional
         Fixed labels (in order) for grouping columns, instead of the sorted labels found in the
         input. A value outside them is an error.
+    multiclass : {"ovr", "ovo"}, default "ovr"
+        Class probabilities swept (``thresholds="exact"`` or a grid): one binary sweep per class
+        against the rest (a ``class`` coordinate), or per ordered pair of classes (``class``,
+        ``versus``) for Hand & Till's multiclass AUC. With ``thresholds=None`` probabilities give
+        argmax predictions; ``thresholds="topk"`` the rank of the gold class (``counts[..., k, 2,
+        2]``, read by ``top_k_accuracy``).
 
     Returns
     -------
@@ -136,6 +147,10 @@ def count(
     columns = src.column_names
     group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
     require_columns(columns, group_cols, src.names[0], " to group by")
+    if is_probability_input(columns, src.schema, score):
+        return _count_probabilities(
+            src, gold, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
+        )
     special = _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category)
     if special is not None:
         return special
@@ -165,6 +180,35 @@ def count(
     except DuplicateItem as error:
         raise error.located(src) from None
     return assemble(tally)
+
+
+def _count_probabilities(
+    src, gold, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
+):
+    """Class probabilities: the rows of the asked form (:mod:`.probabilities`), counted as any input."""
+    rows, by, options = probability_rows(
+        src,
+        gold,
+        group_cols=group_cols,
+        score=score,
+        gold_column=gold_column,
+        item=item,
+        weight=weight,
+        classes=classes,
+        thresholds=thresholds,
+        multiclass=multiclass,
+        missing=missing,
+    )
+    tensor = count(rows, by=by, weight="weight" if weight is not None else None, task="auto", **options)
+    if not (isinstance(thresholds, str) and thresholds == "topk"):
+        return tensor
+    # the grid -m..-1 over minus the gold's rank: reversed, its cells are k = 1..m
+    at = tensor.axes.index("threshold")
+    counts = np.flip(tensor.counts, axis=at)
+    axes = tensor.axes[:at] + ("k",) + tensor.axes[at + 1 :]
+    coords = {a: tensor.coords[a] for a in axes if a != "k"}
+    coords["k"] = np.arange(1, counts.shape[at] + 1)
+    return ConfusionTensor(counts, axes, coords, classes=[0, 1])
 
 
 def _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category):

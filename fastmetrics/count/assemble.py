@@ -106,10 +106,10 @@ def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
     if flat.size > (1 << 16):
         k.histogram_to_counts(flat, out)
     else:  # small: numpy, no parallel kernel to compile
+        # each side summed from its own end: with float weights, total - above can fall below 0
         above = np.cumsum(flat[:, :, :0:-1], axis=-1)[:, :, ::-1]  # rows passing > t thresholds
-        total = flat.sum(axis=-1, keepdims=True)
         out[..., 1] = above.transpose(0, 2, 1)
-        out[..., 0] = (total - above).transpose(0, 2, 1)
+        out[..., 0] = np.cumsum(flat[:, :, :-1], axis=-1).transpose(0, 2, 1)
     return out.reshape(hist.shape[:-2] + out.shape[1:])
 
 

@@ -414,3 +414,28 @@ register(
         **_RANKING,
     )
 )
+
+
+def top_k_accuracy(counts):
+    """tp / (tp + fn) of ``counts[..., 2, 2]`` at depth k: the items whose gold class is in their top k."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return counts[..., 1, 1] / (counts[..., 1, 1] + counts[..., 1, 0])
+
+
+register(
+    Measure(
+        name="top_k_accuracy",
+        kernel=top_k_accuracy,
+        summary="Top-k accuracy: the share of items whose gold class is among the k classes they score "
+        "highest (class probabilities counted with thresholds='topk').",
+        formula="sum_i w_i [rank of gold_i <= k] / sum_i w_i, ties ranking the higher class index first",
+        latex=r"\frac{1}{N}\sum_i [\mathrm{rank}_i(y_i) \le k]",
+        range=(0.0, 1.0),
+        higher_is_better=True,
+        family="none",
+        kind="topk",
+        undefined_when="the group has no item",
+        reference="scikit-learn's top_k_accuracy_score (Pedregosa et al., JMLR 2011)",
+        params=(Param("k", 2.0, "classes counted from the top", low=1.0, integer=True),),
+    )
+)

@@ -47,7 +47,9 @@ def evaluate(
         As in :func:`fastmetrics.compute`.
     average : {None, "micro", "macro", "weighted", "samples"}, optional
         The averaging of measures without a suffix; by default none (native multiclass values)
-        for a ConfusionTensor and ``"micro"`` for a MultilabelTensor.
+        for a ConfusionTensor and ``"micro"`` for a MultilabelTensor. Given as ``None`` (or a
+        spec's ``@none``), a measure without a native multiclass definition gives one value per
+        class, scikit-learn's ``average=None`` (a ``class`` axis, :func:`per_class_scores`).
     warn : bool, default False
         Issue :class:`UndefinedMeasureWarning` for undefined cells (off: leaderboards of many
         topics routinely contain undefined cells, and the NaNs are in the output).
@@ -89,13 +91,9 @@ def evaluate(
     if not isinstance(tensor, ConfusionTensor):
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)
-    if any(spec.measure.kind != "point" for spec in specs):
-        if ci is not None:
-            raise ParameterError(
-                "Intervals of curve and ranking measures need the items, not the counts: they are "
-                "not computed from a sweep (ci= is for point measures)."
-            )
-        return curve_scores(tensor, specs, undefined=undefined, warn=warn)
+    other = _other_layout(tensor, specs, average, ci, smoothing=smoothing, undefined=undefined, warn=warn)
+    if other is not None:
+        return other
     values, labels = values_over(
         tensor.counts,
         specs,
@@ -127,6 +125,29 @@ def evaluate(
         ]
         bounds = {"low": np.stack([p[0] for p in pairs]), "high": np.stack([p[1] for p in pairs])}
     return Scores(values, labels, tensor.axes, tensor.coords, coord_axes=tensor.coord_axes, **bounds)
+
+
+def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
+    """Scores of measures read from a sweep, from gold ranks or per class; None for the rest."""
+    if any(spec.measure.kind != "point" for spec in specs):
+        if ci is not None:
+            raise ParameterError(
+                "Intervals of curve and ranking measures need the items, not the counts: they are "
+                "not computed from a sweep (ci= is for point measures)."
+            )
+        if any(spec.measure.kind == "topk" for spec in specs):
+            return top_k_scores(tensor, specs)
+        return curve_scores(tensor, specs, undefined=options["undefined"], warn=options["warn"])
+    # per class only when asked (@none, average=None): a bare "f1" on multiclass counts stays an error
+    asked = average in (None, "none")
+    if tensor.m > 2 and any(
+        s.measure.multiclass is None and (s.average == "none" or (s.average is None and asked)) for s in specs
+    ):
+        default = None if average in ("default", "none") else average
+        if ci is not None:
+            raise ParameterError("Intervals are computed for averaged or native values, not per class (@none).")
+        return per_class_scores(tensor, specs, default, **options)
+    return None
 
 
 def values_over(
@@ -169,6 +190,78 @@ def values_over(
         )
         labels.append(label_of(spec, avg, default))
     return values, labels
+
+
+def per_class_scores(tensor: ConfusionTensor, specs, default, *, smoothing=None, undefined=None, warn=False) -> Scores:
+    """One-vs-rest values of every class (scikit-learn's ``average=None``): a ``class`` axis.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        Multiclass counts ``counts[..., m, m]``.
+    specs : list of MeasureSpec
+        Measures without a native multiclass definition, with no averaging (``"f1@none"``).
+    default : str or None
+        The call's averaging.
+    smoothing, undefined, warn
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    Scores
+        Over the tensor's axes and ``class`` (labelled by ``tensor.classes``): the measure of
+        "class c against the rest" per class.
+    """
+    mixed = [s.label for s in specs if not (s.averaged(default) is None and s.measure.multiclass is None)]
+    if mixed:
+        raise ParameterError(
+            f"Per-class values (@none) and {', '.join(mixed)} cannot share one Scores (one has a class axis): "
+            "evaluate them in separate calls."
+        )
+    c = api.checked_counts(tensor.counts)
+    ctp, cfp, cfn, ctn, _, _ = averaging.one_vs_rest(c)
+    one_vs_rest = np.stack([ctn, cfp, cfn, ctp], axis=-1).reshape(ctp.shape + (2, 2))
+    values = np.empty((len(specs),) + ctp.shape, np.float64)
+    for i, spec in enumerate(specs):
+        values[i] = api.values_of(spec, one_vs_rest, smoothing=smoothing, undefined=undefined, warn=warn)
+    coords = dict(tensor.coords, **{"class": np.asarray(tensor.classes)})
+    labels = [label_of(s, None, default) for s in specs]
+    return Scores(values, labels, tensor.axes + ("class",), coords, coord_axes=tensor.coord_axes)
+
+
+def top_k_scores(tensor: ConfusionTensor, specs) -> Scores:
+    """``top_k_accuracy(k)``: the share of items whose gold class is among their k highest scores.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        Counted with ``thresholds="topk"`` from class probabilities: ``counts[..., k, 2, 2]``,
+        ``tp`` the weight of the items whose gold class is within the top ``k``.
+    specs : list of MeasureSpec
+        ``top_k_accuracy`` specs only.
+
+    Returns
+    -------
+    Scores
+        Over the tensor's axes without ``k``; a ``k`` at or above the number of classes gives 1.
+    """
+    other = [s.base_label for s in specs if s.measure.kind != "topk"]
+    if other:
+        raise ParameterError(
+            f"top_k_accuracy reads the gold class's rank (thresholds='topk'); {', '.join(other)} read(s) other "
+            "counts: evaluate them in separate calls (fm.score does it for you)."
+        )
+    if "k" not in tensor.axes:
+        raise ParameterError(
+            "top_k_accuracy reads the rank of each item's gold class: count class probabilities with "
+            "thresholds='topk' (a list-typed score column or one score column per class)."
+        )
+    at = tensor.axes.index("k")
+    counts = np.moveaxis(api.checked_counts(tensor.counts), at, -3)
+    m = counts.shape[-3]
+    values = np.stack([spec.measure.kernel(counts[..., min(int(spec.params[0]), m) - 1, :, :]) for spec in specs])
+    axes = tuple(a for a in tensor.axes if a != "k")
+    return Scores(values, [s.base_label for s in specs], axes, {a: tensor.coords[a] for a in axes})
 
 
 def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) -> Scores:
@@ -219,7 +312,42 @@ def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) 
             else:
                 curves.over_groups(spec.measure.kernel, flat, starts, params, out)
         values[i, place] = api.apply_undefined(out, undefined, spec.base_label, warn)
-    return Scores(values.reshape((len(specs),) + shape), [s.base_label for s in specs], axes, coords)
+    values = values.reshape((len(specs),) + shape)
+    if any(spec.average not in (None, "none") for spec in specs):
+        return _class_averages(values, specs, flat, starts, place, axes, coords)
+    return Scores(values, [s.label if s.average == "none" else s.base_label for s in specs], axes, coords)
+
+
+def _class_averages(values, specs, flat, starts, place, axes, coords) -> Scores:
+    """Curve measures of class probabilities averaged over their classes (``roc_auc@macro``).
+
+    One-vs-rest (a ``class`` axis): the mean over the classes, or weighted by each class's gold
+    share (``@weighted``), as scikit-learn's ``roc_auc_score(multi_class="ovr")``. One-vs-one
+    (``class`` and ``versus``): the mean over ordered pairs, which is Hand & Till's ``M`` (each
+    pair's ``(A(j|k) + A(k|j)) / 2`` averaged), or weighted by the pair's share of the items
+    (``multi_class="ovo", average="weighted"``). Classes (pairs) where the measure is undefined
+    -- no item of the class in the group -- are left out of the mean.
+    """
+    wrong = [s.label for s in specs if s.average not in ("macro", "weighted")]
+    if wrong or "class" not in axes:
+        raise ParameterError(
+            f"{', '.join(wrong or [s.label for s in specs])}: curve measures average over the classes "
+            "(@macro, @weighted) of class probabilities swept one-vs-rest or one-vs-one; every spec of "
+            "the call needs one of them."
+        )
+    over = tuple(i for i, a in enumerate(axes) if a in ("class", "versus"))
+    first = flat[starts[:-1]]
+    size = first[:, 1, 1] + first[:, 1, 0] if "versus" not in axes else first.sum(axis=(1, 2))
+    weight = np.zeros(values.shape[1:]).reshape(-1)
+    weight[place] = size
+    weight = weight.reshape(values.shape[1:])
+    out = []
+    for i, spec in enumerate(specs):
+        w = np.where(np.isnan(values[i]), 0.0, 1.0 if spec.average == "macro" else weight)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.nansum(values[i] * w, axis=over) / w.sum(axis=over))
+    kept = tuple(a for a in axes if a not in ("class", "versus"))
+    return Scores(np.stack(out), [s.label for s in specs], kept, {a: coords[a] for a in kept})
 
 
 def _calibration_scores(tensor, specs, starts) -> np.ndarray | None:

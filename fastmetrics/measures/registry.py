@@ -16,8 +16,9 @@ from .._errors import ParameterError, UnknownMeasureError, parameter_error, sugg
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 # point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
 # or precision-recall curve); ranking: one value per ranked list (a sweep with thresholds="ranks");
-# calibration: one value per group of an exact sweep, read with the scores (the cells' thresholds)
-KINDS = ("point", "curve", "ranking", "calibration")
+# calibration: one value per group of an exact sweep, read with the scores (the cells' thresholds);
+# topk: one value per group of class probabilities counted with thresholds="topk"
+KINDS = ("point", "curve", "ranking", "calibration", "topk")
 
 
 @dataclass(frozen=True)
@@ -151,13 +152,14 @@ class Measure:
     multilabel : callable or None
         Definition over multilabel statistics (see :mod:`fastmetrics.measures.multilabel`) where
         it differs from averaging the per-category binary values.
-    kind : {"point", "curve", "ranking", "calibration"}, default "point"
+    kind : {"point", "curve", "ranking", "calibration", "topk"}, default "point"
         ``point``: ``kernel`` is a ufunc over one matrix's ``(tp, fp, fn, tn)``. ``curve``:
         ``kernel`` is a numba function over the cells of one group of a threshold sweep, in
         decreasing threshold order (see :mod:`fastmetrics.measures.curves`), giving one value per
         group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``).
         ``calibration``: a numba function over one group's cells of an exact sweep and their
-        scores (see :mod:`fastmetrics.measures.calibration`).
+        scores (see :mod:`fastmetrics.measures.calibration`). ``topk``: a function of the counts
+        at one depth of a ``thresholds="topk"`` count of class probabilities.
     proportion : tuple or None
         ``(numerator cells, denominator cells)`` -- e.g. ``(("tp",), ("tp", "fp"))`` for
         precision -- when the measure is a proportion of items: it then has the analytic Wilson
@@ -360,7 +362,7 @@ def names(kind: str | None = None) -> list[str]:
 
     Parameters
     ----------
-    kind : {None, "point", "curve", "ranking", "calibration"}
+    kind : {None, "point", "curve", "ranking", "calibration", "topk"}
         Only the measures of this kind (default: all).
 
     Returns

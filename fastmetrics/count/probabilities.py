@@ -1,0 +1,202 @@
+"""Multiclass probabilities: one score per class and item, counted four ways.
+
+A run gives each item an ``m``-vector of class scores -- a list column (``score`` holding
+``[p_1, ..., p_m]``) or one column per class (``score=["p_cat", "p_dog", ...]``), the columns in
+the order of ``classes``. Every form is built here as rows the one count plan reads, so gold
+joins, duplicate checks, weights and grouping behave as for any input:
+
+- ``thresholds=None``: the argmax prediction (the first of tied maxima, as ``numpy.argmax`` and
+  scikit-learn's ``predict`` pick) -- a multiclass ``counts[..., m, m]``;
+- ``thresholds="exact"`` or a grid, ``multiclass="ovr"``: one binary sweep per class (gold ``==
+  c`` against the score of ``c``), a ``class`` coordinate on every cell -- ROC AUC, average
+  precision, best thresholds per class; ``@macro`` / ``@weighted`` average over the classes;
+- ``multiclass="ovo"``: one sweep per ordered pair ``(class, versus)`` of distinct classes over
+  the items of those two classes, scored by the score of ``class`` -- Hand & Till's (2001) ``A(j|k)``;
+  ``roc_auc@macro`` over the pairs is their multiclass AUC ``M``;
+- ``thresholds="topk"``: the rank of each item's gold class among its scores, as
+  ``counts[..., k, 2, 2]`` for ``k = 1..m``: ``tp`` the weight of the items whose gold class is
+  among their ``k`` highest scores, ``fn`` the others (``fp = tn = 0``). Ties rank the higher
+  class index first, as scikit-learn's ``top_k_accuracy_score`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._errors import InputError, ParameterError
+from ..io import labels as enc
+from ..io.readers import gold_table
+
+MULTICLASS = ("ovr", "ovo")
+
+
+def is_probability_input(columns: Sequence[str], schema: pa.Schema, score) -> bool:
+    """Whether ``score`` names several score columns or one list-typed column."""
+    if not isinstance(score, str):
+        return True
+    if score not in columns:
+        return False
+    kind = schema.field(score).type
+    return pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)
+
+
+def probability_rows(
+    src, gold, *, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
+):
+    """The rows of the asked form and how to count them.
+
+    Returns
+    -------
+    rows : pyarrow.Table
+        Group columns, ``item``, ``gold`` and ``pred`` or ``score`` (and ``weight``), plus
+        ``class`` (and ``versus``) for one-vs-rest / one-vs-one sweeps.
+    by : tuple of str
+        The grouping columns to count them by.
+    options : dict
+        ``thresholds`` and ``classes`` for :func:`fastmetrics.count`.
+    """
+    if multiclass not in MULTICLASS:
+        raise ParameterError(f"multiclass must be 'ovr' or 'ovo'; got {multiclass!r}.")
+    score_cols = [score] if isinstance(score, str) else list(score)
+    table = _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
+    class_array = _classes(table.column(gold_column), score_cols, classes)
+    matrix = _score_matrix(table, score_cols, len(class_array), src.names[0])
+    gold_codes = enc.encode_with(
+        table.column(gold_column), class_array, gold_column, src.names[0], unknown="which is not among the classes"
+    )
+    base = {c: table.column(c) for c in group_cols}
+    base["item"] = table.column(item)
+    if weight is not None:
+        base["weight"] = table.column(weight)
+    labels = class_array.to_pylist()
+    if thresholds is None:
+        rows = dict(base, gold=table.column(gold_column), pred=class_array.take(pa.array(np.argmax(matrix, axis=1))))
+        return pa.table(rows), tuple(group_cols), {"thresholds": None, "classes": labels}
+    if isinstance(thresholds, str) and thresholds == "topk":
+        m = len(labels)
+        rows = dict(base, gold=pa.array(np.ones(len(gold_codes), bool)), score=-_gold_ranks(matrix, gold_codes))
+        return pa.table(rows), tuple(group_cols), {"thresholds": -np.arange(m, 0, -1.0), "classes": None}
+    if isinstance(thresholds, str) and thresholds == "ranks":
+        raise ParameterError("Class probabilities are ranked per item with thresholds='topk', not 'ranks'.")
+    rows = (
+        _one_vs_rest(base, matrix, gold_codes, labels)
+        if multiclass == "ovr"
+        else _one_vs_one(base, matrix, gold_codes, labels)
+    )
+    axes = ("class",) if multiclass == "ovr" else ("class", "versus")
+    return rows, tuple(group_cols) + axes, {"thresholds": thresholds, "classes": None}
+
+
+def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing) -> pa.Table:
+    wanted = [*group_cols, item, *score_cols] + ([weight] if weight else [])
+    if gold is None:
+        wanted.append(gold_column)
+    enc.require_columns(src.column_names, wanted, src.names[0], " (class probabilities)")
+    table = src.read_all(wanted)
+    if gold is None:
+        return table
+    truth = gold_table(gold)
+    keys = [c for c in ("topic",) if c in group_cols and c in truth.column_names]
+    enc.require_columns(truth.column_names, [*keys, "item", "gold"], "the gold", "")
+    truth = truth.select([*keys, "item", "gold"]).rename_columns([*keys, item, gold_column])
+    joined = table.join(truth, keys=[*keys, item], join_type="left outer")
+    lacking = joined.column(gold_column).null_count
+    if lacking and missing != "drop":
+        row = int(np.argmax(joined.column(gold_column).is_null().to_numpy(zero_copy_only=False)))
+        raise InputError(
+            f"{lacking} run item(s) have no gold label, e.g. item {joined.column(item)[row].as_py()!r}: class "
+            "probabilities are scored against gold, so the gold must cover every item (or missing='drop')."
+        )
+    return joined.filter(pc.is_valid(joined.column(gold_column))) if lacking else joined
+
+
+def _classes(gold: pa.ChunkedArray, score_cols, given) -> pa.Array:
+    if given is None and len(score_cols) > 1:
+        given = score_cols  # one column per class: the columns name the classes
+    found = enc.class_labels([gold.combine_chunks()], ["gold"], given)
+    return found
+
+
+def _score_matrix(table: pa.Table, score_cols, m: int, where: str) -> np.ndarray:
+    """The (n, m) float64 scores: finite, one per class, no nulls."""
+    if len(score_cols) > 1:
+        if len(score_cols) != m:
+            raise InputError(f"{len(score_cols)} score columns for {m} classes: give one score column per class.")
+        columns = [_floats(table.column(c), c, where) for c in score_cols]
+        matrix = np.column_stack(columns) if columns else np.empty((0, m))
+    else:
+        name = score_cols[0]
+        lists = table.column(name).combine_chunks()
+        enc.no_nulls(lists, name, where)
+        lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+        bad = np.flatnonzero(lengths != m)
+        if bad.size:
+            raise InputError(
+                f"Column '{name}' row {int(bad[0])} has {int(lengths[bad[0]])} class scores; the classes are {m} "
+                f"(give classes= in the order of the scores)."
+            )
+        matrix = _floats(pc.list_flatten(lists), name, where).reshape(-1, m)
+    broken = ~np.isfinite(matrix)
+    if broken.any():
+        row, col = np.argwhere(broken)[0]
+        raise InputError(f"Class score {col} of row {row} is {matrix[row, col]}; scores must be finite numbers.")
+    return matrix
+
+
+def _floats(array, name: str, where: str) -> np.ndarray:
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    enc.no_nulls(array, name, where)
+    if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
+        raise InputError(f"Column '{name}'{enc.where(where)} has type {array.type}; expected class scores (numbers).")
+    return array.cast(pa.float64()).to_numpy(zero_copy_only=False)
+
+
+def _gold_ranks(matrix: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """1 + the classes scored above the gold one, ties to a higher class index counted above."""
+    n, m = matrix.shape
+    own = matrix[np.arange(n), gold][:, None]
+    later = np.arange(m)[None, :] > gold[:, None]
+    return (1 + (matrix > own).sum(axis=1) + ((matrix == own) & later).sum(axis=1)).astype(np.float64)
+
+
+def _one_vs_rest(base: dict, matrix: np.ndarray, gold: np.ndarray, labels: list) -> pa.Table:
+    n, m = matrix.shape
+    index = np.tile(np.arange(n), m)
+    cls = np.repeat(np.arange(m), n)
+    rows = {k: v.take(pa.array(index)) for k, v in base.items()}
+    rows.update(
+        {
+            "class": pa.array(labels).take(pa.array(cls)),
+            "gold": pa.array(gold[index] == cls),
+            "score": pa.array(matrix[index, cls]),
+        }
+    )
+    return pa.table(rows)
+
+
+def _one_vs_one(base: dict, matrix: np.ndarray, gold: np.ndarray, labels: list) -> pa.Table:
+    """Each item twice per other class: positive for (its class, versus k), negative for (k, versus its class)."""
+    n, m = matrix.shape
+    index, cls, versus = [], [], []
+    for other in range(m):
+        keep = np.flatnonzero(gold != other)
+        index += [keep, keep]
+        cls += [gold[keep], np.full(keep.size, other)]
+        versus += [np.full(keep.size, other), gold[keep]]
+    index, cls, versus = (np.concatenate(a) if a else np.empty(0, np.int64) for a in (index, cls, versus))
+    rows = {k: v.take(pa.array(index)) for k, v in base.items()}
+    take = pa.array(labels)
+    rows.update(
+        {
+            "class": take.take(pa.array(cls)),
+            "versus": take.take(pa.array(versus)),
+            "gold": pa.array(gold[index] == cls),
+            "score": pa.array(matrix[index, cls]),
+        }
+    )
+    return pa.table(rows)

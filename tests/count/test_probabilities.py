@@ -1,0 +1,143 @@
+"""Multiclass probabilities: argmax counts, top-k accuracy, one-vs-rest and one-vs-one sweeps and
+per-class values, against scikit-learn."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+
+import fastmetrics as fm
+
+
+def _probabilities(seed, n=240, m=4, levels=None, systems=2):
+    rng = np.random.default_rng(seed)
+    proba = rng.dirichlet(np.ones(m), n)
+    if levels:  # coarse scores, still summing to 1: ties within an item and across items
+        proba = np.array([rng.multinomial(levels, p) for p in proba]) / levels
+    gold = np.array([rng.choice(m, p=p / p.sum()) if p.sum() > 0 else 0 for p in proba + 1e-9])
+    system = rng.integers(0, systems, n)
+    weight = rng.uniform(0.2, 3.0, n)
+    table = pa.table(
+        {
+            "system": system,
+            "item": np.arange(n),
+            "gold": gold,
+            "score": pa.FixedSizeListArray.from_arrays(pa.array(proba.reshape(-1)), m),
+            "w": weight,
+        }
+    )
+    return table, system, gold, proba, weight
+
+
+def _sk(fn, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kw)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), levels=st.sampled_from([None, 2, 5]), weighted=st.booleans())
+def test_top_k_accuracy_equals_scikit_learn_with_ties(seed, levels, weighted):
+    table, system, gold, proba, weight = _probabilities(seed, levels=levels)
+    tensor = fm.count(table, by="system", thresholds="topk", weight="w" if weighted else None)
+    s = tensor.evaluate(["top_k_accuracy(k=1)", "top_k_accuracy", "top_k_accuracy(k=3)"])
+    for j, sys in enumerate(s.coords["system"]):
+        m = system == sys
+        w = weight[m] if weighted else None
+        for i, k in enumerate((1, 2, 3)):
+            expected = _sk(skm.top_k_accuracy_score, gold[m], proba[m], k=k, labels=range(4), sample_weight=w)
+            assert s.values[i, j] == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), levels=st.sampled_from([None, 3, 10]))
+def test_one_vs_rest_and_one_vs_one_auc_equal_scikit_learn(seed, levels):
+    table, system, gold, proba, _ = _probabilities(seed, levels=levels, systems=1)
+    if len(np.unique(gold)) < 4:
+        return  # scikit-learn needs every class in y_true
+    table = table.drop(["system"])
+    ovr = fm.count(table, thresholds="exact")
+    per_class = ovr.evaluate("roc_auc")
+    assert per_class.axes == ("class",)
+    np.testing.assert_allclose(
+        per_class["roc_auc"], skm.roc_auc_score(gold, proba, multi_class="ovr", average=None), atol=1e-12
+    )
+    for average in ("macro", "weighted"):
+        ours = float(ovr.evaluate(f"roc_auc@{average}").values[0])
+        assert ours == pytest.approx(skm.roc_auc_score(gold, proba, multi_class="ovr", average=average), abs=1e-12)
+        ovo = fm.count(table, thresholds="exact", multiclass="ovo").evaluate(f"roc_auc@{average}")
+        expected = skm.roc_auc_score(gold, proba, multi_class="ovo", average=average)
+        assert float(ovo.values[0]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_argmax_counts_and_per_class_values_equal_scikit_learn():
+    table, _, gold, proba, weight = _probabilities(3, systems=1)
+    table = table.drop(["system"])
+    pred = proba.argmax(axis=1)
+    tensor = fm.count(table, weight="w")
+    assert tensor.m == 4
+    np.testing.assert_allclose(tensor.counts, skm.confusion_matrix(gold, pred, sample_weight=weight), atol=1e-9)
+    s = tensor.evaluate(["precision@none", "recall@none", "f1@none"])
+    assert s.axes == ("class",) and list(s.coords["class"]) == [0, 1, 2, 3]
+    p, r, f, _ = skm.precision_recall_fscore_support(gold, pred, sample_weight=weight, zero_division=np.nan)
+    np.testing.assert_allclose(s.values, [p, r, f], atol=1e-12)
+    with pytest.raises(fm.ParameterError, match="separate calls"):
+        tensor.evaluate(["f1@none", "accuracy"])
+
+
+def test_one_score_column_per_class_and_a_separate_gold():
+    table, _, gold, proba, _ = _probabilities(4, n=120, m=3, systems=1)
+    columns = {"item": np.arange(120), "cat": proba[:, 0], "dog": proba[:, 1], "eel": proba[:, 2]}
+    names = np.array(["cat", "dog", "eel"])
+    truth = pa.table({"item": np.arange(120)[::-1], "gold": names[gold][::-1]})
+    tensor = fm.count(pa.table(columns), truth, score=["cat", "dog", "eel"], thresholds="exact")
+    s = tensor.evaluate("roc_auc")
+    assert list(s.coords["class"]) == ["cat", "dog", "eel"]
+    np.testing.assert_allclose(s["roc_auc"], skm.roc_auc_score(gold, proba, multi_class="ovr", average=None))
+    argmax = fm.count(pa.table(columns), truth, score=["cat", "dog", "eel"])
+    assert float(argmax.evaluate("accuracy").values[0]) == pytest.approx(skm.accuracy_score(gold, proba.argmax(1)))
+
+
+def test_fm_score_takes_a_probability_matrix():
+    _, _, gold, proba, _ = _probabilities(5, systems=1)
+    s = fm.score(gold, y_score=proba, measures=["accuracy", "top_k_accuracy(k=2)", "roc_auc@macro", "f1@macro"])
+    assert s.measures == ("accuracy", "top_k_accuracy", "roc_auc@macro", "f1@macro")
+    assert float(s["accuracy"]) == pytest.approx(skm.accuracy_score(gold, proba.argmax(1)))
+    assert float(s["top_k_accuracy"]) == pytest.approx(skm.top_k_accuracy_score(gold, proba, k=2))
+    assert float(s["roc_auc@macro"]) == pytest.approx(skm.roc_auc_score(gold, proba, multi_class="ovr"))
+    assert float(s["f1@macro"]) == pytest.approx(skm.f1_score(gold, proba.argmax(1), average="macro"))
+    ovo = fm.score(gold, y_score=proba, measures="roc_auc@macro", multiclass="ovo")
+    assert float(ovo.values[0]) == pytest.approx(skm.roc_auc_score(gold, proba, multi_class="ovo"))
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "match"),
+    [
+        (lambda t: t.set_column(3, "score", pa.array([[0.5, 0.5]] * t.num_rows)), fm.InputError, "has 2 class scores"),
+        (
+            lambda t: t.set_column(3, "score", pa.array([[np.nan, 0.2, 0.3, 0.5]] * t.num_rows)),
+            fm.InputError,
+            "must be finite",
+        ),
+    ],
+)
+def test_bad_probability_inputs(change, error, match):
+    table, *_ = _probabilities(6, n=20)
+    with pytest.raises(error, match=match):
+        fm.count(change(table), by="system")
+
+
+def test_measures_need_their_form():
+    table, *_ = _probabilities(7, n=60)
+    with pytest.raises(fm.ParameterError, match="thresholds='topk'"):
+        fm.count(table, by="system").evaluate("top_k_accuracy")
+    with pytest.raises(fm.ParameterError, match="@macro"):
+        fm.count(table, by="system", thresholds="exact").evaluate(["roc_auc@macro", "roc_auc"])
+    with pytest.raises(fm.ParameterError, match="multiclass must be"):
+        fm.count(table, by="system", thresholds="exact", multiclass="pairs")
