@@ -20,6 +20,7 @@ from .board import best_thresholds, board_intervals, board_values, rank_systems,
 from .count import count
 from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
+from .measures.calibration import reliability_bins
 from .meta import MetaResult, holm, inconsistency, paired_p_values, robustness, strictness, system_topic_values
 from .tensor import Scores
 
@@ -50,6 +51,8 @@ class ReportData:
     roc, pr : list or None
         Exact ROC and precision-recall points of the same systems, with ROC AUC / average
         precision (:class:`Curves`).
+    reliability : list or None
+        Reliability-diagram points of the same systems when the scores are probabilities.
     n_topics : int
     scatter : list of (str, str)
         The measure pairs drawn output by output.
@@ -68,6 +71,7 @@ class ReportData:
     best: pa.Table | None = None
     roc: list | None = None
     pr: list | None = None
+    reliability: list | None = None
     n_topics: int = 0
     scatter: list = field(default_factory=list)
 
@@ -144,6 +148,7 @@ def report_data(
     if runs is not None:
         curves = threshold_curves(runs, gold, data.order[data.measures[0]][:max_curves], data.measures[:2], thresholds)
         data.curves, data.best, data.roc, data.pr = curves.grid, curves.best, curves.roc, curves.pr
+        data.reliability = curves.reliability or None
     return data
 
 
@@ -242,6 +247,9 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     on_grid = grid.evaluate(measures)
     points = exact.evaluate(["recall", "fallout", "precision"])
     areas = exact.evaluate(["roc_auc", "average_precision"])
+    scores = np.asarray(exact.coords["threshold"], np.float64)
+    probabilities = bool(scores.size) and scores.min() >= 0.0 and scores.max() <= 1.0
+    calibrated = exact.evaluate(["ece(bins=10)", "brier"]) if probabilities else None
     area_of = {str(s): i for i, s in enumerate(areas.coords["system"].tolist())}
     out = Curves(best=_in_order(best_thresholds(on_grid).summary, systems))
     for system in systems:
@@ -251,6 +259,10 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
         auc, ap = areas.values[:, area_of[str(system)]]
         out.roc.append((system, points["fallout"][cells], points["recall"][cells], auc))
         out.pr.append((system, points["recall"][cells], points["precision"][cells], ap))
+        if calibrated is not None:
+            mean_score, frequency, weight = reliability_bins(exact.counts[cells], scores[cells], 10)
+            ece, brier = calibrated.values[:, area_of[str(system)]]
+            out.reliability.append((system, mean_score, frequency, weight, ece, brier))
     return out
 
 
@@ -267,12 +279,16 @@ class Curves:
     roc, pr : list of (system, x, y, area)
         Exact ROC points (FPR, TPR) with the ROC AUC, and precision-recall points (recall,
         precision) with the average precision, in decreasing threshold order.
+    reliability : list of (system, mean_score, frequency, weight, ece, brier)
+        Scores that are probabilities only: ten equal-width bins per system (mean score, share
+        of positives, weight), with its ECE over those bins and its Brier score.
     """
 
     best: pa.Table
     grid: list = field(default_factory=list)
     roc: list = field(default_factory=list)
     pr: list = field(default_factory=list)
+    reliability: list = field(default_factory=list)
 
 
 def _in_order(best: pa.Table, systems: list) -> pa.Table:

@@ -240,3 +240,28 @@ def test_chosen_scatter_pairs(tmp_path):
         )
         == 2
     )
+
+
+def test_probability_scores_get_reliability_diagrams(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 400
+    score = rng.random(2 * n)
+    runs = pa.table(
+        {
+            "system": np.repeat(["sharp", "flat"], n),
+            "topic": np.tile(np.arange(n) % 4, 2),
+            "item": np.tile(np.arange(n), 2),
+            "gold": np.tile(rng.random(n) < 0.4, 2),
+            "score": score,
+            "pred": score >= 0.5,
+        }
+    )
+    path = tmp_path / "runs.parquet"
+    pq.write_table(runs, path)
+    out = tmp_path / "report.html"
+    folder = tmp_path / "figs"
+    assert (
+        main(["report", str(path), "--measures", "f1,k", "--out", str(out), "--figures", str(folder), "--quiet"]) == 0
+    )
+    assert "reliability.png" in {p.name for p in folder.iterdir()}
+    assert "Reliability diagrams" in out.read_text(encoding="utf-8")

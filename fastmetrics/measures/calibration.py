@@ -160,6 +160,41 @@ def mce_mass(tp, fp, fn, tn, scores, params):
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), True, True)
 
 
+@numba.njit(cache=True)
+def _reliability_bins(tp, fp, scores, bins, mean_score, frequency, weight):
+    for k in range(tp.size):
+        n, o = _level(tp, fp, k)
+        b = _width_bin(scores[k], bins)
+        weight[b] += n
+        mean_score[b] += n * scores[k]
+        frequency[b] += o
+
+
+def reliability_bins(counts, scores, bins: int = 10):
+    """The points of a reliability diagram from one group's exact sweep.
+
+    Parameters
+    ----------
+    counts : ndarray, shape (cells, 2, 2)
+        One group's cells of an exact sweep, highest score first.
+    scores : ndarray, shape (cells,)
+        Their scores (thresholds), in [0, 1].
+    bins : int, default 10
+        Equal-width bins ``[b/B, (b+1)/B)``, as :func:`ece`.
+
+    Returns
+    -------
+    mean_score, frequency, weight : ndarray, shape (bins,)
+        Per bin the mean score, the share of positives (NaN for an empty bin) and the weight of
+        its items.
+    """
+    mean_score, frequency, weight = np.zeros(bins), np.zeros(bins), np.zeros(bins)
+    c = np.asarray(counts, np.float64)
+    _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, mean_score, frequency, weight)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return mean_score / weight, frequency / weight, weight
+
+
 # not cached, as curves.over_groups: it takes a jitted function
 @numba.njit(cache=False)
 def over_scored_groups(measure, counts, scores, starts, params, out):

@@ -188,6 +188,40 @@ def pr_curves(curves):
     return fig
 
 
+def reliability_diagram(points):
+    """Reliability diagrams of the best systems: observed frequency against mean score per bin.
+
+    Parameters
+    ----------
+    points : list of (system, mean_score, frequency, weight, ece, brier)
+        Ten equal-width bins per system (:class:`fastmetrics.pipeline.Curves`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    for system, mean_score, frequency, weight, ece, brier in points:
+        filled = weight > 0
+        ax.plot(
+            mean_score[filled],
+            frequency[filled],
+            marker="o",
+            ms=3,
+            lw=1.2,
+            label=f"{label(system, 24)} (ECE {ece:.3f}, Brier {brier:.3f})",
+        )
+    ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
+    ax.set_xlabel("mean score in the bin")
+    ax.set_ylabel("share of positives in the bin")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(alpha=0.3)
+    return fig
+
+
 def scatter(scores, measure_x: str, measure_y: str):
     """Every (system, topic) output placed by two measures."""
     plt = _plt()

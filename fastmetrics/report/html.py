@@ -161,6 +161,18 @@ def _curve_figures(data: ReportData) -> list[tuple]:
                 (data.pr,),
             )
         )
+    if data.reliability:
+        plan.append(
+            (
+                "reliability",
+                "Reliability diagrams of the best systems",
+                "Share of positives against mean score in ten equal-width bins of the score (all topics "
+                "pooled); the diagonal is perfect calibration. The legend gives the expected calibration error "
+                "over these bins and the Brier score.",
+                figs.reliability_diagram,
+                (data.reliability,),
+            )
+        )
     return plan
 
 

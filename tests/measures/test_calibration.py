@@ -106,3 +106,15 @@ def test_every_calibration_measure_has_a_record_and_ranks_lower_first():
     board = fm.board.leaderboard(tensor, ["brier"], baselines=False).summary.to_pylist()
     ranked = sorted(board, key=lambda r: r["rank"])
     assert [r["macro"] for r in ranked] == sorted(r["macro"] for r in board)  # lower is better
+
+
+def test_reliability_bins_are_the_ece_bins():
+    from fastmetrics.measures.calibration import reliability_bins
+
+    table, group, gold, score, weight = _items(11, levels=20, weighted=True, groups=1)
+    tensor = fm.count(table.drop(["system"]), thresholds="exact", weight="w")
+    mean_score, frequency, w = reliability_bins(tensor.counts, tensor.coords["threshold"], 10)
+    filled = w > 0
+    ece = (w[filled] * np.abs(frequency[filled] - mean_score[filled])).sum() / w.sum()
+    assert ece == pytest.approx(_numpy_bins(score, gold, weight, 10, False)[0], abs=1e-12)
+    assert w.sum() == pytest.approx(weight.sum())
