@@ -834,18 +834,25 @@ def _combine_cells(parts, counts: list, along: str | None) -> ConfusionTensor:
                 f"Part {i} has coordinates ({', '.join(part.coords)}) along axes ({', '.join(part.axes)}); the first "
                 f"has ({', '.join(names)}) along ({', '.join(parts[0].axes)}): count every part the same way."
             )
-    if "rank" in names:
-        raise ParameterError(
-            "Sweeps of ranks (thresholds='ranks') do not combine: a rank depends on every item of a "
-            "topic. Combine the runs and count them again."
-        )
-    groups = [c for c in names if c != "threshold"]
+    groups = [c for c in names if c not in ("threshold", "rank")]
     if along is not None:
         if along not in groups:
             raise ParameterError(
                 f"Cannot concatenate along '{along}': the groups of this sweep are named by {', '.join(groups)}."
             )
         _disjoint(along, [np.asarray(p.coords[along]) for p in parts])
+    if "rank" in names:
+        if along is None:
+            raise ParameterError(
+                "Sweeps of ranks (thresholds='ranks') do not merge: a rank depends on every item of a "
+                "topic. Combine the runs and count them again."
+            )
+        for c in groups:
+            _union(c, [np.asarray(p.coords[c]) for p in parts])  # one kind of label per coordinate
+        coords = {c: np.concatenate([np.asarray(p.coords[c]) for p in parts]) for c in names}
+        return ConfusionTensor(
+            np.concatenate(counts), ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=parts[0].classes
+        )
     pieces = _group_pieces(parts, counts, groups)
     labels = {c: [np.asarray(p.coords[c]) for p in parts] for c in groups}
     return _from_pieces(pieces, groups, labels, parts[0].classes)

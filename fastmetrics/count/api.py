@@ -194,6 +194,11 @@ def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTens
     names = ("pred", "item", "weight", "classes")
     pred, item, weight, classes = (options[k] for k in names)
     gold_column = options["gold_column"]
+    if gold is not None and gold_column in src.column_names:
+        raise InputError(
+            f"The multilabel runs {src.names[0]} carry their own gold categories (column '{gold_column}') and a "
+            "separate gold is given too: drop one of them (--gold, or the runs' column)."
+        )
     if gold is not None:
         table = join_gold(
             src,
