@@ -1066,7 +1066,7 @@ API_CASES = [
         "merge-ranks",
         lambda d: fm.count(_table(), thresholds="ranks").merge(fm.count(_table(), thresholds="ranks")),
         PE,
-        r"ranks.*do not combine",
+        r"ranks.*do not merge",
     ),
     ("merge-not-a-tensor", lambda d: _tensor().merge(5), PE, r"Part 1 is a int"),
     (
