@@ -161,6 +161,35 @@ def cmd_evaluate(args) -> None:
     _emit(scores.to_arrow(wide=args.wide), args.out)
 
 
+def cmd_count(args) -> None:
+    """``fastmetrics count``: the counts of the runs as a tidy table that every command reads back."""
+    out = (args.out or "").lower()
+    if args.out and not out.endswith((".parquet", ".csv")):
+        raise ParameterError(
+            f"fastmetrics count writes .parquet or .csv (tables every command reads); got '{args.out}'."
+        )
+    by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
+    names = ("gold", "grid", "ties", "missing", "format", "unjudged", "pred", "score", "weight", "task", "category")
+    options = {name: getattr(args, name) for name in names}
+    tensor = count(
+        args.inputs, by=by, thresholds=_parse_thresholds(args.thresholds), classes=_split(args.classes), **options
+    )
+    if isinstance(tensor, MultilabelTensor):
+        raise ParameterError(
+            "Multilabel counts are not saved: the set-based measures need per-item statistics that a table of "
+            "tp, fp, fn, tn per category does not hold. Keep the runs, or combine counts in Python (merge, concat)."
+        )
+    if "system" in by and "system" not in tensor.coords and not tensor.cells:
+        tensor = _one_system(tensor, args.inputs)  # named as leaderboard names it, so both agree
+    classes = list(tensor.classes)
+    if out.endswith(".csv") and tensor.m > 2 and classes != sorted(classes):
+        raise ParameterError(
+            f"A CSV file does not keep the class order ({', '.join(map(str, classes))}): write .parquet, or "
+            "write .csv and give --classes again to every command that reads it."
+        )
+    _emit(tensor.to_arrow(), args.out, wide=False)
+
+
 def _count_from_args(args, src=None):
     """Hard counts for the jobs that rank systems (leaderboard, meta, report), from the input
     opened once (``src``, or opened here)."""
@@ -710,6 +739,24 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--undefined", type=float, default=None, help="value for undefined values (default NaN: left out of means)"
         )
+
+    p = sub.add_parser("count", help="count the runs once and save the counts: every command reads them back")
+    p.add_argument("inputs", nargs="+", help="run files, folders, globs or Parquet/CSV files")
+    p.add_argument("--gold", help="gold labels keyed by (topic, item)")
+    p.add_argument("--by", default=None, help="grouping columns (default system,topic when present)")
+    p.add_argument("--thresholds", help="'exact', 'ranks', an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument("--grid", choices=("global", "system", "quantile"), default="global", help="with --thresholds k")
+    p.add_argument("--ties", choices=("input", "item"), default="input", help="--thresholds ranks: equal scores")
+    p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
+    p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto")
+    p.add_argument("--classes", help="comma-separated class labels in order")
+    p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
+    p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
+    p.add_argument("--score", default="score", help="score column (default score)")
+    p.add_argument("--weight", default=None, help="item weight column: the counts are then sums of weights")
+    p.add_argument("--out", help="write .parquet or .csv (default: print)")
+    _reading_options(p)
+    p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
     inputs_and_counting(p)

@@ -8,6 +8,7 @@ group has its own thresholds.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -210,8 +211,14 @@ class ConfusionTensor(_Labelled):
         return f"ConfusionTensor({dims}; m={self.m}, dtype={self.counts.dtype})"
 
     def sum(self, axis: str | Sequence[str]) -> ConfusionTensor:
-        """Pool counts over one or more axes (micro averaging over, e.g., topics)."""
+        """Pool counts over one or more axes (micro averaging over, e.g., topics).
+
+        On a threshold sweep of per-cell coordinates, ``axis`` names group coordinates
+        (``"topic"``): see :func:`pool_cells`.
+        """
         names = [axis] if isinstance(axis, str) else list(axis)
+        if self.cells and all(n in self.coords and n not in self.axes for n in names):
+            return pool_cells(self, names)
         for name in names:
             if name not in self.axes:
                 raise ParameterError(f"Cannot sum over '{name}': the axes are {', '.join(self.axes)}.")
@@ -258,12 +265,27 @@ class ConfusionTensor(_Labelled):
         )
 
     def to_arrow(self) -> pa.Table:
-        """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred)."""
+        """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred).
+
+        :func:`fastmetrics.count` reads the table back into the same tensor (see
+        :func:`fastmetrics.count.tables.read_counts`): dense axes become one column each (a
+        threshold grid its ``threshold`` column), a sweep whose groups have thresholds of their
+        own (``counts[cell, 2, 2]``) gets a ``cell`` column numbering its cells, and the class
+        order is kept in the schema's metadata (key ``fastmetrics.counts``).
+
+        Returns
+        -------
+        pyarrow.Table
+            The coordinate columns (a ``cell`` column first for a sweep of per-cell thresholds),
+            then ``tp, fp, fn, tn`` or ``true, pred, count``; int64 counts, float64 with weights.
+        """
         columns = self._coord_columns()
+        if self.cells:
+            columns = {"cell": pa.array(np.arange(self.batch_shape[0], dtype=np.int64)), **columns}
         if self.m == 2:
             for name, (i, j) in {"tp": (1, 1), "fp": (0, 1), "fn": (1, 0), "tn": (0, 0)}.items():
                 columns[name] = pa.array(self.counts[..., i, j].reshape(-1))
-            return pa.table(columns)
+            return _with_layout(pa.table(columns), self)
         m = self.m
         n_cells = int(np.prod(self.batch_shape, dtype=np.int64))
         rep = {
@@ -272,7 +294,85 @@ class ConfusionTensor(_Labelled):
         rep["true"] = pa.array(np.tile(np.repeat(self.classes, m), n_cells))
         rep["pred"] = pa.array(np.tile(np.tile(self.classes, m), n_cells))
         rep["count"] = pa.array(self.counts.reshape(-1))
-        return pa.table(rep)
+        return _with_layout(pa.table(rep), self)
+
+    @property
+    def cells(self) -> bool:
+        """Whether the tensor is a sweep of per-cell coordinates (``counts[cell, 2, 2]``)."""
+        return any(self.coord_axes.get(c, c) != c for c in self.coords)
+
+    def merge(self, other: ConfusionTensor) -> ConfusionTensor:
+        """Add the counts of more items of the same cells (e.g. a second half of the test set).
+
+        Counts are additive: the counts of all items are the cell-wise sums of the counts of any
+        partition of the items. Axes are aligned by label; a label only one tensor has gets the
+        other's zeros there, which is right for counts (that part had no items of that cell).
+
+        Parameters
+        ----------
+        other : ConfusionTensor
+            Counts of other items, with the same axes (in any order) and the same classes (in
+            any order; the result keeps this tensor's). A ``threshold`` axis must hold the same
+            thresholds. An exact sweep (``thresholds="exact"``) merges with an exact sweep:
+            each group then has a cell at every threshold of either part.
+
+        Returns
+        -------
+        ConfusionTensor
+            The union of the labels of each axis (this tensor's first, in order, then the new
+            ones), counts summed; float64 if either tensor's counts are.
+
+        Raises
+        ------
+        ParameterError
+            Different axes, classes or thresholds, a sweep of ranks, or a multilabel tensor.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm, pyarrow as pa
+        >>> runs = pa.table({"system": ["a"] * 4, "topic": ["t"] * 4, "item": [1, 2, 3, 4],
+        ...                  "gold": [True, False, True, False], "pred": [True, True, False, False]})
+        >>> first, second = fm.count(runs.slice(0, 2)), fm.count(runs.slice(2))
+        >>> bool((first.merge(second).counts == fm.count(runs).counts).all())
+        True
+        """
+        return combine([self, other], along=None)
+
+    def concat(self, others, axis: str) -> ConfusionTensor:
+        """Add new labels along one axis: counts of new systems (or new topics).
+
+        Parameters
+        ----------
+        others : ConfusionTensor or sequence of ConfusionTensor
+            Counts with the same axes and classes (see :meth:`merge` for the alignment of the
+            other axes by label), none of whose ``axis`` labels this tensor (or another of
+            ``others``) has.
+        axis : str
+            The axis along which the labels are new, e.g. ``"system"``. For a sweep of per-cell
+            thresholds, the per-cell coordinate (``"system"``, ``"topic"``).
+
+        Returns
+        -------
+        ConfusionTensor
+            This tensor's labels along ``axis`` first, then each of ``others``' in turn; the other
+            axes hold the union of the labels, with zero counts where a part has no cell.
+
+        Raises
+        ------
+        ParameterError
+            A label along ``axis`` held twice, no such axis, or the mismatches of :meth:`merge`.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm, pyarrow as pa
+        >>> runs = pa.table({"system": ["a", "a", "b", "b"], "topic": ["t"] * 4, "item": [1, 2, 1, 2],
+        ...                  "gold": [True, False] * 2, "pred": [True, True, False, False]})
+        >>> a, b = fm.count(runs.slice(0, 2)), fm.count(runs.slice(2))
+        >>> a.concat(b, axis="system").coords["system"].tolist()
+        ['a', 'b']
+        """
+        parts = [self, others] if isinstance(others, ConfusionTensor) else [self, *others]
+        return combine(parts, along=axis)
 
 
 class Scores(_Labelled):
@@ -571,3 +671,284 @@ class MultilabelTensor(ConfusionTensor):
         Scores
         """
         return _evaluator()(self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn)
+
+
+# -- concat and merge ---------------------------------------------------------------------------
+LAYOUT_KEY = b"fastmetrics.counts"  # schema metadata of a counts table: the class order
+
+
+def _with_layout(table: pa.Table, tensor: ConfusionTensor) -> pa.Table:
+    """The counts table with the class order in its schema metadata (CSV loses it: sorted)."""
+    layout = {"classes": np.asarray(tensor.classes).tolist()}
+    return table.replace_schema_metadata({LAYOUT_KEY: json.dumps(layout, default=str).encode()})
+
+
+def combine(parts: Sequence[ConfusionTensor], along: str | None) -> ConfusionTensor:
+    """The counts of ``parts`` summed cell by cell over the union of their labels.
+
+    The work of :meth:`ConfusionTensor.merge` (``along=None``) and :meth:`ConfusionTensor.concat`
+    (``along`` = the axis whose labels must be new in each part).
+
+    Parameters
+    ----------
+    parts : sequence of ConfusionTensor
+        The first fixes the order of the axes, the classes and the labels it holds.
+    along : str or None
+        The axis whose labels may not repeat across parts.
+
+    Returns
+    -------
+    ConfusionTensor
+        A :class:`MultilabelTensor` when the parts are.
+
+    Raises
+    ------
+    ParameterError
+        See :meth:`ConfusionTensor.merge` and :meth:`ConfusionTensor.concat`.
+    """
+    for i, part in enumerate(parts):
+        if not isinstance(part, ConfusionTensor):
+            raise ParameterError(f"Part {i} is a {type(part).__name__}; concat and merge take ConfusionTensors.")
+    multilabel = [isinstance(p, MultilabelTensor) for p in parts]
+    if any(multilabel):
+        if not all(multilabel):
+            raise ParameterError("Multilabel counts combine only with multilabel counts (MultilabelTensor).")
+        return _combine_multilabel(parts, along)
+    orders = _class_orders([p.classes for p in parts], "classes")
+    counts = [p.counts[..., o, :][..., :, o] for p, o in zip(parts, orders)]
+    if any(p.cells for p in parts):
+        return _combine_cells(parts, counts, along)
+    own_axes = [p.axes for p in parts]
+    for i, part in enumerate(parts):
+        if set(part.coords) != set(part.axes):
+            raise ParameterError(
+                f"Part {i} has coordinates ({', '.join(part.coords)}) besides its axes: merge and concat "
+                "take counts with one coordinate per axis."
+            )
+    labels, positions = _aligned_axes(parts, own_axes, along)
+    out = _scatter(own_axes, counts, labels, positions)
+    return ConfusionTensor(out, parts[0].axes, labels, classes=parts[0].classes)
+
+
+def _class_orders(classes: list, what: str) -> list[np.ndarray]:
+    """For each part, the positions of the first part's classes among its own."""
+    first = np.asarray(classes[0]).tolist()
+    orders = []
+    for i, own in enumerate(classes):
+        own = np.asarray(own).tolist()
+        if sorted(map(str, own)) != sorted(map(str, first)) or len(own) != len(first):
+            raise ParameterError(
+                f"Part {i} has {what} ({', '.join(map(str, own))}); the first has ({', '.join(map(str, first))}): "
+                f"merge and concat need the same {what} (count every part with classes=[...])."
+            )
+        where = {str(c): k for k, c in enumerate(own)}
+        orders.append(np.array([where[str(c)] for c in first], dtype=np.intp))
+    return orders
+
+
+def _aligned_axes(parts, own_axes: list, along: str | None):
+    """Union of the labels of each axis (first part's order, then new labels in order) and each
+    part's positions in it; thresholds must be equal and labels along ``along`` new.
+
+    ``own_axes[i]`` are part ``i``'s axes (its group axes for multilabel counts)."""
+    axes = own_axes[0]
+    for i, own in enumerate(own_axes):
+        if set(own) != set(axes):
+            raise ParameterError(
+                f"Part {i} has axes ({', '.join(own)}); the first has ({', '.join(axes)}): merge and concat "
+                "need the same axes (count every part with the same by=)."
+            )
+    if along is not None and along not in axes:
+        raise ParameterError(f"Cannot concatenate along '{along}': the axes are {', '.join(axes) or 'none'}.")
+    labels, positions = {}, [[] for _ in parts]
+    for axis in axes:
+        per_part = [np.asarray(p.coords[axis]) for p in parts]
+        if axis == "threshold":
+            _same_thresholds(per_part)
+        if axis == along:
+            _disjoint(axis, per_part)
+        labels[axis] = _union(axis, per_part)
+        index = {v: k for k, v in enumerate(labels[axis].tolist())}
+        for k, values in enumerate(per_part):
+            positions[k].append(np.array([index[v] for v in values.tolist()], dtype=np.intp))
+    return labels, positions
+
+
+def _union(axis: str, arrays: list) -> np.ndarray:
+    kinds = {"text" if a.dtype.kind in "OSU" else "number" for a in arrays if a.size}
+    if len(kinds) > 1:
+        raise ParameterError(
+            f"The labels of '{axis}' are text in one part and numbers in another: give them one type "
+            "(e.g. read every part with the same column types)."
+        )
+    labels = list(dict.fromkeys(v for a in arrays for v in a.tolist()))
+    return np.asarray(labels, dtype=object if kinds == {"text"} else None)
+
+
+def _same_thresholds(per_part: list) -> None:
+    for i, grid in enumerate(per_part[1:], 1):
+        if grid.shape != per_part[0].shape or not np.array_equal(grid, per_part[0]):
+            raise ParameterError(
+                f"Part {i} was swept at other thresholds ({_shown(grid)}) than the first ({_shown(per_part[0])}): "
+                "count every part at the same thresholds, e.g. thresholds=[0.1, 0.2, ...] (a grid of k "
+                "thresholds spans each input's own score range)."
+            )
+
+
+def _disjoint(axis: str, per_part: list) -> None:
+    seen: set = set()
+    for i, values in enumerate(per_part):
+        again = [v for v in dict.fromkeys(values.tolist()) if v in seen]
+        if again:
+            raise ParameterError(
+                f"Part {i} holds {axis} {', '.join(map(repr, again[:5]))}{' ...' if len(again) > 5 else ''} "
+                f"already held by an earlier part: concat adds new {axis} labels; use merge to add the "
+                "counts of more items of the same cells."
+            )
+        seen.update(values.tolist())
+
+
+def _shown(values: np.ndarray, n: int = 4) -> str:
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values.tolist()[:n]) + (
+        " ..." if values.size > n else ""
+    )
+
+
+def _scatter(own_axes: list, arrays: list, labels: dict, positions: list) -> np.ndarray:
+    """Each part's arrays (leading axes in the part's own order) added at its positions."""
+    axes = own_axes[0]
+    trailing = arrays[0].shape[len(axes) :]
+    out = np.zeros(tuple(len(labels[a]) for a in axes) + trailing, np.result_type(*arrays))
+    for own, array, pos in zip(own_axes, arrays, positions):
+        order = [own.index(a) for a in axes]
+        array = np.transpose(array, order + list(range(len(axes), array.ndim)))
+        out[np.ix_(*pos)] += array
+    return out
+
+
+def _combine_cells(parts, counts: list, along: str | None) -> ConfusionTensor:
+    """Sweeps of per-cell thresholds: new groups are appended, shared groups merged."""
+    names = list(parts[0].coords)
+    for i, part in enumerate(parts):
+        if not part.cells or set(part.coords) != set(names):
+            raise ParameterError(
+                f"Part {i} has coordinates ({', '.join(part.coords)}) along axes ({', '.join(part.axes)}); the first "
+                f"has ({', '.join(names)}) along ({', '.join(parts[0].axes)}): count every part the same way."
+            )
+    groups = [c for c in names if c not in ("threshold", "rank")]
+    if along is not None:
+        if along not in groups:
+            raise ParameterError(
+                f"Cannot concatenate along '{along}': the groups of this sweep are named by {', '.join(groups)}."
+            )
+        _disjoint(along, [np.asarray(p.coords[along]) for p in parts])
+    if "rank" in names:
+        if along is None:
+            raise ParameterError(
+                "Sweeps of ranks (thresholds='ranks') do not merge: a rank depends on every item of a "
+                "topic. Combine the runs and count them again."
+            )
+        for c in groups:
+            _union(c, [np.asarray(p.coords[c]) for p in parts])  # one kind of label per coordinate
+        coords = {c: np.concatenate([np.asarray(p.coords[c]) for p in parts]) for c in names}
+        return ConfusionTensor(
+            np.concatenate(counts), ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=parts[0].classes
+        )
+    pieces = _group_pieces(parts, counts, groups)
+    labels = {c: [np.asarray(p.coords[c]) for p in parts] for c in groups}
+    return _from_pieces(pieces, groups, labels, parts[0].classes)
+
+
+def pool_cells(tensor: ConfusionTensor, over: Sequence[str]) -> ConfusionTensor:
+    """A threshold sweep of per-cell coordinates pooled over some of its group coordinates.
+
+    Each new group has a cell at every threshold of the groups pooled into it, with their
+    counts summed (see :func:`_merge_sweeps`): pooling an exact sweep over topics gives the exact
+    sweep of the topics' items together.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        ``counts[cell, 2, 2]`` with per-cell ``threshold`` and group coordinates.
+    over : sequence of str
+        Group coordinates to pool over (e.g. ``["topic"]``).
+
+    Returns
+    -------
+    ConfusionTensor
+        The same layout without the ``over`` coordinates.
+
+    Raises
+    ------
+    ParameterError
+        A sweep of ranks, or ``over`` naming no group coordinate.
+    """
+    if "rank" in tensor.coords or "threshold" not in tensor.coords:
+        raise ParameterError(
+            f"Cannot pool a sweep of ranks over {', '.join(over)}: a rank depends on every item of a topic. "
+            "Count the runs again, grouped as wanted."
+        )
+    unknown = [c for c in over if c not in tensor.coords or c == "threshold"]
+    if unknown:
+        raise ParameterError(f"Cannot pool over '{unknown[0]}': the groups are named by {', '.join(tensor.coords)}.")
+    groups = [c for c in tensor.coords if c not in over and c != "threshold"]
+    pieces = _group_pieces([tensor], [tensor.counts], groups)
+    return _from_pieces(pieces, groups, {c: [np.asarray(tensor.coords[c])] for c in groups}, tensor.classes)
+
+
+def _group_pieces(parts, counts: list, groups: list) -> dict:
+    """Each group's cells ``(thresholds, counts)``, per part, keyed by its ``groups`` labels."""
+    pieces: dict = {}
+    for part, array in zip(parts, counts):
+        starts, _ = group_starts(part, skip=("threshold",))
+        for a, b in zip(starts[:-1], starts[1:]):
+            key = tuple(part.coords[c][a] for c in groups)
+            pieces.setdefault(key, []).append((np.asarray(part.coords["threshold"][a:b], np.float64), array[a:b]))
+    return pieces
+
+
+def _from_pieces(pieces: dict, groups: list, labels: dict, classes) -> ConfusionTensor:
+    """The cells of every group, the pieces of each merged, groups in the order of ``pieces``."""
+    merged = [(key, *_merge_sweeps(p)) for key, p in pieces.items()]
+    sizes = [len(thresholds) for _, thresholds, _ in merged]
+    kinds = {c: _union(c, labels[c]).dtype for c in groups}
+    coords = {c: np.repeat(np.array([key[i] for key, _, _ in merged], kinds[c]), sizes) for i, c in enumerate(groups)}
+    coords["threshold"] = np.concatenate([t for _, t, _ in merged])
+    out = np.concatenate([c for _, _, c in merged])
+    return ConfusionTensor(out, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=classes)
+
+
+def _merge_sweeps(pieces: list) -> tuple[np.ndarray, np.ndarray]:
+    """One group's cells from several parts: a cell at every threshold of any part.
+
+    At a threshold ``t`` a part's items with ``score >= t`` are predicted positive: its counts are
+    those of its lowest threshold ``>= t``, or (no such threshold) every item negative.
+    """
+    if len(pieces) == 1:
+        return pieces[0]
+    thresholds = np.unique(np.concatenate([t for t, _ in pieces]))[::-1]  # decreasing, as count() orders them
+    out = np.zeros((thresholds.size, 2, 2), np.result_type(*(c for _, c in pieces)))
+    for own, counts in pieces:
+        at_or_above = own.size - np.searchsorted(own[::-1], thresholds, side="left")
+        reached = at_or_above > 0
+        out[reached] += counts[at_or_above[reached] - 1]
+        if counts.shape[0]:
+            out[~reached, 0, 0] += counts[0, 0].sum()  # nothing predicted positive: every negative a tn,
+            out[~reached, 1, 0] += counts[0, 1].sum()  # every positive a fn
+    return thresholds, out
+
+
+def _combine_multilabel(parts, along: str | None) -> MultilabelTensor:
+    """Multilabel statistics are additive: summed over the union of the group labels."""
+    order = _class_orders([p.categories for p in parts], "categories")
+    own_axes = [p.group_axes for p in parts]
+    labels, positions = _aligned_axes(parts, own_axes, along)
+    stats = []
+    for name in MultilabelTensor._STATISTICS:
+        arrays = [getattr(p, name) for p in parts]
+        if name == "cooccurrence":
+            arrays = [a[..., o, :][..., :, o] for a, o in zip(arrays, order)]
+        elif name in ("gold_size", "pred_size"):
+            arrays = [a[..., o] for a, o in zip(arrays, order)]
+        stats.append(_scatter(own_axes, arrays, labels, positions))
+    return MultilabelTensor(*stats, own_axes[0], labels, categories=parts[0].categories)

@@ -242,6 +242,18 @@ def make_data(d: Path) -> None:
         pa.table({"system": ["a", "a"], "item": [1, 2], "gold": [["x"], ["x", "y"]], "pred": [["x"], ["y"]]}),
         d / "multilabel.parquet",
     )
+    # multilabel runs without gold, and a separate gold one run's item 2 is missing from
+    pq.write_table(
+        pa.table({"system": ["a", "a", "b"], "item": [1, 2, 1], "pred": [["x"], ["y"], []]}), d / "ml_runs.parquet"
+    )
+    pq.write_table(pa.table({"item": [1, 2], "gold": [["x"], ["x", "y"]]}), d / "ml_gold.parquet")
+
+    # saved counts: hard counts; a grid lacking one (group, threshold) row; a 'cell' column with a gap
+    pq.write_table(fm.count(runs).to_arrow(), d / "counts.parquet")
+    grid = fm.count(runs, thresholds=[0.25, 0.5, 0.75]).to_arrow()
+    pacsv.write_csv(grid.slice(1), d / "grid_gap.csv")
+    cells = fm.count(runs.slice(0, 40), thresholds="exact").to_arrow()
+    pacsv.write_csv(cells.set_column(0, "cell", pa.array(np.arange(cells.num_rows) * 2)), d / "cell_gap.csv")
 
 
 @pytest.fixture(scope="module")
@@ -436,6 +448,31 @@ CLI_CASES = [
         "multilabel-with-gold",
         ["evaluate", f"{D}/multilabel.parquet", "--gold", f"{D}/gold.txt"],
         r"(?i)multilabel.*gold",
+    ),
+    # --- saved counts (fastmetrics count) and multilabel runs joined to a separate gold
+    Cli("count-out-json", ["count", RUNS, "--out", "c.json"], r"\.parquet or \.csv.*c\.json"),
+    Cli(
+        "count-multilabel",
+        ["count", f"{D}/multilabel.parquet", "--out", "c.parquet"],
+        r"(?i)multilabel counts are not saved.*tp, fp, fn, tn",
+    ),
+    Cli("counts-swept", ["sweep", f"{D}/counts.parquet"], r"counts\.parquet.*without thresholds.*--thresholds"),
+    Cli(
+        "count-csv-class-order",
+        ["count", MC, "--classes", "pos,neu,neg", "--out", "c.csv"],
+        r"CSV.*class order \(pos, neu, neg\).*\.parquet.*--classes",
+    ),
+    Cli("counts-cell-gap", ["evaluate", f"{D}/cell_gap.csv"], r"'cell'.*cell_gap\.csv.*0, 1, 2"),
+    Cli(
+        "counts-with-gold",
+        ["evaluate", f"{D}/counts.parquet", "--gold", f"{D}/gold.txt"],
+        r"counts\.parquet.*table of counts.*counted already.*--gold",
+    ),
+    Cli("counts-grid-gap", ["evaluate", f"{D}/grid_gap.csv"], r"grid_gap\.csv.*row per group and threshold.*'cell'"),
+    Cli(
+        "multilabel-gold-lacks-run-item",
+        ["evaluate", f"{D}/ml_runs.parquet", "--gold", f"{D}/ml_gold.parquet"],
+        r"Run \(system='b'\) lacks gold items, e\.g\. item 2.*--missing negative",
     ),
     # --- gold joins and --missing
     Cli(
@@ -1002,6 +1039,61 @@ API_CASES = [
         r"no rows",
     ),
     ("tensor-select-unknown-label", lambda d: _tensor().sel(system="zz"), PE, r"'zz'.*known.*a.*b"),
+    # concat and merge of counts
+    (
+        "concat-labels-held-twice",
+        lambda d: _tensor().concat(_tensor().sel(system=["b"]), axis="system"),
+        PE,
+        r"Part 1 holds system 'b' already held.*merge",
+    ),
+    ("concat-unknown-axis", lambda d: _tensor().concat(_tensor(), axis="lang"), PE, r"'lang'.*system, topic"),
+    (
+        "merge-other-classes",
+        lambda d: _multiclass_tensor().merge(
+            fm.count(_table(gold=["a", "b", "d", "a"] * 2, pred=["a"] * 8, score=None))
+        ),
+        PE,
+        r"Part 1 has classes \(a, b, d\); the first has \(a, b, c\).*classes=",
+    ),
+    (
+        "merge-other-grid",
+        lambda d: fm.count(_table(), thresholds=[0.2, 0.5]).merge(fm.count(_table(), thresholds=[0.3, 0.5])),
+        PE,
+        r"Part 1.*other thresholds \(0\.3, 0\.5\).*\(0\.2, 0\.5\)",
+    ),
+    ("merge-other-axes", lambda d: _tensor().merge(fm.count(_table(), by="system")), PE, r"Part 1 has axes \(system\)"),
+    (
+        "merge-ranks",
+        lambda d: fm.count(_table(), thresholds="ranks").merge(fm.count(_table(), thresholds="ranks")),
+        PE,
+        r"ranks.*do not merge",
+    ),
+    ("merge-not-a-tensor", lambda d: _tensor().merge(5), PE, r"Part 1 is a int"),
+    (
+        "merge-multilabel-and-binary",
+        lambda d: fm.count(str(d / "multilabel.parquet")).merge(_tensor()),
+        PE,
+        r"(?i)multilabel counts combine only with multilabel",
+    ),
+    ("counts-with-gold", lambda d: fm.count(str(d / "counts.parquet"), gold=_table()), IE, r"counted already"),
+    (
+        "multilabel-gold-not-lists",
+        lambda d: fm.count(str(d / "ml_runs.parquet"), gold=pa.table({"item": [1, 2], "gold": [True, False]})),
+        IE,
+        r"'gold' of the gold has type bool.*list of categories",
+    ),
+    (
+        "multilabel-gold-lacks-run-item",
+        lambda d: fm.count(str(d / "ml_runs.parquet"), gold=pa.table({"item": [1], "gold": [["x"]]})),
+        IE,
+        r"gold lacks the run item \(system='a', item=2\)",
+    ),
+    (
+        "multilabel-gold-duplicate",
+        lambda d: fm.count(str(d / "ml_runs.parquet"), gold=pa.table({"item": [1, 1, 2], "gold": [["x"], [], []]})),
+        IE,
+        r"gold has \(item\) = \(item=1\) more than once",
+    ),
     ("scores-unknown-measure", lambda d: _scores()["mcc"], PE, r"'mcc'.*f1.*accuracy"),
     # meta and board
     (
@@ -1059,6 +1151,8 @@ SAME_WORDING = [
     ("run-lacks-gold-item", lambda d: fm.count(str(d / "runs_short"), gold=str(d / "gold.txt"))),
     ("thresholds-huge", lambda d: fm.count(str(d / "runs.parquet"), thresholds=200_000_000)),
     ("negative-count", lambda d: fm.count(str(d / "neg_counts.csv"))),
+    ("counts-grid-gap", lambda d: fm.count(str(d / "grid_gap.csv"))),
+    ("multilabel-gold-lacks-run-item", lambda d: fm.count(str(d / "ml_runs.parquet"), gold=str(d / "ml_gold.parquet"))),
 ]
 
 

@@ -18,16 +18,16 @@ import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError, parameter_error
 from ..io.labels import empty_input, require_columns
+from ..io.readers import Source, open_source
 from ..io.readers import gold_table as load_gold
-from ..io.readers import open_source
-from ..tensor import ConfusionTensor
+from ..tensor import ConfusionTensor, MultilabelTensor
 from . import _kernels
 from .assemble import assemble, exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
 from .fitted import check_grid, fitted_grids, resample_sweep
 from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
-from .multilabel import count_multilabel
+from .multilabel import count_multilabel, join_gold
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .probabilities import is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
@@ -151,9 +151,6 @@ def count(
         return _count_probabilities(
             src, gold, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
         )
-    special = _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category)
-    if special is not None:
-        return special
     options = dict(
         by=by,
         pred=pred,
@@ -167,6 +164,9 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
+    special = _other_forms(src, group_cols, gold, thresholds, category=category, **options)
+    if special is not None:
+        return special
     check_grid(grid, thresholds)
     if grid != "global":
         return fitted_sweep(src, gold, int(thresholds), grid, **options)
@@ -211,30 +211,61 @@ def _count_probabilities(
     return ConfusionTensor(counts, axes, coords, classes=[0, 1])
 
 
-def _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category):
+def _other_forms(src, group_cols, gold, thresholds, *, category, **options):
     """A table of precomputed counts or multilabel input, counted by its own path; else None."""
     columns = src.column_names
-    if all(c in columns for c in COUNT_COLUMNS) and pred not in columns and score not in columns:
-        return from_count_table(src, group_cols)
-    if all(c in columns for c in MATRIX_COLUMNS) and gold_column not in columns and gold is None:
-        return from_matrix_table(src, group_cols, classes)
-    if task == "multilabel" or category is not None or (task == "auto" and _list_typed(src, gold_column)):
-        if gold is not None:
-            raise InputError(
-                "Multilabel input needs its gold categories in the runs table (a list column "
-                f"'{gold_column}', or one row per (item, category)); a separate gold is not joined."
-            )
-        return count_multilabel(
+    pred, score, gold_column, task = (options[k] for k in ("pred", "score", "gold_column", "task"))
+    counts_form = all(c in columns for c in COUNT_COLUMNS) and pred not in columns and score not in columns
+    matrix_form = all(c in columns for c in MATRIX_COLUMNS) and gold_column not in columns
+    if (counts_form or matrix_form) and gold is not None:
+        shown = ", ".join(COUNT_COLUMNS if counts_form else MATRIX_COLUMNS)
+        raise InputError(
+            f"The input {src.names[0]} is a table of counts ({shown}): it is counted already and takes no "
+            "separate gold. Drop the gold (--gold)."
+        )
+    if counts_form:
+        return from_count_table(src, group_cols, thresholds)
+    if matrix_form:
+        return from_matrix_table(src, group_cols, options["classes"])
+    lists = _list_typed(src, gold_column) or (gold is not None and _list_typed(src, pred))
+    if task == "multilabel" or category is not None or (task == "auto" and lists):
+        return _multilabel(src, group_cols, gold, category=category, **options)
+    return None
+
+
+def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTensor:
+    """Multilabel counts, the gold in the runs or (``gold``) a separate table joined to them."""
+    names = ("pred", "item", "weight", "classes")
+    pred, item, weight, classes = (options[k] for k in names)
+    gold_column = options["gold_column"]
+    if gold is not None and gold_column in src.column_names:
+        raise InputError(
+            f"The multilabel runs {src.names[0]} carry their own gold categories (column '{gold_column}') and a "
+            "separate gold is given too: drop one of them (--gold, or the runs' column)."
+        )
+    if gold is not None:
+        table = join_gold(
             src,
+            gold,
             group_cols,
-            gold_column=gold_column,
             pred=pred,
             item=item,
             weight=weight,
-            classes=classes,
             category=category,
+            missing=options["missing"],
+            unjudged=options["unjudged"],
         )
-    return None
+        src, gold_column, category = Source([table], src.names[:1]), "gold", None
+    return count_multilabel(
+        src,
+        group_cols,
+        gold_column=gold_column,
+        pred=pred,
+        item=item,
+        weight=weight,
+        classes=classes,
+        category=category,
+    )
 
 
 def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:

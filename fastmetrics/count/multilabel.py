@@ -18,12 +18,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from .._errors import InputError
+from .._errors import InputError, ParameterError
 from ..io import labels as enc
 from ..io.labels import empty_input
+from ..io.readers import gold_table as load_gold
 from ..tensor import MultilabelTensor
 from .encoders import Encoder
-from .plan import column_codes
+from .plan import check_unique_gold, column_codes
 
 
 @njit(cache=True)
@@ -113,17 +114,18 @@ def _list_parts(column, categories: pa.Array, name: str, part: str):
     return offsets, codes
 
 
-def _long_to_lists(table: pa.Table, keys: list[str], category: str, gold: str, pred: str) -> pa.Table:
-    """One row per (item, category) with boolean flags -> one row per item with two list columns."""
-    flags = {}
-    for name in (gold, pred):
+def _long_to_lists(table: pa.Table, keys: list[str], category: str, flags: list[str]) -> pa.Table:
+    """One row per (item, category) with boolean flags -> one row per item with a list column per
+    flag (the categories whose flag is set; an item with none gets an empty list)."""
+    lists = {}
+    for k, name in enumerate(flags):
         codes = enc.binary_codes(table.column(name), name, "<table>").astype(bool)
-        flags[name] = pc.if_else(
+        lists[f"_{k}"] = pc.if_else(
             pa.array(codes), table.column(category), pa.nulls(table.num_rows, table.column(category).type)
         )
-    wide = pa.table({**{k: table.column(k) for k in keys}, "_g": flags[gold], "_p": flags[pred]})
-    grouped = wide.group_by(keys, use_threads=False).aggregate([("_g", "list"), ("_p", "list")])
-    return grouped.rename_columns(keys + [gold, pred])
+    wide = pa.table({**{k: table.column(k) for k in keys}, **lists})
+    grouped = wide.group_by(keys, use_threads=False).aggregate([(k, "list") for k in lists])
+    return grouped.rename_columns(keys + flags)
 
 
 def _survey(src, batches, read, group_cols, gold_column, pred, classes):
@@ -180,8 +182,7 @@ def count_multilabel(
             src.read_all(list(group_cols) + [item, category, gold_column, pred]),
             list(group_cols) + [item],
             category,
-            gold_column,
-            pred,
+            [gold_column, pred],
         )
         batches = lambda cols: iter([("<table>", table.select(cols))])  # noqa: E731
         if weight is not None:
@@ -214,3 +215,177 @@ def count_multilabel(
 
 def _labels(array: pa.Array) -> np.ndarray:
     return np.asarray(array.to_pylist(), dtype=object if pa.types.is_string(array.type) else None)
+
+
+def join_gold(
+    src, gold, group_cols, *, pred="pred", item="item", weight=None, category=None, missing="error", unjudged="error"
+) -> pa.Table:
+    """Multilabel runs joined on ``(topic, item)`` to a separate gold of category sets.
+
+    Parameters
+    ----------
+    src : Source
+        Runs: a list column ``pred`` (one row per item), or -- with ``category`` -- one row per
+        (item, category) with boolean ``pred`` flags.
+    gold : path or table
+        ``[topic,] item`` and a list column ``gold`` (one row per item), or one row per (item,
+        category) with a ``category`` column (named as in the runs) and, optionally, boolean
+        ``gold`` flags (without them every row is a gold category of its item).
+    group_cols : sequence of str
+        The runs' grouping columns; those other than ``topic`` name a run.
+    pred, item, weight, category : str
+        Column names of the runs.
+    missing : {"error", "negative", "drop"}, default "error"
+        Gold items a run lacks: an error, predicted with no category, or left out of that run.
+    unjudged : {"error", "negative"}, default "error"
+        Run items the gold lacks: an error, or items with no gold category.
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per (run, item): ``group_cols``, ``item``, list columns ``gold`` and ``pred``
+        (and ``weight``), as :func:`count_multilabel` reads it.
+
+    Raises
+    ------
+    InputError
+        Missing columns, labels that are not category lists, duplicated items in the runs or
+        the gold, run items the gold lacks, gold items a run lacks (``missing="error"``).
+    """
+    gold = _gold_lists(gold, item, category)
+    keys = [c for c in ("topic", "item") if c in gold.column_names]
+    run_keys = ["topic" if k == "topic" else item for k in keys]
+    enc.require_columns(src.column_names, run_keys, src.names[0], " to join the gold")
+    runs = _run_lists(src, list(dict.fromkeys([*group_cols, *run_keys])), pred, weight, category)
+    gold = _keys_like(gold, runs, keys, run_keys)
+    joined = _left_join(runs, gold, run_keys, keys)
+    joined = _unjudged(joined, unjudged, [*group_cols, item])
+    lacking = _lacking(runs, gold, group_cols, keys, run_keys, missing)
+    if lacking is not None:  # predicted with no category, weight 1 (as the binary counts do)
+        lacking = lacking.append_column(pred, pa.array([[]] * lacking.num_rows, runs.schema.field(pred).type))
+        if weight is not None:
+            lacking = lacking.append_column(weight, pa.array(np.ones(lacking.num_rows)))
+        joined = pa.concat_tables([joined, lacking.select(joined.column_names).cast(joined.schema)])
+    return joined
+
+
+def _left_join(runs: pa.Table, gold: pa.Table, run_keys: list, keys: list) -> pa.Table:
+    """The runs with the gold's ``gold`` list of each row's key (null where the gold lacks it).
+
+    Arrow joins no list columns: the keys are joined with row numbers, the lists then taken."""
+    left = runs.select(run_keys).append_column("_run_row", pa.array(np.arange(runs.num_rows)))
+    right = gold.select(keys).append_column("_gold_row", pa.array(np.arange(gold.num_rows)))
+    rows = left.join(right, keys=run_keys, right_keys=keys, join_type="left outer", use_threads=False)
+    joined = runs.take(rows.column("_run_row"))
+    return joined.append_column("gold", gold.column("gold").take(rows.column("_gold_row")))
+
+
+def _gold_lists(gold, item: str, category: str | None) -> pa.Table:
+    """The gold as ``[topic,] item, gold`` with one category list per item."""
+    table = load_gold(gold)
+    names = table.column_names
+    item_of = item if item in names else "item"
+    label = "gold"
+    long = category is not None and category in names
+    enc.require_columns(names, [item_of] + ([] if long else [label]), "gold", " of a multilabel gold table")
+    keys = (["topic"] if "topic" in names else []) + [item_of]
+    for name in keys:
+        enc.no_nulls(table.column(name).combine_chunks(), name, "gold")
+    if long:
+        if label not in names:
+            table = table.append_column(label, pa.array(np.ones(table.num_rows, bool)))
+        table = _long_to_lists(table, keys, category, [label])
+    elif not (
+        pa.types.is_list(table.schema.field(label).type) or pa.types.is_large_list(table.schema.field(label).type)
+    ):
+        raise InputError(
+            f"Column '{label}' of the gold has type {table.schema.field(label).type}; multilabel runs need a list "
+            "of categories per item in the gold (or one row per (item, category) with a category column)."
+        )
+    table = table.select(keys + [label]).rename_columns(
+        [("topic" if k == "topic" else "item") for k in keys] + ["gold"]
+    )
+    enc.no_nulls(table.column("gold").combine_chunks(), "gold", "gold")
+    check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
+    return table
+
+
+def _run_lists(src, read: list, pred: str, weight, category) -> pa.Table:
+    """The runs as one row per (run, item) -- the ``read`` columns -- with a list column ``pred``,
+    checked for duplicates."""
+    if category is not None and category in src.column_names:
+        if weight is not None:
+            raise InputError("Item weights are not supported with the long multilabel form.")
+        enc.require_columns(src.column_names, [category, pred], src.names[0], " (long multilabel form)")
+        runs = _long_to_lists(src.read_all([*read, category, pred]), read, category, [pred])
+    else:
+        enc.require_columns(src.column_names, [pred], src.names[0], " (multilabel lists)")
+        runs = src.read_all([*read, pred] + ([weight] if weight else []))
+        enc.check_unique_items(runs, read, src.names[0])
+    if runs.num_rows == 0:
+        raise empty_input(src)
+    return runs
+
+
+def _keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa.Table:
+    """The gold with its key columns cast to the runs' types."""
+    for key, run_key in zip(keys, run_keys):
+        target = runs.schema.field(run_key).type
+        try:
+            gold = gold.set_column(gold.column_names.index(key), key, gold.column(key).cast(target))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            raise InputError(
+                f"Column '{key}' of the gold has type {gold.schema.field(key).type}, which does not convert to the "
+                f"runs' '{run_key}' type {target}: the gold cannot be joined to the runs."
+            ) from None
+    return gold
+
+
+def _unjudged(joined: pa.Table, unjudged: str, shown: list) -> None:
+    """Run items the gold lacks (null gold after the join): an error, or no gold category."""
+    lacking = pc.is_null(joined.column("gold"))
+    if not pc.any(lacking).as_py():
+        return joined
+    if unjudged == "error":
+        row = pc.index(lacking, True).as_py()
+        where_ = ", ".join(f"{c}={joined.column(c)[row].as_py()!r}" for c in dict.fromkeys(shown))
+        raise InputError(
+            f"The gold lacks the run item ({where_}) and {pc.sum(lacking).as_py() - 1} more: give every item a gold "
+            "category list (an empty one for none), or use unjudged='negative' (--unjudged negative)."
+        )
+    empty = pa.array([[]] * joined.num_rows, joined.schema.field("gold").type)
+    filled = pc.if_else(lacking, empty, joined.column("gold"))
+    return joined.set_column(joined.column_names.index("gold"), "gold", filled)
+
+
+def _lacking(runs: pa.Table, gold: pa.Table, group_cols, keys: list, run_keys: list, missing: str):
+    """The (run, gold item) pairs a run lacks as rows predicted with no category (``"negative"``),
+    None when there are none or ``missing="drop"``; ``"error"`` names the first."""
+    ids = [c for c in group_cols if c not in run_keys]
+    if "topic" in group_cols and "topic" not in keys and missing != "drop":
+        raise ParameterError(
+            "The gold has no topic column: the items a run lacks cannot be placed in a topic. Add the topic "
+            "to the gold, or use missing='drop'."
+        )
+    runs_of = runs.select(ids).group_by(ids, use_threads=False).aggregate([]) if ids else pa.table({})
+    expected = gold.select(keys).rename_columns(run_keys)
+    expected = expected.append_column("_gold_row", pa.array(np.arange(gold.num_rows)))
+    if ids:
+        one = "_one"
+        left = runs_of.append_column(one, pa.array(np.zeros(runs_of.num_rows, np.int8)))
+        right = expected.append_column(one, pa.array(np.zeros(expected.num_rows, np.int8)))
+        expected = left.join(right, keys=one).drop_columns([one])
+    lacking = expected.join(runs.select([*ids, *run_keys]), keys=[*ids, *run_keys], join_type="left anti")
+    lacking = lacking.append_column("gold", gold.column("gold").take(lacking.column("_gold_row")))
+    lacking = lacking.drop_columns(["_gold_row"])
+    if lacking.num_rows == 0 or missing == "drop":
+        return None
+    if missing == "error":
+        run = ", ".join(f"{c}={lacking.column(c)[0].as_py()!r}" for c in ids) or "the run"
+        item = ", ".join(f"{c} {lacking.column(c)[0].as_py()!r}" for c in run_keys)
+        raise InputError(
+            f"Run ({run}) lacks gold items, e.g. {item} ({lacking.num_rows} (run, item) pairs in all). Use "
+            "missing='negative' (--missing negative) to count them as predicted with no category, or 'drop' to "
+            "ignore them."
+        )
+    return lacking

@@ -1,14 +1,28 @@
-"""Precomputed counts as input: ``tp, fp, fn, tn`` per group, or multiclass cells ``true, pred, count``."""
+"""Precomputed counts as input: ``tp, fp, fn, tn`` per group, or multiclass cells ``true, pred, count``.
+
+These are the tables :meth:`ConfusionTensor.to_arrow` (and ``fastmetrics count --out``) writes, so
+counts saved once are read back into the same tensor:
+
+- one column per grouping column, and a ``threshold`` column for a grid (every group at every
+  threshold: the threshold axis);
+- a ``cell`` column for a sweep whose groups have thresholds of their own (an exact sweep, a
+  grid per system, ranks): the rows are the cells, in ``cell`` order, every other column a
+  per-cell coordinate;
+- the class order of multiclass counts in the schema metadata (a CSV file loses it: the classes
+  are then sorted, unless given).
+"""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pyarrow as pa
 
-from .._errors import InputError
+from .._errors import InputError, ParameterError
 from ..io import labels as enc
 from ..io.labels import empty_input
-from ..tensor import ConfusionTensor
+from ..tensor import LAYOUT_KEY, ConfusionTensor, pool_cells
 from .assemble import labels_to_numpy as _labels_to_numpy
 
 MATRIX_COLUMNS = ("true", "pred", "count")  # precomputed multiclass cells, as ConfusionTensor.to_arrow writes
@@ -23,48 +37,158 @@ def _label_codes(array, class_array, column: str, part: str) -> np.ndarray:
     )
 
 
-def from_count_table(src, group_cols) -> ConfusionTensor:
-    """A ConfusionTensor from a table of precomputed ``tp, fp, fn, tn`` per group."""
-    table = src.read_all(list(group_cols) + list(enc.COUNT_COLUMNS))
+SWEEP_COLUMNS = ("threshold", "rank")  # per-cell coordinates inside a group of a sweep
+
+
+def from_count_table(src, group_cols, thresholds=None) -> ConfusionTensor:
+    """A ConfusionTensor from a table of precomputed ``tp, fp, fn, tn`` per group.
+
+    Parameters
+    ----------
+    src : Source
+        The table (see the module docstring for its layouts).
+    group_cols : tuple of str
+        The grouping columns asked for; a ``threshold`` column is an axis of its own.
+    thresholds : optional
+        The ``thresholds`` given to :func:`~fastmetrics.count.count`: a table without
+        thresholds cannot be swept (the table's own thresholds are used otherwise).
+
+    Returns
+    -------
+    ConfusionTensor
+        Over ``group_cols`` (and ``threshold``), or ``counts[cell, 2, 2]`` for a ``cell`` table;
+        the table's other columns pooled over.
+
+    Raises
+    ------
+    InputError
+        Nulls, negative or non-numeric counts, a duplicated group, a grid missing some
+        (group, threshold), a ``cell`` column that does not number the rows.
+    """
+    columns = src.column_names
+    sweep = [c for c in SWEEP_COLUMNS if c in columns and c not in group_cols]
+    if thresholds is not None and not sweep:
+        raise ParameterError(
+            f"The input {src.names[0]} is a table of counts without thresholds: it cannot be swept. "
+            "Count the runs with thresholds (fastmetrics count --thresholds ...) and save those counts."
+        )
+    if "cell" in columns:
+        return _cells(src, group_cols)
+    # every other column names groups: those not asked for are pooled, as count() pools the runs
+    pooled = tuple(c for c in columns if c not in (*group_cols, *enc.COUNT_COLUMNS, *SWEEP_COLUMNS))
+    axes = tuple(group_cols) + tuple(c for c in sweep if c == "threshold") + pooled
+    table = src.read_all(list(axes) + list(enc.COUNT_COLUMNS))
     if table.num_rows == 0:
         raise empty_input(src)
-    if group_cols:
-        enc.check_unique_items(table, list(group_cols), src.names[0])
-    labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
-    sizes = tuple(len(labels[c]) for c in group_cols)
-    codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
+    codes, coords = _dense_axes(table, axes, src.names[0])
     counts = {name: _count_values(table, name, src.names[0]) for name in enc.COUNT_COLUMNS}
     dtype = np.int64 if all(np.issubdtype(v.dtype, np.integer) for v in counts.values()) else np.float64
-    out = np.zeros(sizes + (2, 2), dtype)
+    out = np.zeros(tuple(len(coords[c]) for c in axes) + (2, 2), dtype)
     idx = tuple(codes)
     out[idx + (1, 1)] = counts["tp"]
     out[idx + (0, 1)] = counts["fp"]
     out[idx + (1, 0)] = counts["fn"]
     out[idx + (0, 0)] = counts["tn"]
-    coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
-    return ConfusionTensor(out, group_cols, coords, classes=[0, 1])
+    tensor = ConfusionTensor(out, axes, coords, classes=[0, 1])
+    return tensor.sum(list(pooled)) if pooled else tensor
+
+
+def _dense_axes(table: pa.Table, axes: tuple, part: str):
+    """Codes of each row along each axis (sorted labels) and the labels; every (group,
+    threshold) of a grid must be present."""
+    if axes:
+        enc.check_unique_items(table, list(axes), part)
+    labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in axes}
+    codes = [enc.encode_with(table.column(c), labels[c], c, part) for c in axes]
+    if "threshold" in axes:
+        cells = int(np.prod([len(v) for v in labels.values()], dtype=np.int64))
+        if table.num_rows != cells:
+            groups = cells // len(labels["threshold"])
+            raise InputError(
+                f"The counts table {part} has {table.num_rows} rows for {groups} group(s) at "
+                f"{len(labels['threshold'])} thresholds: a grid needs a row per group and threshold. "
+                "Counts at each group's own thresholds need a 'cell' column numbering the rows, as "
+                "ConfusionTensor.to_arrow and 'fastmetrics count' write."
+            )
+    return codes, {c: _labels_to_numpy(labels[c]) for c in axes}
+
+
+def _cells(src, group_cols) -> ConfusionTensor:
+    """A sweep of per-cell coordinates: one row per cell, in ``cell`` order."""
+    names = [c for c in src.column_names if c != "cell" and c not in enc.COUNT_COLUMNS]
+    pooled = [c for c in names if c not in group_cols and c not in SWEEP_COLUMNS]
+    table = src.read_all(["cell", *names, *enc.COUNT_COLUMNS])
+    if table.num_rows == 0:
+        raise empty_input(src)
+    cell = _count_values(table, "cell", src.names[0])
+    order = np.argsort(cell, kind="stable")
+    if not np.array_equal(cell[order], np.arange(table.num_rows)):
+        raise InputError(
+            f"Column 'cell' of the counts table {src.names[0]} must number its {table.num_rows} rows "
+            "0, 1, 2, ... once each."
+        )
+    table = table.take(pa.array(order))
+    coords = {}
+    for c in names:
+        column = table.column(c).combine_chunks()
+        enc.no_nulls(column, c, src.names[0])
+        coords[c] = _labels_to_numpy(column)
+    counts = {name: _count_values(table, name, src.names[0]) for name in enc.COUNT_COLUMNS}
+    dtype = np.int64 if all(np.issubdtype(v.dtype, np.integer) for v in counts.values()) else np.float64
+    out = np.empty((table.num_rows, 2, 2), dtype)
+    for name, (i, j) in {"tp": (1, 1), "fp": (0, 1), "fn": (1, 0), "tn": (0, 0)}.items():
+        out[:, i, j] = counts[name]
+    tensor = ConfusionTensor(out, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
+    return pool_cells(tensor, pooled) if pooled else tensor
 
 
 def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
-    """A multiclass ConfusionTensor from cells ``true, pred, count`` per group (absent cells are 0)."""
-    table = src.read_all(list(group_cols) + list(MATRIX_COLUMNS))
+    """A multiclass ConfusionTensor from cells ``true, pred, count`` per group (absent cells are 0).
+
+    Parameters
+    ----------
+    src : Source
+    group_cols : tuple of str
+    classes : sequence or None
+        The class order; default the order kept in the table's metadata (see the module
+        docstring), else the sorted labels.
+
+    Returns
+    -------
+    ConfusionTensor
+    """
+    pooled = tuple(c for c in src.column_names if c not in (*group_cols, *MATRIX_COLUMNS))
+    axes = tuple(group_cols) + pooled
+    table = src.read_all(list(axes) + list(MATRIX_COLUMNS))
     if table.num_rows == 0:
         raise empty_input(src)
-    enc.check_unique_items(table, list(group_cols) + ["true", "pred"], src.names[0])
+    enc.check_unique_items(table, list(axes) + ["true", "pred"], src.names[0])
     class_array = enc.class_labels(
-        [table.column("true").combine_chunks(), table.column("pred").combine_chunks()], ["true", "pred"], classes
+        [table.column("true").combine_chunks(), table.column("pred").combine_chunks()],
+        ["true", "pred"],
+        _saved_classes(src.schema) if classes is None else classes,
     )
-    labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in group_cols}
-    sizes = tuple(len(labels[c]) for c in group_cols)
-    codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in group_cols]
+    labels = {c: enc.sorted_labels([table.column(c).combine_chunks()], c) for c in axes}
+    sizes = tuple(len(labels[c]) for c in axes)
+    codes = [enc.encode_with(table.column(c), labels[c], c, src.names[0]) for c in axes]
     true = _label_codes(table.column("true"), class_array, "true", src.names[0])
     predicted = _label_codes(table.column("pred"), class_array, "pred", src.names[0])
     values = _count_values(table, "count", src.names[0])
     m = len(class_array)
     out = np.zeros(sizes + (m, m), np.int64 if np.issubdtype(values.dtype, np.integer) else np.float64)
     out[tuple(codes) + (true, predicted)] = values
-    coords = {c: _labels_to_numpy(labels[c]) for c in group_cols}
-    return ConfusionTensor(out, group_cols, coords, classes=_labels_to_numpy(class_array))
+    coords = {c: _labels_to_numpy(labels[c]) for c in axes}
+    tensor = ConfusionTensor(out, axes, coords, classes=_labels_to_numpy(class_array))
+    return tensor.sum(list(pooled)) if pooled else tensor
+
+
+def _saved_classes(schema: pa.Schema):
+    """The class order :meth:`ConfusionTensor.to_arrow` keeps in the schema metadata, or None."""
+    raw = (schema.metadata or {}).get(LAYOUT_KEY)
+    try:
+        return json.loads(raw)["classes"] if raw else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _count_values(table: pa.Table, name: str, part: str) -> np.ndarray:

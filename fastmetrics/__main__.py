@@ -1,0 +1,7 @@
+"""``python -m fastmetrics``: the command line, as the ``fastmetrics`` script runs it."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
