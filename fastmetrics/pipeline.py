@@ -85,6 +85,7 @@ def report_data(
     title: str = "fastmetrics report",
     max_curves: int = 8,
     scatter=None,
+    weight=None,
 ) -> ReportData:
     """Compute the leaderboard, the meta-evaluation and the threshold curves of a report.
 
@@ -111,6 +112,8 @@ def report_data(
     scatter : sequence of (str, str), optional
         The measure pairs to draw output by output (default: the first measure against the
         second and the third).
+    weight : str, optional
+        The column of ``runs`` holding item weights (the curves' counts are then weighted).
 
     Returns
     -------
@@ -142,7 +145,8 @@ def report_data(
     data.order = {m: ranked_systems(summary.summary, m) for m in data.measures}
     data.adjacent = adjacent_tests(scores, data.order, resamples, seed)
     if runs is not None:
-        curves = threshold_curves(runs, gold, data.order[data.measures[0]][:max_curves], data.measures[:2], thresholds)
+        shown = data.order[data.measures[0]][:max_curves]
+        curves = threshold_curves(runs, gold, shown, data.measures[:2], thresholds, weight=weight)
         data.curves, data.best, data.roc, data.pr = curves.grid, curves.best, curves.roc, curves.pr
     return data
 
@@ -211,7 +215,7 @@ def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> di
     return out
 
 
-def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int):
+def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int, weight=None):
     """Each system's curves: measures on a grid over its own score range, and exact ROC and PR.
 
     One exact sweep of the shown systems (all topics pooled) gives everything: each system's
@@ -229,6 +233,8 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
         The systems to draw, in order (labels as text or numbers).
     measures : list of str
     thresholds : int
+    weight : str, optional
+        A column of item weights.
 
     Returns
     -------
@@ -237,7 +243,8 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     names = pc.cast(runs.column("system"), pa.string())
     wanted = pa.array([str(s) for s in systems], pa.string())
     rows = runs.filter(pc.is_in(names, value_set=wanted))
-    exact = count(rows, gold, by=("system",), thresholds="exact", missing="negative" if gold is not None else "error")
+    missing = "negative" if gold is not None else "error"
+    exact = count(rows, gold, by=("system",), thresholds="exact", missing=missing, weight=weight)
     grid = resample_sweep(exact, fitted_grids(exact, thresholds, "system"))
     on_grid = grid.evaluate(measures)
     points = exact.evaluate(["recall", "fallout", "precision"])

@@ -20,7 +20,7 @@ from .._errors import InputError, ParameterError, parameter_error
 from ..io.labels import empty_input, require_columns
 from ..io.readers import gold_table as load_gold
 from ..io.readers import open_source
-from ..tensor import ConfusionTensor
+from ..tensor import ConfusionTensor, inverse, role_names
 from . import _kernels
 from .assemble import assemble, exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
@@ -41,7 +41,9 @@ def count(
     source,
     gold=None,
     *,
-    by=("system", "topic"),
+    by=None,
+    system="system",
+    topic="topic",
     pred="pred",
     score="score",
     thresholds=None,
@@ -68,9 +70,14 @@ def count(
         Parquet datasets are streamed by record batch.
     gold : path or table, optional
         Separate gold labels keyed by ``(topic, item)``. Without it the input needs a gold column.
-    by : str or sequence of str, default ("system", "topic")
-        Grouping columns, one batch axis each. ``system`` and ``topic`` may be absent from the
-        input (one system, one topic); other grouping columns must exist. A string is one column.
+    by : str or sequence of str, optional
+        Grouping columns, one batch axis each; default ``(system, topic)``. The system and topic
+        columns may be absent from the input (one system, one topic) unless named by ``system=``
+        or ``topic=``; other grouping columns must exist. A string is one column.
+    system, topic : str, default "system", "topic"
+        The columns playing the system (duplicates are checked per system, item) and the topic
+        (the key joined with a separate gold's ``topic``, or its own ``topic`` column): e.g.
+        ``system="annotator"``. Their axes keep the columns' names.
     pred, score : str
         Names of the hard-prediction and score columns.
     thresholds : None, "exact", int or array_like, default None
@@ -130,15 +137,16 @@ def count(
         ``(system, topic, item)`` anywhere in the input (any batch, row group, file), gold
         items missing from a run, empty input, unreadable files.
     """
-    if isinstance(by, str):
-        by = (by,)
     src = open_source(source, format=format)
-    columns = src.column_names
-    group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
-    require_columns(columns, group_cols, src.names[0], " to group by")
-    special = _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category)
-    if special is not None:
-        return special
+    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
+    roles = role_names(system, topic)
+    if roles:
+        for column, role in ((system, "system"), (topic, "topic")):
+            if column != role:
+                require_columns(src.column_names, [column], src.names[0], f" to play the {role}")
+        src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
+        gold = None if gold is None else _gold_in_roles(load_gold(gold), roles, topic)
+        coords = None if coords is None else {roles.get(k, k): v for k, v in coords.items()}
     options = dict(
         by=by,
         pred=pred,
@@ -152,6 +160,31 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
+    tensor = _count_source(src, gold, options, thresholds=thresholds, grid=grid, ties=ties, category=category)
+    return tensor.rename(inverse(roles)) if roles else tensor
+
+
+def _gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:
+    """A separate gold keyed by the runs' topic column, or by its own ``topic`` if it lacks that one."""
+    if topic not in gold.column_names:
+        return gold
+    return gold.rename_columns([roles.get(c, c) for c in gold.column_names])
+
+
+def _count_source(src, gold, options: dict, *, thresholds, grid, ties, category) -> ConfusionTensor:
+    """:func:`count` of an opened source whose system and topic columns have those names."""
+    by, columns = options["by"], src.column_names
+    group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
+    require_columns(columns, group_cols, src.names[0], " to group by")
+    special = _other_forms(
+        src,
+        group_cols,
+        gold,
+        category=category,
+        **{k: options[k] for k in ("pred", "score", "gold_column", "item", "weight", "task", "classes")},
+    )
+    if special is not None:
+        return special
     check_grid(grid, thresholds)
     if grid != "global":
         return fitted_sweep(src, gold, int(thresholds), grid, **options)
@@ -167,7 +200,7 @@ def count(
     return assemble(tally)
 
 
-def _other_forms(src, group_cols, gold, pred, score, gold_column, item, weight, task, classes, category):
+def _other_forms(src, group_cols, gold, *, pred, score, gold_column, item, weight, task, classes, category):
     """A table of precomputed counts or multilabel input, counted by its own path; else None."""
     columns = src.column_names
     if all(c in columns for c in COUNT_COLUMNS) and pred not in columns and score not in columns:
@@ -475,7 +508,7 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
     table = load_gold(gold)
     names = table.column_names
     item = item if item in names else "item"
-    label = "gold" if "gold" in names else gold_column
+    label = gold_column if gold_column in names else "gold"
     require_columns(
         names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
     )

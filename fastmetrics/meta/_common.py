@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..measures import registry
-from ..tensor import Scores
+from ..tensor import Scores, inverse, role_names
 
 
 @dataclass
@@ -31,6 +31,49 @@ class MetaResult:
     summary: pa.Table
     detail: pa.Table | None = None
     params: dict = field(default_factory=dict)
+
+    def in_names(self, system: str = "system", topic: str = "topic") -> MetaResult:
+        """The result of a job that read the columns ``system`` and ``topic`` under those roles,
+        with the columns' own names given back (see :func:`user_names`).
+
+        Parameters
+        ----------
+        system, topic : str
+            The columns that played the system and the topic.
+
+        Returns
+        -------
+        MetaResult
+        """
+        detail = self.detail
+        if isinstance(detail, Scores):
+            detail = detail.rename(inverse(role_names(system, topic)))
+        elif detail is not None:
+            detail = user_names(detail, system, topic)
+        return MetaResult(user_names(self.summary, system, topic), detail, self.params)
+
+
+def user_names(table: pa.Table, system: str = "system", topic: str = "topic") -> pa.Table:
+    """An output table with the names of the columns that played the system and the topic.
+
+    Jobs read ``system`` and ``topic``; a caller that renamed other columns to those parts
+    (:func:`fastmetrics.tensor.role_names`) gets its names back: ``system`` becomes e.g.
+    ``annotator`` and ``system_a, system_b`` (pairs of systems) ``annotator_a, annotator_b``; the
+    same for the topic.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+    system, topic : str
+        The columns that played the system and the topic.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
+    back = inverse(role_names(system, topic))
+    pairs = {f"{role}_{x}": f"{name}_{x}" for role, name in (("system", system), ("topic", topic)) for x in "ab"}
+    return table.rename_columns([back.get(c, pairs.get(c, c)) for c in table.column_names])
 
 
 def higher_is_better(label: str) -> bool:
