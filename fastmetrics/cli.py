@@ -27,7 +27,7 @@ from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
-from .report.tables import board_view
+from .report.tables import OUTPUT_SUFFIXES, board_view
 from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names
 
 DEFAULT_MEASURES = {
@@ -36,6 +36,7 @@ DEFAULT_MEASURES = {
     "multilabel": "precision,recall,f1,proficiency,permuted_proficiency",
 }
 AVERAGE_CHOICES = ("none", "micro", "macro", "weighted", "samples")
+TABLE_FILES = ", ".join(OUTPUT_SUFFIXES[:-1]) + " or " + OUTPUT_SUFFIXES[-1]  # what --out writes a table as
 
 
 def _parse_thresholds(text: str | None):
@@ -166,6 +167,7 @@ def cmd_evaluate(args) -> None:
             missing=args.missing,
             unjudged=args.unjudged,
             **_columns(args),
+            progress=not args.quiet,
             task=args.task,
             classes=_split(args.classes),
             category=args.category,
@@ -241,7 +243,7 @@ def _count_from_args(args, src=None):
     )
     if select != "same":
         return _selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
-    tensor = count(src, by=by, **options, **(_sweep_options(args, sweep) if sweep else {}))
+    tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
     if sweep is None and "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs)
     return tensor
@@ -493,7 +495,7 @@ def cmd_sweep(args) -> None:
         )
     options = dict(gold=args.gold, by=by, missing=args.missing, unjudged=args.unjudged, **_columns(args))
     if args.select == "same":
-        tensor = count(src, thresholds=thresholds, grid=grid, **options)
+        tensor = count(src, thresholds=thresholds, grid=grid, progress=not args.quiet, **options)
     else:
         tensor = _selection_count(args, src, by, thresholds, grid, **{k: v for k, v in options.items() if k != "by"})
     if any(spec.measure.kind != "point" for spec in registry.parse_specs(measures)):
@@ -570,8 +572,9 @@ def cmd_report(args) -> None:
         title=args.title,
         scatter=scatter,
         weight=args.weight,
+        progress=not args.quiet,
     )
-    figures = write_report(data, args.out, figures_dir=args.figures)
+    figures = write_report(data, args.out, figures_dir=args.figures, progress=not args.quiet)
     print(f"wrote {args.out} ({len(figures)} figures)", file=sys.stderr)
 
 
@@ -701,7 +704,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="smoothed probability estimates (seed 004 §5) for smoothable measures",
     )
-    p.add_argument("--out", help="write .parquet, .csv, .json or .md instead of printing")
+    p.add_argument("--out", help=f"write the scores ({TABLE_FILES}) instead of printing them")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_evaluate)
 
     def inputs_and_counting(p):
@@ -720,9 +724,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     def tables_out(p, out: str, detail: str | None = None, resamples: str = "", smoothing: bool = True):
-        p.add_argument("--out", help=f"write {out} (.parquet, .csv, .json or .md) instead of printing it")
+        p.add_argument("--out", help=f"write {out} ({TABLE_FILES}) instead of printing it")
         if detail:
-            p.add_argument("--detail", help=f"write {detail} to this file (.parquet, .csv, .json or .md)")
+            p.add_argument("--detail", help=f"write {detail} to this file ({TABLE_FILES})")
         if resamples:
             p.add_argument("--resamples", type=_int_at_least(1), default=1000, help=f"{resamples} (default 1000)")
         if smoothing:
@@ -836,7 +840,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--curves", help="write the exact ROC and precision-recall curves (tpr, fpr, precision per threshold)"
     )
-    p.add_argument("--out", help="write the best-threshold table to this file")
+    p.add_argument("--out", help=f"write the best-threshold table ({TABLE_FILES}) instead of printing it")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", help="an HTML or Markdown report: ranked table, figures, definitions")

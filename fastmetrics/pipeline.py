@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import ParameterError
+from ._progress import Progress
 from ._seeding import rng_of
 from .board import best_thresholds, board_intervals, board_values, rank_systems, with_intervals
 from .count import count
@@ -86,6 +87,7 @@ def report_data(
     max_curves: int = 8,
     scatter=None,
     weight=None,
+    progress: bool = False,
 ) -> ReportData:
     """Compute the leaderboard, the meta-evaluation and the threshold curves of a report.
 
@@ -114,6 +116,9 @@ def report_data(
         second and the third).
     weight : str, optional
         The column of ``runs`` holding item weights (the curves' counts are then weighted).
+    progress : bool, default False
+        A progress bar with the time left on stderr (on a terminal, for runs longer than about
+        a second).
 
     Returns
     -------
@@ -121,8 +126,10 @@ def report_data(
     """
     labels = [spec.label for spec in parse_specs(measures)]
     pairs_drawn = _scatter_pairs(scatter, labels)
+    bar = Progress(6 + (runs is not None), "report", quiet=not progress)
     board = board_values(tensor, labels)
     bounds = board_intervals(board, ci=0.95, resamples=resamples, seed=seed)
+    bar.advance(2)
     summary = MetaResult(
         with_intervals(rank_systems(board), board, bounds),
         None,
@@ -130,24 +137,23 @@ def report_data(
     )
     scores = board.scores
     n_topics = len(tensor.coords.get("topic", [0]))
-    multi = len(labels) >= 2
-    data = ReportData(
-        title,
-        list(scores.measures),
-        summary,
-        scores,
-        n_topics=n_topics,
-        scatter=pairs_drawn,
-        strictness=strictness(scores) if multi else None,
-        robustness=robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None,
-        inconsistency=inconsistency(scores) if multi else None,
-    )
+    data = ReportData(title, list(scores.measures), summary, scores, n_topics=n_topics, scatter=pairs_drawn)
+    if len(labels) >= 2:
+        data.strictness = strictness(scores)
+        bar.advance()
+        data.inconsistency = inconsistency(scores)
+    bar.advance()
+    data.robustness = robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None
+    bar.advance()
     data.order = {m: ranked_systems(summary.summary, m) for m in data.measures}
     data.adjacent = adjacent_tests(scores, data.order, resamples, seed)
+    bar.advance()
     if runs is not None:
         shown = data.order[data.measures[0]][:max_curves]
         curves = threshold_curves(runs, gold, shown, data.measures[:2], thresholds, weight=weight)
         data.curves, data.best, data.roc, data.pr = curves.grid, curves.best, curves.roc, curves.pr
+    bar.update(bar.total)
+    bar.close()
     return data
 
 

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError, parameter_error
+from .._progress import Progress
 from ..io.labels import empty_input, require_columns
 from ..io.readers import gold_table as load_gold
 from ..io.readers import open_source
@@ -59,6 +60,7 @@ def count(
     unjudged="error",
     ties="input",
     grid="global",
+    progress=False,
 ) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
@@ -121,6 +123,9 @@ def count(
     coords : mapping of str to sequence, optional
         Fixed labels (in order) for grouping columns, instead of the sorted labels found in the
         input. A value outside them is an error.
+    progress : bool, default False
+        A progress bar of the rows counted, with the time left, on stderr (on a terminal, for
+        inputs that take more than about a second).
 
     Returns
     -------
@@ -160,7 +165,9 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
-    tensor = _count_source(src, gold, options, thresholds=thresholds, grid=grid, ties=ties, category=category)
+    tensor = _count_source(
+        src, gold, options, thresholds=thresholds, grid=grid, ties=ties, category=category, progress=progress
+    )
     return tensor.rename(inverse(roles)) if roles else tensor
 
 
@@ -171,7 +178,7 @@ def _gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:
     return gold.rename_columns([roles.get(c, c) for c in gold.column_names])
 
 
-def _count_source(src, gold, options: dict, *, thresholds, grid, ties, category) -> ConfusionTensor:
+def _count_source(src, gold, options: dict, *, thresholds, grid, ties, category, progress=False) -> ConfusionTensor:
     """:func:`count` of an opened source whose system and topic columns have those names."""
     by, columns = options["by"], src.column_names
     group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
@@ -193,8 +200,10 @@ def _count_source(src, gold, options: dict, *, thresholds, grid, ties, category)
     count_plan = plan(src, gold, thresholds=thresholds, **options)
     tally = Tally(count_plan)
     try:
-        for part, offset, batch in src.record_batches(count_plan.read_columns):
-            tally.add(batch, part, offset)
+        with Progress(src.count_rows(), "counting rows", quiet=not progress) as bar:
+            for part, offset, batch in src.record_batches(count_plan.read_columns):
+                tally.add(batch, part, offset)
+                bar.advance(batch.num_rows)
     except DuplicateItem as error:
         raise error.located(src) from None
     return assemble(tally)

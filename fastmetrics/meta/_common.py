@@ -1,9 +1,8 @@
-"""Shared by the meta-evaluation jobs: oriented score arrays, results, seeds and progress."""
+"""Shared by the meta-evaluation jobs: oriented score arrays and results (the jobs' progress bar is
+:mod:`fastmetrics._progress`)."""
 
 from __future__ import annotations
 
-import sys
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -168,43 +167,3 @@ def labels_array(values) -> pa.Array:
     """
     arr = np.asarray(values)
     return pa.array(arr.tolist())
-
-
-class Progress:
-    """A one-line progress bar on stderr, shown only on a terminal and after ~1 s of work.
-
-    Parameters
-    ----------
-    total : int
-        Number of steps (at least 1 is used).
-    label : str
-        Shown before the bar.
-    quiet : bool, default False
-        Never show the bar.
-    delay : float, default 1.0
-        Seconds of work before the bar appears.
-    """
-
-    def __init__(self, total: int, label: str, quiet: bool = False, delay: float = 1.0):
-        self.total = max(int(total), 1)
-        self.label = label
-        self.enabled = not quiet and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.delay = delay
-        self.shown = False
-
-    def update(self, done: int) -> None:
-        """Show ``done`` of the ``total`` steps, once the bar is enabled and ``delay`` has passed."""
-        if not self.enabled or time.monotonic() - self.start < self.delay:
-            return
-        self.shown = True
-        width = 30
-        filled = int(width * done / self.total)
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        """End the bar's line, if the bar was shown."""
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
