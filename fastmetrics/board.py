@@ -14,7 +14,7 @@ from .measures import api, chance, intervals, registry
 from .measures.evaluation import evaluate, values_over
 from .meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from .meta import significance as paired_tests
-from .tensor import Scores, group_starts
+from .tensor import Scores, group_starts, role_names
 
 
 def macro_leaderboard(scores: Scores, *, order=("k", "mcc")) -> MetaResult:
@@ -336,13 +336,16 @@ def leaderboard(
     select=None,
     folds=None,
     ci=None,
+    system="system",
+    topic="topic",
 ) -> MetaResult:
     """Recompute a leaderboard under several measures.
 
     Parameters
     ----------
     tensor : ConfusionTensor
-        Counts over ``(system, topic)`` (``topic`` optional).
+        Counts over ``(system, topic)`` (``topic`` optional), or over the axes named by
+        ``system`` and ``topic``.
     measures : sequence of str
         Measure names or specs (``"f1@macro"`` for multiclass averaging).
     baselines : bool, default True
@@ -370,6 +373,9 @@ def leaderboard(
         A confidence level: adds ``macro_low, macro_high`` (topics resampled, paired across
         systems), ``micro_low, micro_high`` (items resampled), ``rank_low, rank_high`` and
         ``tied_with_leader`` (see :func:`board_intervals`).
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic, e.g. ``system="annotator"`` for counts
+        ``fm.count(..., system="annotator")``; the output columns keep their names.
 
     Returns
     -------
@@ -382,7 +388,7 @@ def leaderboard(
         Table 6; null without baselines). ``detail``: the significance tests, if asked.
     """
     board = board_values(
-        tensor,
+        tensor.rename(role_names(system, topic)),
         measures,
         baselines=baselines,
         smoothing=smoothing,
@@ -410,10 +416,12 @@ def leaderboard(
             "resamples": resamples,
             "seed": seed,
         },
-    )
+    ).in_names(system, topic)
 
 
-def best_thresholds(scores, *, select: str = "same", folds=None, seed: int = 0) -> MetaResult:
+def best_thresholds(
+    scores, *, select: str = "same", folds=None, seed: int = 0, system="system", topic="topic"
+) -> MetaResult:
     """The best threshold per (system[, topic], measure) of a threshold sweep.
 
     Parameters
@@ -433,6 +441,8 @@ def best_thresholds(scores, *, select: str = "same", folds=None, seed: int = 0) 
         Topic folds of ``cross-topic`` (default: leave one topic out).
     seed : int, default 0
         Of the fold assignment.
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic (held-out selection); outputs keep their names.
 
     Returns
     -------
@@ -449,9 +459,13 @@ def best_thresholds(scores, *, select: str = "same", folds=None, seed: int = 0) 
         held-out value per (system, topic, measure).
     """
     if select != "same":
-        return _held_out_result(scores, select, folds, seed)
+        return _held_out_result(scores.rename(role_names(system, topic)), select, folds, seed).in_names(system, topic)
     if scores.axes == ("cell",) and scores.coord_axes.get("threshold") == "cell":
         return MetaResult(_best_in_cells(scores))
+    return MetaResult(_best_on_grid(scores))
+
+
+def _best_on_grid(scores) -> pa.Table:
     if "threshold" not in scores.axes:
         raise ParameterError(
             f"A sweep needs a 'threshold' axis; these scores have {', '.join(scores.axes)}: "
@@ -475,15 +489,13 @@ def best_thresholds(scores, *, select: str = "same", folds=None, seed: int = 0) 
             columns["measure"].append(label)
             columns["threshold"].append(float(grid[best[flat]]) if defined[flat] else None)
             columns["value"].append(float(v[flat, best[flat]]) if defined[flat] else None)
-    return MetaResult(
-        pa.table(
-            {
-                **{a: columns[a] for a in others},
-                "measure": columns["measure"],
-                "threshold": pa.array(columns["threshold"], pa.float64()),
-                "value": pa.array(columns["value"], pa.float64()),
-            }
-        )
+    return pa.table(
+        {
+            **{a: columns[a] for a in others},
+            "measure": columns["measure"],
+            "threshold": pa.array(columns["threshold"], pa.float64()),
+            "value": pa.array(columns["value"], pa.float64()),
+        }
     )
 
 

@@ -19,15 +19,16 @@ from . import __version__, _memory
 from ._errors import FastmetricsError, ParameterError
 from .board import macro_leaderboard
 from .count import count
-from .count.api import halves_sweep
+from .count.api import halves_sweep, normalised_gold
 from .count.fitted import ranges_differ
+from .io.labels import require_columns
 from .io.readers import open_source
 from .measures import api as measures_api
 from .measures import ordinal_costs, registry
-from .measures.multiclass import unit_costs
+from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
-from .report.tables import board_view
-from .tensor import ConfusionTensor, MultilabelTensor
+from .report.tables import OUTPUT_SUFFIXES, board_view
+from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names
 
 DEFAULT_MEASURES = {
     "binary": "precision,recall,f1,accuracy,mcc,k",
@@ -35,12 +36,13 @@ DEFAULT_MEASURES = {
     "multilabel": "precision,recall,f1,proficiency,permuted_proficiency",
 }
 AVERAGE_CHOICES = ("none", "micro", "macro", "weighted", "samples")
+TABLE_FILES = ", ".join(OUTPUT_SUFFIXES[:-1]) + " or " + OUTPUT_SUFFIXES[-1]  # what --out writes a table as
 
 
 def _parse_thresholds(text: str | None):
     if text is None:
         return None
-    if text in ("exact", "ranks"):
+    if text in ("exact", "ranks", "topk"):
         return text
     try:
         k = int(text)
@@ -61,7 +63,8 @@ def _parse_thresholds(text: str | None):
         ) from None
 
 
-def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
+def _emit(table: pa.Table, out: str | None, wide: bool = True, args=None) -> None:
+    table = table if args is None else _user_names(table, args)
     if out:
         write_table(table, out)
         print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
@@ -108,6 +111,42 @@ def _split(text: str | None):
     return None if text is None else [c.strip() for c in text.split(",") if c.strip()]
 
 
+def _open_runs(args):
+    """The input, opened once, its columns named by --system and --topic renamed to the parts they
+    play: every job reads ``system`` and ``topic`` axes; :func:`_user_names` gives the names back."""
+    src = open_source(args.inputs, format=args.format)
+    for column, default, option in (
+        (args.system, "system", "--system"),
+        (args.topic, "topic", "--topic"),
+        (args.item, "item", "--item"),
+    ):
+        if column != default:
+            require_columns(src.column_names, [column], src.names[0], f" named by {option}")
+    return src.renamed(role_names(args.system, args.topic))
+
+
+def _grouping(args, default: str = "system,topic") -> tuple:
+    """The --by columns in the names :func:`_open_runs` gives them (the default names parts)."""
+    if not args.by:
+        return tuple(default.split(","))
+    roles = role_names(args.system, args.topic)
+    return tuple(roles.get(c.strip(), c.strip()) for c in args.by.split(",") if c.strip())
+
+
+def _user_names(table: pa.Table, args) -> pa.Table:
+    """An output table with the user's names for the columns that played the system and topic."""
+    from .meta import user_names
+
+    return user_names(table, getattr(args, "system", "system"), getattr(args, "topic", "topic"))
+
+
+def _columns(args) -> dict:
+    """The count options naming the runs' columns (--item, --gold-column, --pred, --score, --weight)."""
+    # several score columns, one per class, are class probabilities (fastmetrics.count.probabilities)
+    score = [c.strip() for c in args.score.split(",")] if "," in args.score else args.score
+    return dict(item=args.item, gold_column=args.gold_column, pred=args.pred, score=score, weight=args.weight)
+
+
 def _task_of(tensor) -> str:
     if isinstance(tensor, MultilabelTensor):
         return "multilabel"
@@ -118,26 +157,25 @@ def cmd_evaluate(args) -> None:
     """``fastmetrics evaluate``: measures per (system, topic[, threshold]) cell."""
     if args.measures is not None:
         registry.parse_specs(args.measures)  # fail before reading data
-    by = tuple(args.by.split(",")) if args.by else ("system", "topic")
-    by = tuple(c.strip() for c in by if c.strip())
+    by = _grouping(args)
     if args.scheduler:
-        tensor = _distributed_count(args, by, thresholds=_parse_thresholds(args.thresholds), score=args.score)
+        tensor = _distributed_count(args, by, thresholds=_parse_thresholds(args.thresholds))
     else:
         tensor = count(
-            args.inputs,
+            _open_runs(args),
             gold=args.gold,
             by=by,
             thresholds=_parse_thresholds(args.thresholds),
             missing=args.missing,
-            format=args.format,
             unjudged=args.unjudged,
-            pred=args.pred,
-            score=args.score,
+            **_columns(args),
+            progress=not args.quiet,
             task=args.task,
             classes=_split(args.classes),
             category=args.category,
             grid=args.grid,
             ties=args.ties,
+            multiclass=args.multiclass,
         )
     task = _task_of(tensor)
     measures = args.measures or DEFAULT_MEASURES[task]
@@ -148,7 +186,7 @@ def cmd_evaluate(args) -> None:
     if args.cost is not None:
         if task != "multiclass":
             raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
-        kwargs["cost"] = ordinal_costs(tensor.m) if args.cost == "ordinal" else unit_costs(tensor.m)
+        kwargs["cost"] = _cost_option(args.cost, tensor.classes)
     if args.ci is not None:
         kwargs.update(ci=args.ci, method=args.ci_method, resamples=args.resamples, seed=args.seed)
     scores = tensor.evaluate(
@@ -158,7 +196,20 @@ def cmd_evaluate(args) -> None:
         average=None if average == "none" else average,
         **kwargs,
     )
-    _emit(scores.to_arrow(wide=args.wide), args.out)
+    _emit(scores.to_arrow(wide=args.wide), args.out, args=args)
+
+
+def _cost_option(text: str, classes):
+    """--cost: 'ordinal', 'unit', or a cost-matrix file (square with labels, or true,pred,cost)."""
+    if text == "ordinal":
+        return ordinal_costs(len(classes))
+    if text == "unit":
+        return unit_costs(len(classes))
+    if not os.path.isfile(text):
+        raise ParameterError(
+            f"--cost takes 'ordinal', 'unit' or a cost-matrix file (.csv, .parquet); there is no file '{text}'."
+        )
+    return cost_matrix(open_source(text).read_all(), classes, f"cost file '{text}'")
 
 
 def cmd_count(args) -> None:
@@ -168,11 +219,17 @@ def cmd_count(args) -> None:
         raise ParameterError(
             f"fastmetrics count writes .parquet or .csv (tables every command reads); got '{args.out}'."
         )
-    by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
-    names = ("gold", "grid", "ties", "missing", "format", "unjudged", "pred", "score", "weight", "task", "category")
+    by = _grouping(args)
+    names = ("gold", "grid", "ties", "missing", "unjudged", "task", "category", "multiclass")
     options = {name: getattr(args, name) for name in names}
     tensor = count(
-        args.inputs, by=by, thresholds=_parse_thresholds(args.thresholds), classes=_split(args.classes), **options
+        _open_runs(args),
+        by=by,
+        thresholds=_parse_thresholds(args.thresholds),
+        classes=_split(args.classes),
+        progress=not args.quiet,
+        **_columns(args),
+        **options,
     )
     if isinstance(tensor, MultilabelTensor):
         raise ParameterError(
@@ -187,15 +244,14 @@ def cmd_count(args) -> None:
             f"A CSV file does not keep the class order ({', '.join(map(str, classes))}): write .parquet, or "
             "write .csv and give --classes again to every command that reads it."
         )
-    _emit(tensor.to_arrow(), args.out, wide=False)
+    _emit(tensor.to_arrow(), args.out, wide=False, args=args)
 
 
 def _count_from_args(args, src=None):
     """Hard counts for the jobs that rank systems (leaderboard, meta, report), from the input
     opened once (``src``, or opened here)."""
-    by = tuple(args.by.split(",")) if args.by else ("system", "topic")
-    by = tuple(c.strip() for c in by if c.strip())
-    src = open_source(args.inputs, format=args.format) if src is None else src
+    by = _grouping(args)
+    src = _open_runs(args) if src is None else src
     columns = src.column_names
     sweep = _parse_thresholds(args.thresholds) if args.command in ("leaderboard", "meta") else None
     select = getattr(args, "select", "same")
@@ -218,14 +274,14 @@ def _count_from_args(args, src=None):
     options = dict(
         gold=args.gold,
         missing=args.missing,
-        pred=args.pred,
+        **{k: v for k, v in _columns(args).items() if k != "score"},
         task=args.task,
         classes=_split(args.classes),
         unjudged=args.unjudged,
     )
     if select != "same":
         return _selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
-    tensor = count(src, by=by, **options, **(_sweep_options(args, sweep) if sweep else {}))
+    tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
     if sweep is None and "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs)
     return tensor
@@ -251,12 +307,17 @@ def _one_system(tensor, inputs):
     )
 
 
-def _distributed_count(args, by, thresholds=None, score="score"):
+def _distributed_count(args, by, thresholds=None):
     """Count on Dask (``--scheduler local[:N] | ADDRESS``); the jobs then run on the client."""
     from . import dask as fmd
 
     if len(args.inputs) != 1:
         raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
+    if role_names(args.system, args.topic):
+        raise ParameterError(
+            "--scheduler counts columns named system and topic: rename yours in the data, or drop --scheduler "
+            f"to use --system {args.system} --topic {args.topic}."
+        )
     if getattr(args, "unjudged", "error") != "error":
         raise ParameterError(
             "--unjudged negative needs every run's items in one place: drop --scheduler, or add "
@@ -269,8 +330,7 @@ def _distributed_count(args, by, thresholds=None, score="score"):
             args.inputs[0],
             gold=args.gold,
             by=by,
-            pred=args.pred,
-            score=score,
+            **_columns(args),
             thresholds=thresholds,
             client=client,
             missing=args.missing,
@@ -296,12 +356,12 @@ def _emit_result(result, args) -> None:
     if args.detail:
         if result.detail is None:
             raise ParameterError("This job has no detail table; drop --detail.")
-        write_table(result.detail, args.detail)
+        write_table(_user_names(result.detail, args), args.detail)
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
     if args.command == "leaderboard" and not args.out and "kind" in result.summary.column_names:
-        sys.stdout.write(format_table(board_view(result.summary), max_rows=200))
+        sys.stdout.write(format_table(_user_names(board_view(result.summary), args), max_rows=200))
         return
-    _emit(result.summary, args.out, wide=False)
+    _emit(result.summary, args.out, wide=False, args=args)
 
 
 def cmd_leaderboard(args) -> None:
@@ -309,7 +369,7 @@ def cmd_leaderboard(args) -> None:
     from .board import leaderboard
     from .meta import item_tests
 
-    src = open_source(args.inputs, format=args.format)
+    src = _open_runs(args)
     tensor = _count_from_args(args, src)
     measures = _measure_list(args, _task_of(tensor))
     correction = args.correction or ("holm" if args.holm else None)
@@ -335,15 +395,16 @@ def cmd_leaderboard(args) -> None:
         ci=args.ci,
     )
     if over_items:
+        # the tests over items read the default column names
+        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column)
         result.detail = item_tests(
-            src,
-            args.gold,
+            src.renamed(renaming({args.item: "item", args.gold_column: "gold", args.pred: "pred"})),
+            gold,
             measures=measures,
             method=args.significance,
             resamples=args.resamples,
             seed=args.seed,
             correction=correction,
-            pred=args.pred,
         ).summary
     _emit_result(result, args)
 
@@ -362,20 +423,22 @@ def cmd_meta(args) -> None:
             raise ParameterError(
                 "Stability resamples the items of every topic: it runs in one process; drop --scheduler."
             )
-        by = tuple(c.strip() for c in (args.by or "system,topic").split(",") if c.strip())
+        if args.weight is not None:
+            raise ParameterError("meta stability counts items, not weights: drop --weight.")
         measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
         result = meta.stability(
-            args.inputs,
+            _open_runs(args),
             args.gold,
-            format=args.format,
             measures=measures,
             replicates=args.splits,
             seed=args.seed,
             tolerance=args.tolerance,
             progress=not args.quiet,
-            by=by,
+            by=_grouping(args),
             missing=args.missing,
             pred=args.pred,
+            item=args.item,
+            gold_column=args.gold_column,
             task=args.task,
             classes=_split(args.classes),
         )
@@ -454,10 +517,10 @@ def cmd_sweep(args) -> None:
     """``fastmetrics sweep``: the best threshold per system (and topic) and measure, and the curves."""
     from .board import best_thresholds
 
-    by = tuple(c.strip() for c in (args.by or "system").split(",") if c.strip())
+    by = _grouping(args, "system")
     thresholds = _parse_thresholds(args.thresholds)
     measures = _measure_list(args, "binary")
-    src = open_source(args.inputs, format=args.format)
+    src = _open_runs(args)
     grid = args.grid
     if grid == "auto":
         grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score) else "global"
@@ -468,9 +531,9 @@ def cmd_sweep(args) -> None:
             f"--select {args.select} chooses thresholds on a grid shared by a system's topics: give "
             "--thresholds k (an int) or a,b,c."
         )
-    options = dict(gold=args.gold, by=by, missing=args.missing, score=args.score, unjudged=args.unjudged)
+    options = dict(gold=args.gold, by=by, missing=args.missing, unjudged=args.unjudged, **_columns(args))
     if args.select == "same":
-        tensor = count(src, thresholds=thresholds, grid=grid, **options)
+        tensor = count(src, thresholds=thresholds, grid=grid, progress=not args.quiet, **options)
     else:
         tensor = _selection_count(args, src, by, thresholds, grid, **{k: v for k, v in options.items() if k != "by"})
     if any(spec.measure.kind != "point" for spec in registry.parse_specs(measures)):
@@ -484,12 +547,12 @@ def cmd_sweep(args) -> None:
         curves = curves.rename_columns(
             ["tpr" if c == "recall" else "fpr" if c == "fallout" else c for c in curves.column_names]
         )
-        write_table(curves, args.curves)
+        write_table(_user_names(curves, args), args.curves)
         print(
             f"wrote the exact ROC and precision-recall curves ({curves.num_rows} points) to {args.curves}",
             file=sys.stderr,
         )
-    _emit(best, args.out, wide=False)
+    _emit(best, args.out, wide=False, args=args)
 
 
 def _curve_table(tensor, measures, select) -> pa.Table:
@@ -528,13 +591,13 @@ def cmd_report(args) -> None:
     thresholds = _positive_int(args.thresholds, "--thresholds")
     pairs = "all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs")
     scatter = _scatter_pairs(args.scatter)
-    src = open_source(args.inputs, format=args.format)
+    src = _open_runs(args)
     tensor = _count_from_args(args, src)
     runs = None
     if args.score in src.column_names and "system" in src.column_names and _task_of(tensor) == "binary":
-        runs = src.read_all()
-        if args.score != "score":
-            runs = runs.rename_columns(["score" if c == args.score else c for c in runs.column_names])
+        # the curves are counted with the default column names
+        names = renaming({args.score: "score", args.item: "item", args.gold_column: "gold"})
+        runs = src.renamed(names).read_all()
     data = report_data(
         tensor,
         _measure_list(args, _task_of(tensor)),
@@ -546,8 +609,10 @@ def cmd_report(args) -> None:
         pairs=pairs,
         title=args.title,
         scatter=scatter,
+        weight=args.weight,
+        progress=not args.quiet,
     )
-    figures = write_report(data, args.out, figures_dir=args.figures)
+    figures = write_report(data, args.out, figures_dir=args.figures, progress=not args.quiet)
     print(f"wrote {args.out} ({len(figures)} figures)", file=sys.stderr)
 
 
@@ -636,13 +701,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cost",
-        choices=("ordinal", "unit"),
         default=None,
-        help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal",
+        metavar="ordinal|unit|FILE",
+        help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal, or a "
+        "CSV/Parquet file: square (a header of class labels, the true class in the first column) or long "
+        "(true,pred,cost); costs >= 0, 0 on the diagonal",
     )
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
     p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS")
-    p.add_argument("--thresholds", help="'exact', 'ranks', an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument(
+        "--thresholds",
+        help="'exact', 'ranks', an int k (even grid over the score range), floats a,b,c, or 'topk' (class "
+        "probabilities: the rank of the gold class, for top_k_accuracy)",
+    )
     p.add_argument(
         "--grid",
         choices=("global", "system", "quantile"),
@@ -675,9 +746,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="smoothed probability estimates (seed 004 §5) for smoothable measures",
     )
-    p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
-    p.add_argument("--score", default="score", help="score column (default score)")
-    p.add_argument("--out", help="write .parquet, .csv, .json or .md instead of printing")
+    p.add_argument("--out", help=f"write the scores ({TABLE_FILES}) instead of printing them")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_evaluate)
 
     def inputs_and_counting(p):
@@ -686,21 +756,28 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--measures", default=None, help="comma-separated measure specs (default by task)")
         p.add_argument("--by", default=None, help="grouping columns (default system,topic when present)")
         p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
-        p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
         p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto")
         p.add_argument("--classes", help="comma-separated class labels in order")
-        p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
         p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
-        p.add_argument(
-            "--resamples", type=_int_at_least(1), default=1000, help="resamples of significance tests (default 1000)"
-        )
-        p.add_argument("--out", help="write the summary table (.parquet, .csv, .json, .md)")
-        p.add_argument("--detail", help="write the detail table (per pair / per system) to this file")
-        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
         p.add_argument(
             "--scheduler",
             help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS (needs the [dask] extra)",
         )
+
+    def tables_out(p, out: str, detail: str | None = None, resamples: str = "", smoothing: bool = True):
+        p.add_argument("--out", help=f"write {out} ({TABLE_FILES}) instead of printing it")
+        if detail:
+            p.add_argument("--detail", help=f"write {detail} to this file ({TABLE_FILES})")
+        if resamples:
+            p.add_argument("--resamples", type=_int_at_least(1), default=1000, help=f"{resamples} (default 1000)")
+        if smoothing:
+            p.add_argument(
+                "--smoothing",
+                choices=("laplace", "noninformative"),
+                default=None,
+                help="smoothed probability estimates (seed 004 §5) for smoothable measures",
+            )
 
     def selection_options(p, grids=("global", "system", "quantile"), grid="system"):
         p.add_argument(
@@ -732,7 +809,6 @@ def build_parser() -> argparse.ArgumentParser:
             "ranking measures (roc_auc, average_precision, ranked_ap, ...); an int k with --select",
         )
         selection_options(p)
-        p.add_argument("--score", default="score", help="score column (default score)")
         p.add_argument(
             "--ties", choices=("input", "item"), default="input", help="--thresholds ranks: order of equal scores"
         )
@@ -744,22 +820,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", help="run files, folders, globs or Parquet/CSV files")
     p.add_argument("--gold", help="gold labels keyed by (topic, item)")
     p.add_argument("--by", default=None, help="grouping columns (default system,topic when present)")
-    p.add_argument("--thresholds", help="'exact', 'ranks', an int k (even grid over the score range) or floats a,b,c")
+    p.add_argument(
+        "--thresholds",
+        help="'exact', 'ranks', an int k (even grid over the score range), floats a,b,c, or 'topk' (class "
+        "probabilities: the rank of the gold class, for top_k_accuracy)",
+    )
     p.add_argument("--grid", choices=("global", "system", "quantile"), default="global", help="with --thresholds k")
     p.add_argument("--ties", choices=("input", "item"), default="input", help="--thresholds ranks: equal scores")
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
     p.add_argument("--task", choices=("auto", "binary", "multiclass", "multilabel"), default="auto")
     p.add_argument("--classes", help="comma-separated class labels in order")
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
-    p.add_argument("--pred", default="pred", help="hard-prediction column (default pred)")
-    p.add_argument("--score", default="score", help="score column (default score)")
-    p.add_argument("--weight", default=None, help="item weight column: the counts are then sums of weights")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", help="write .parquet or .csv (default: print)")
-    _reading_options(p)
     p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
     inputs_and_counting(p)
+    tables_out(
+        p,
+        "the leaderboard (one row per system or baseline and measure)",
+        "the paired tests of --significance",
+        "replicates of the bootstrap tests and of the --ci intervals",
+    )
     p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
     p.add_argument(
         "--significance",
@@ -785,6 +868,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("meta", help="meta-evaluation: strictness, robustness, stability, inconsistency, power")
     p.add_argument("job", choices=("strictness", "robustness", "stability", "inconsistency", "power"))
     inputs_and_counting(p)
+    tables_out(
+        p,
+        "the job's summary (one row per measure or measure pair)",
+        "the job's detail: per measure pair and threshold (strictness), per topic pair (robustness), per "
+        "system (stability), the paired tests (power); inconsistency has none",
+        "power: bootstrap replicates of the paired tests",
+    )
     p.add_argument("--pairs", default="1000", help="robustness: topic pairs drawn, or 'all' (default 1000)")
     p.add_argument("--splits", type=_int_at_least(1), default=500, help="stability: random halvings (default 500)")
     p.add_argument(
@@ -808,21 +898,30 @@ def build_parser() -> argparse.ArgumentParser:
     selection_options(p, ("auto", "global", "system", "quantile"), "auto")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the folds and halves (default 0)")
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error")
-    p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument(
         "--curves", help="write the exact ROC and precision-recall curves (tpr, fpr, precision per threshold)"
     )
-    p.add_argument("--out", help="write the best-threshold table to this file")
+    p.add_argument("--out", help=f"write the best-threshold table ({TABLE_FILES}) instead of printing it")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", help="an HTML or Markdown report: ranked table, figures, definitions")
     inputs_and_counting(p)
-    p.set_defaults(out=None, detail=None)
+    p.add_argument(
+        "--out",
+        help="the report: .html (one self-contained file, figures embedded as PNG) or .md (figures as PNG and SVG "
+        "in <name>_figures beside it)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=_int_at_least(1),
+        default=1000,
+        help="replicates of the leaderboard's intervals and of the tests between adjacent ranks (default 1000)",
+    )
     p.add_argument("--figures", help="also save every figure as PNG and SVG in this folder")
     p.add_argument(
         "--thresholds", default="51", help="points of each system's threshold curve when scores exist (default 51)"
     )
-    p.add_argument("--score", default="score", help="score column (default score)")
     p.add_argument("--pairs", default="1000", help="topic pairs of the robustness figure (default 1000)")
     p.add_argument("--title", default="fastmetrics report", help="the report's title")
     p.add_argument(
@@ -856,9 +955,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default="data/demo", help="where the demo runs are written (default data/demo)")
     p.add_argument("--out", help="also write the leaderboard to this file")
     p.set_defaults(func=cmd_demo)
-    for name in ("evaluate", "leaderboard", "meta", "sweep", "report"):
+    for name in ("evaluate", "count", "leaderboard", "meta", "sweep", "report"):
         _reading_options(sub.choices[name])
+        _column_options(sub.choices[name])
+    for name in ("evaluate", "count"):
+        sub.choices[name].add_argument(
+            "--multiclass",
+            choices=("ovr", "ovo"),
+            default="ovr",
+            help="class probabilities swept (--thresholds exact|k): one sweep per class against the rest, or per "
+            "ordered pair of classes (roc_auc@macro is then Hand & Till's multiclass AUC)",
+        )
     return parser
+
+
+def _column_options(p) -> None:
+    """The names of the runs' columns, the same options on every command that reads runs."""
+    group = p.add_argument_group("columns of the runs (and of a separate --gold)")
+    group.add_argument(
+        "--system",
+        default="system",
+        metavar="COL",
+        help="the column playing the system: any grouping column, e.g. annotator (default system; "
+        "outputs keep its name)",
+    )
+    group.add_argument(
+        "--topic", default="topic", metavar="COL", help="the column playing the topic, in runs and gold (default topic)"
+    )
+    group.add_argument("--item", default="item", metavar="COL", help="the item column, in runs and gold (default item)")
+    group.add_argument(
+        "--gold-column", default="gold", metavar="COL", help="the gold label column, in runs or gold (default gold)"
+    )
+    group.add_argument("--pred", default="pred", metavar="COL", help="the hard-prediction column (default pred)")
+    group.add_argument(
+        "--score",
+        default="score",
+        metavar="COL",
+        help="the score column (default score); a list column, or COL1,COL2,... one per class, holds class "
+        "probabilities (argmax predictions; --thresholds topk|exact|k for top-k accuracy and per-class sweeps)",
+    )
+    group.add_argument(
+        "--weight", default=None, metavar="COL", help="a column of item weights (costs): weighted counts (default none)"
+    )
 
 
 def _reading_options(p) -> None:
@@ -901,11 +1039,18 @@ def _read_gold_once(args) -> None:
             for path, reason in list_inputs(paths, kind=kind)[1] if paths else []:
                 print(f"fastmetrics: skipped {label} file {path}: {reason}", file=sys.stderr)
     if getattr(args, "gold", None) is not None:
-        from .io.labels import require_columns
-
         table = read_gold(args.gold, relevance_level=args.relevance_level)
-        require_columns(table.column_names, ["item", "gold"], args.gold, " of a gold table")
+        names = table.column_names
+        # a gold file may name its columns as the runs do (--item, --gold-column) or by default
+        needed = [c if c in names or default not in names else default for c, default in _gold_columns(args)]
+        require_columns(names, needed, args.gold, " of a gold table")
+        if args.topic in names:
+            table = table.rename_columns([role_names(args.system, args.topic).get(c, c) for c in names])
         args.gold = table
+
+
+def _gold_columns(args) -> list:
+    return [(args.item, "item"), (args.gold_column, "gold")]
 
 
 class Terminated(KeyboardInterrupt):

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import ParameterError
+from ._progress import Progress
 from ._seeding import rng_of
 from .board import best_thresholds, board_intervals, board_values, rank_systems, with_intervals
 from .count import count
@@ -89,6 +90,8 @@ def report_data(
     title: str = "fastmetrics report",
     max_curves: int = 8,
     scatter=None,
+    weight=None,
+    progress: bool = False,
 ) -> ReportData:
     """Compute the leaderboard, the meta-evaluation and the threshold curves of a report.
 
@@ -115,6 +118,11 @@ def report_data(
     scatter : sequence of (str, str), optional
         The measure pairs to draw output by output (default: the first measure against the
         second and the third).
+    weight : str, optional
+        The column of ``runs`` holding item weights (the curves' counts are then weighted).
+    progress : bool, default False
+        A progress bar with the time left on stderr (on a terminal, for runs longer than about
+        a second).
 
     Returns
     -------
@@ -122,8 +130,10 @@ def report_data(
     """
     labels = [spec.label for spec in parse_specs(measures)]
     pairs_drawn = _scatter_pairs(scatter, labels)
+    bar = Progress(6 + (runs is not None), "report", quiet=not progress)
     board = board_values(tensor, labels)
     bounds = board_intervals(board, ci=0.95, resamples=resamples, seed=seed)
+    bar.advance(2)
     summary = MetaResult(
         with_intervals(rank_systems(board), board, bounds),
         None,
@@ -131,24 +141,24 @@ def report_data(
     )
     scores = board.scores
     n_topics = len(tensor.coords.get("topic", [0]))
-    multi = len(labels) >= 2
-    data = ReportData(
-        title,
-        list(scores.measures),
-        summary,
-        scores,
-        n_topics=n_topics,
-        scatter=pairs_drawn,
-        strictness=strictness(scores) if multi else None,
-        robustness=robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None,
-        inconsistency=inconsistency(scores) if multi else None,
-    )
+    data = ReportData(title, list(scores.measures), summary, scores, n_topics=n_topics, scatter=pairs_drawn)
+    if len(labels) >= 2:
+        data.strictness = strictness(scores)
+        bar.advance()
+        data.inconsistency = inconsistency(scores)
+    bar.advance()
+    data.robustness = robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None
+    bar.advance()
     data.order = {m: ranked_systems(summary.summary, m) for m in data.measures}
     data.adjacent = adjacent_tests(scores, data.order, resamples, seed)
+    bar.advance()
     if runs is not None:
-        curves = threshold_curves(runs, gold, data.order[data.measures[0]][:max_curves], data.measures[:2], thresholds)
+        shown = data.order[data.measures[0]][:max_curves]
+        curves = threshold_curves(runs, gold, shown, data.measures[:2], thresholds, weight=weight)
         data.curves, data.best, data.roc, data.pr = curves.grid, curves.best, curves.roc, curves.pr
         data.reliability = curves.reliability or None
+    bar.update(bar.total)
+    bar.close()
     return data
 
 
@@ -216,7 +226,7 @@ def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> di
     return out
 
 
-def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int):
+def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int, weight=None):
     """Each system's curves: measures on a grid over its own score range, and exact ROC and PR.
 
     One exact sweep of the shown systems (all topics pooled) gives everything: each system's
@@ -234,6 +244,8 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
         The systems to draw, in order (labels as text or numbers).
     measures : list of str
     thresholds : int
+    weight : str, optional
+        A column of item weights.
 
     Returns
     -------
@@ -242,7 +254,8 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     names = pc.cast(runs.column("system"), pa.string())
     wanted = pa.array([str(s) for s in systems], pa.string())
     rows = runs.filter(pc.is_in(names, value_set=wanted))
-    exact = count(rows, gold, by=("system",), thresholds="exact", missing="negative" if gold is not None else "error")
+    missing = "negative" if gold is not None else "error"
+    exact = count(rows, gold, by=("system",), thresholds="exact", missing=missing, weight=weight)
     grid = resample_sweep(exact, fitted_grids(exact, thresholds, "system"))
     on_grid = grid.evaluate(measures)
     points = exact.evaluate(["recall", "fallout", "precision"])
@@ -260,9 +273,9 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
         out.roc.append((system, points["fallout"][cells], points["recall"][cells], auc))
         out.pr.append((system, points["recall"][cells], points["precision"][cells], ap))
         if calibrated is not None:
-            mean_score, frequency, weight = reliability_bins(exact.counts[cells], scores[cells], 10)
+            mean_score, frequency, mass = reliability_bins(exact.counts[cells], scores[cells], 10)
             ece, brier = calibrated.values[:, area_of[str(system)]]
-            out.reliability.append((system, mean_score, frequency, weight, ece, brier))
+            out.reliability.append((system, mean_score, frequency, mass, ece, brier))
     return out
 
 

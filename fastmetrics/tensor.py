@@ -8,6 +8,7 @@ group has its own thresholds.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 
@@ -60,6 +61,25 @@ class _Labelled:
                 out[name] = pa.array(labels[index])
         return out
 
+    def rename(self, names: Mapping[str, str]):
+        """A copy with axes and coordinates renamed (the arrays are shared, not copied).
+
+        Parameters
+        ----------
+        names : mapping of str to str
+            Old name -> new name; a permutation (``{"a": "b", "b": "a"}``) renames at once.
+
+        Returns
+        -------
+        ConfusionTensor, MultilabelTensor or Scores
+            Of the same class.
+        """
+        out = copy.copy(self)
+        out.axes = tuple(names.get(a, a) for a in self.axes)
+        out.coords = {names.get(k, k): v for k, v in self.coords.items()}
+        out.coord_axes = {names.get(k, k): names.get(a, a) for k, a in self.coord_axes.items()}
+        return out
+
     def _select(self, labels: Mapping[str, object]):
         """Index tuple and new (axes, coords, coord_axes) for selection by label."""
         index: list = [slice(None)] * len(self.axes)
@@ -92,6 +112,64 @@ class _Labelled:
                 axes.remove(name)
                 coords.pop(name)
         return tuple(index), tuple(axes), coords
+
+
+def role_names(system: str = "system", topic: str = "topic") -> dict[str, str]:
+    """The renaming that gives the columns playing the system and topic parts those names.
+
+    Stages that read ``system`` and ``topic`` axes run on any columns through it: rename the
+    input with it, and the output with its inverse. It is a permutation, so a column already
+    called ``system`` that does not play the system takes the freed name and nothing collides.
+
+    Parameters
+    ----------
+    system, topic : str
+        The columns (axes) playing the system and the topic.
+
+    Returns
+    -------
+    dict
+        Old name -> new name; empty when the names are already ``system`` and ``topic``.
+    """
+    if system == topic:
+        raise ParameterError(f"One column cannot play both the system and the topic: '{system}'.")
+    return renaming({system: "system", topic: "topic"})
+
+
+def renaming(wanted: Mapping[str, str]) -> dict[str, str]:
+    """The permutation of names that gives each name in ``wanted`` its new name.
+
+    A name taken by another one keeps existing under the name freed (``{"annotator": "system"}``
+    also renames ``system`` to ``annotator``), so renaming a table's columns never collides.
+
+    Parameters
+    ----------
+    wanted : mapping of str to str
+        Old name -> new name, the new names distinct.
+
+    Returns
+    -------
+    dict
+        Old name -> new name, identities left out.
+    """
+    displaced = [new for new in wanted.values() if new not in wanted]
+    freed = [old for old in wanted if old not in wanted.values()]
+    names = {**wanted, **dict(zip(displaced, freed))}
+    return {old: new for old, new in names.items() if old != new}
+
+
+def inverse(names: Mapping[str, str]) -> dict[str, str]:
+    """The renaming that undoes ``names`` (a permutation, see :func:`role_names`).
+
+    Parameters
+    ----------
+    names : mapping of str to str
+
+    Returns
+    -------
+    dict
+    """
+    return {new: old for old, new in names.items()}
 
 
 _EVALUATORS: dict[str, Callable] = {}

@@ -21,6 +21,7 @@ STAGES = {
     "fastmetrics._seeding": "base",
     "fastmetrics._memory": "base",
     "fastmetrics._version": "base",
+    "fastmetrics._progress": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",

@@ -237,6 +237,11 @@ def make_data(d: Path) -> None:
         pa.table({"system": s, "topic": t, "item": i, "gold": labels, "pred": labels[::-1]}), d / "many_classes.parquet"
     )
 
+    # cost matrices for the classes neg, neu, pos of multiclass.parquet
+    (d / "cost_missing.csv").write_text(",neg,neu\nneg,0,1\nneu,1,0\n")
+    (d / "cost_negative.csv").write_text(",neg,neu,pos\nneg,0,1,2\nneu,1,0,-1\npos,2,1,0\n")
+    (d / "cost_text.csv").write_text("true,pred,cost\nneg,neu,one\n")
+
     # multilabel runs (list-typed gold)
     pq.write_table(
         pa.table({"system": ["a", "a"], "item": [1, 2], "gold": [["x"], ["x", "y"]], "pred": [["x"], ["y"]]}),
@@ -358,6 +363,35 @@ CLI_CASES = [
         r"(?=.*'nosuch')(?=.*multilabel\.parquet)",
     ),
     Cli("task-multilabel-on-bool", ["evaluate", RUNS, "--task", "multilabel"], r"'gold'.*bool.*list"),
+    Cli(
+        "system-unknown-column",
+        ["leaderboard", RUNS, "--quiet", "--system", "annotator"],
+        r"(?=.*runs\.parquet)(?=.*'annotator')(?=.*--system)",
+    ),
+    Cli(
+        "topic-unknown-column",
+        ["meta", "robustness", RUNS, "--topic", "query"],
+        r"(?=.*runs\.parquet)(?=.*'query')(?=.*--topic)",
+    ),
+    Cli("item-unknown-column", ["sweep", RUNS, "--item", "id"], r"(?=.*runs\.parquet)(?=.*'id')(?=.*--item)"),
+    Cli("gold-column-unknown", ["report", RUNS, *REPORT_FAST, "--out", "r.md", "--gold-column", "label"], r"'label'"),
+    Cli("weight-unknown-column", ["evaluate", RUNS, "--weight", "cost"], r"(?=.*runs\.parquet)(?=.*'cost')"),
+    Cli(
+        "system-and-topic-one-column",
+        ["evaluate", RUNS, "--system", "topic"],
+        r"both the system and the topic.*'topic'",
+    ),
+    Cli(
+        "gold-file-lacks-named-item",
+        ["evaluate", f"{D}/no_system_hard.csv", "--gold", f"{D}/neg_counts.csv", "--item", "item"],
+        r"(?=.*neg_counts\.csv)(?=.*'item')",
+        slow=True,
+    ),
+    Cli(
+        "scheduler-with-system",
+        ["evaluate", RUNS, "--scheduler", "local", "--system", "topic", "--topic", "system"],
+        r"--scheduler.*--system",
+    ),
     Cli("leaderboard-by-topic", ["leaderboard", RUNS, "--quiet", "--by", "topic"], r"system.*(--by|by=)", slow=True),
     # --- measures
     Cli(
@@ -383,6 +417,24 @@ CLI_CASES = [
     ),
     Cli("smoothing-unsmoothable", ["evaluate", RUNS, "--measures", "tp", "--smoothing", "laplace"], r"'tp'.*smooth"),
     Cli("cost-on-binary", ["evaluate", RUNS, "--measures", "k_cost", "--cost", "ordinal"], r"--cost.*multiclass"),
+    Cli(
+        "cost-file-missing-class",
+        ["evaluate", MC, "--measures", "k_cost", "--cost", f"{D}/cost_missing.csv"],
+        r"(?=.*cost_missing\.csv)(?=.*lack the classes pos)",
+    ),
+    Cli(
+        "cost-file-negative",
+        ["evaluate", MC, "--measures", "k_cost", "--cost", f"{D}/cost_negative.csv"],
+        r"cost_negative\.csv.*>= ?0",
+    ),
+    Cli(
+        "cost-file-not-numbers",
+        ["evaluate", MC, "--measures", "k_cost", "--cost", f"{D}/cost_text.csv"],
+        r"cost_text\.csv.*'cost'.*number",
+    ),
+    Cli(
+        "cost-not-a-file", ["evaluate", MC, "--measures", "k_cost", "--cost", "nope.csv"], r"--cost.*unit.*'nope\.csv'"
+    ),
     # --- thresholds
     Cli("thresholds-0", ["evaluate", RUNS, "--thresholds", "0"], r"thresholds.*(>= ?1|positive).*\b0\b"),
     Cli("thresholds-negative", ["evaluate", RUNS, "--thresholds", "-3"], r"thresholds.*-3"),

@@ -17,10 +17,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError, parameter_error
+from .._progress import Progress
 from ..io.labels import empty_input, require_columns
 from ..io.readers import Source, open_source
 from ..io.readers import gold_table as load_gold
-from ..tensor import ConfusionTensor, MultilabelTensor
+from ..tensor import ConfusionTensor, MultilabelTensor, inverse, role_names
 from . import _kernels
 from .assemble import assemble, exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column
@@ -42,7 +43,9 @@ def count(
     source,
     gold=None,
     *,
-    by=("system", "topic"),
+    by=None,
+    system="system",
+    topic="topic",
     pred="pred",
     score="score",
     thresholds=None,
@@ -59,6 +62,7 @@ def count(
     ties="input",
     grid="global",
     multiclass="ovr",
+    progress=False,
 ) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
@@ -70,9 +74,14 @@ def count(
         Parquet datasets are streamed by record batch.
     gold : path or table, optional
         Separate gold labels keyed by ``(topic, item)``. Without it the input needs a gold column.
-    by : str or sequence of str, default ("system", "topic")
-        Grouping columns, one batch axis each. ``system`` and ``topic`` may be absent from the
-        input (one system, one topic); other grouping columns must exist. A string is one column.
+    by : str or sequence of str, optional
+        Grouping columns, one batch axis each; default ``(system, topic)``. The system and topic
+        columns may be absent from the input (one system, one topic) unless named by ``system=``
+        or ``topic=``; other grouping columns must exist. A string is one column.
+    system, topic : str, default "system", "topic"
+        The columns playing the system (duplicates are checked per system, item) and the topic
+        (the key joined with a separate gold's ``topic``, or its own ``topic`` column): e.g.
+        ``system="annotator"``. Their axes keep the columns' names.
     pred, score : str
         Names of the hard-prediction and score columns. Multiclass probabilities: ``score`` a
         list-typed column (``m`` scores per item, in the order of ``classes``) or a sequence of
@@ -125,6 +134,9 @@ def count(
         ``versus``) for Hand & Till's multiclass AUC. With ``thresholds=None`` probabilities give
         argmax predictions; ``thresholds="topk"`` the rank of the gold class (``counts[..., k, 2,
         2]``, read by ``top_k_accuracy``).
+    progress : bool, default False
+        A progress bar of the rows counted, with the time left, on stderr (on a terminal, for
+        inputs that take more than about a second).
 
     Returns
     -------
@@ -141,16 +153,16 @@ def count(
         ``(system, topic, item)`` anywhere in the input (any batch, row group, file), gold
         items missing from a run, empty input, unreadable files.
     """
-    if isinstance(by, str):
-        by = (by,)
     src = open_source(source, format=format)
-    columns = src.column_names
-    group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
-    require_columns(columns, group_cols, src.names[0], " to group by")
-    if is_probability_input(columns, src.schema, score):
-        return _count_probabilities(
-            src, gold, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
-        )
+    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
+    roles = role_names(system, topic)
+    if roles:
+        for column, role in ((system, "system"), (topic, "topic")):
+            if column != role:
+                require_columns(src.column_names, [column], src.names[0], f" to play the {role}")
+        src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
+        gold = None if gold is None else _gold_in_roles(load_gold(gold), roles, topic)
+        coords = None if coords is None else {roles.get(k, k): v for k, v in coords.items()}
     options = dict(
         by=by,
         pred=pred,
@@ -164,6 +176,39 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
+    tensor = _count_source(
+        src,
+        gold,
+        options,
+        thresholds=thresholds,
+        grid=grid,
+        ties=ties,
+        category=category,
+        progress=progress,
+        multiclass=multiclass,
+    )
+    return tensor.rename(inverse(roles)) if roles else tensor
+
+
+def _gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:
+    """A separate gold keyed by the runs' topic column, or by its own ``topic`` if it lacks that one."""
+    if topic not in gold.column_names:
+        return gold
+    return gold.rename_columns([roles.get(c, c) for c in gold.column_names])
+
+
+def _count_source(
+    src, gold, options: dict, *, thresholds, grid, ties, category, progress=False, multiclass="ovr"
+) -> ConfusionTensor:
+    """:func:`count` of an opened source whose system and topic columns have those names."""
+    by, columns = options["by"], src.column_names
+    group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
+    require_columns(columns, group_cols, src.names[0], " to group by")
+    if is_probability_input(columns, src.schema, options["score"]):
+        names = ("score", "gold_column", "item", "weight", "classes")
+        return _count_probabilities(
+            src, gold, group_cols, *(options[k] for k in names), thresholds, multiclass, options["missing"]
+        )
     special = _other_forms(src, group_cols, gold, thresholds, category=category, **options)
     if special is not None:
         return special
@@ -175,8 +220,10 @@ def count(
     count_plan = plan(src, gold, thresholds=thresholds, **options)
     tally = Tally(count_plan)
     try:
-        for part, offset, batch in src.record_batches(count_plan.read_columns):
-            tally.add(batch, part, offset)
+        with Progress(src.count_rows(), "counting rows", quiet=not progress) as bar:
+            for part, offset, batch in src.record_batches(count_plan.read_columns):
+                tally.add(batch, part, offset)
+                bar.advance(batch.num_rows)
     except DuplicateItem as error:
         raise error.located(src) from None
     return assemble(tally)
@@ -550,7 +597,7 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
     table = load_gold(gold)
     names = table.column_names
     item = item if item in names else "item"
-    label = "gold" if "gold" in names else gold_column
+    label = gold_column if gold_column in names else "gold"
     require_columns(
         names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
     )

@@ -321,7 +321,7 @@ def _native_values(spec, c, extra, smoothing, out) -> np.ndarray:
         raise ParameterError(
             f"Measure '{spec.measure.name}' has no native multiclass definition; these counts have "
             f"{c.shape[-1]} classes. Pass average='micro', 'macro' or 'weighted' (one-vs-rest, seed 003 §2), "
-            f"or write '{spec.measure.name}@macro' in a measure list."
+            f"or write '{spec.measure.name}@macro' in a measure list ('{spec.measure.name}@none': one value per class)."
         )
     if smoothing is not None:
         raise ParameterError(

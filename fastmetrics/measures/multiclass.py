@@ -9,6 +9,7 @@ of the multiclass case, so its record is here.
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 
 from .._errors import InputError
 from . import _multiclass_kernels as _mc
@@ -70,6 +71,101 @@ def check_costs(cost, m: int) -> np.ndarray:
         row = int(np.argmin(c.max(axis=-1).reshape(-1, m).min(axis=0)))
         raise InputError(f"Row {row} of the cost matrix is all zero: every true class needs a costly error.")
     return c
+
+
+LONG_COST_COLUMNS = ("true", "pred", "cost")
+
+
+def cost_matrix(table: pa.Table, classes, name: str = "the cost table") -> np.ndarray:
+    """A cost matrix read from a table, its rows and columns matched to ``classes`` by label.
+
+    Two layouts: long, one row per ``true, pred, cost`` (a missing diagonal cell costs 0); or
+    square, the first column holding the true classes and one column per predicted class, named
+    by its label (a CSV header of class labels). Labels match as text, so ``1`` in a CSV header
+    matches the integer class 1.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The cost table (e.g. a CSV or Parquet file read whole).
+    classes : sequence
+        The class labels in the order of the counts' last two axes (``tensor.classes``).
+    name : str, default "the cost table"
+        Where the table comes from, for error messages (a file's path).
+
+    Returns
+    -------
+    ndarray of float64, shape (m, m)
+        ``cost[i, j]``: the cost of predicting ``classes[j]`` for true class ``classes[i]``,
+        validated as :func:`check_costs` does.
+
+    Raises
+    ------
+    InputError
+        A class without a row or column, a label that is not a class, a cell given twice or
+        missing, a cost that is not a number, or a matrix :func:`check_costs` refuses.
+    """
+    labels = [str(c) for c in np.asarray(classes).tolist()]
+    if set(LONG_COST_COLUMNS) <= set(table.column_names):
+        cost = _long_costs(table, labels, name)
+    else:
+        cost = _square_costs(table, labels, name)
+    try:
+        return check_costs(cost, len(labels))
+    except InputError as error:
+        raise InputError(f"{name}: {error}") from None
+
+
+def _numbers(column, what: str, name: str) -> np.ndarray:
+    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)) or column.null_count:
+        raise InputError(f"{name}: {what} must hold a number in every row; found type {column.type}.")
+    return np.asarray(column.to_numpy(zero_copy_only=False), np.float64)
+
+
+def _matched(found: list, labels: list, what: str, name: str) -> list:
+    """Positions of ``found`` labels among the classes; every class once, nothing else."""
+    classes = f"(the classes are {', '.join(labels)})"
+    extra = [f for f in found if f not in labels]
+    if extra:
+        raise InputError(f"{name}: the {what} hold labels that are not classes: {', '.join(extra)} {classes}.")
+    missing = [c for c in labels if c not in found]
+    if missing:
+        raise InputError(f"{name}: the {what} lack the classes {', '.join(missing)} {classes}.")
+    twice = sorted({f for f in found if found.count(f) > 1})
+    if twice:
+        raise InputError(f"{name}: the {what} name a class twice: {', '.join(twice)}.")
+    return [labels.index(f) for f in found]
+
+
+def _square_costs(table: pa.Table, labels: list, name: str) -> np.ndarray:
+    true = [str(v) for v in table.column(0).to_pylist()]
+    rows = _matched(true, labels, "rows (first column)", name)
+    columns = _matched(table.column_names[1:], labels, "columns (header)", name)
+    cost = np.zeros((len(labels), len(labels)))
+    for j, column in zip(columns, table.column_names[1:]):
+        cost[rows, j] = _numbers(table.column(column), f"column '{column}'", name)
+    return cost
+
+
+def _long_costs(table: pa.Table, labels: list, name: str) -> np.ndarray:
+    true = [str(v) for v in table.column("true").to_pylist()]
+    pred = [str(v) for v in table.column("pred").to_pylist()]
+    values = _numbers(table.column("cost"), "column 'cost'", name)
+    cost = np.full((len(labels), len(labels)), np.nan)
+    np.fill_diagonal(cost, 0.0)
+    given = set()
+    for t, p, v in zip(true, pred, values):
+        if t not in labels or p not in labels:
+            unknown = t if t not in labels else p
+            raise InputError(f"{name}: the label {unknown} is not a class (the classes are {', '.join(labels)}).")
+        if (t, p) in given:
+            raise InputError(f"{name}: the cell true={t}, pred={p} is given twice.")
+        given.add((t, p))
+        cost[labels.index(t), labels.index(p)] = v
+    if np.isnan(cost).any():
+        i, j = np.argwhere(np.isnan(cost))[0]
+        raise InputError(f"{name}: no cost for true={labels[i]}, pred={labels[j]} (one row per pair of classes).")
+    return cost
 
 
 def unit_costs(m: int) -> np.ndarray:

@@ -1,9 +1,8 @@
-"""Shared by the meta-evaluation jobs: oriented score arrays, results, seeds and progress."""
+"""Shared by the meta-evaluation jobs: oriented score arrays and results (the jobs' progress bar is
+:mod:`fastmetrics._progress`)."""
 
 from __future__ import annotations
 
-import sys
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,7 +10,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..measures import registry
-from ..tensor import Scores
+from ..tensor import Scores, inverse, role_names
 
 
 @dataclass
@@ -31,6 +30,49 @@ class MetaResult:
     summary: pa.Table
     detail: pa.Table | None = None
     params: dict = field(default_factory=dict)
+
+    def in_names(self, system: str = "system", topic: str = "topic") -> MetaResult:
+        """The result of a job that read the columns ``system`` and ``topic`` under those roles,
+        with the columns' own names given back (see :func:`user_names`).
+
+        Parameters
+        ----------
+        system, topic : str
+            The columns that played the system and the topic.
+
+        Returns
+        -------
+        MetaResult
+        """
+        detail = self.detail
+        if isinstance(detail, Scores):
+            detail = detail.rename(inverse(role_names(system, topic)))
+        elif detail is not None:
+            detail = user_names(detail, system, topic)
+        return MetaResult(user_names(self.summary, system, topic), detail, self.params)
+
+
+def user_names(table: pa.Table, system: str = "system", topic: str = "topic") -> pa.Table:
+    """An output table with the names of the columns that played the system and the topic.
+
+    Jobs read ``system`` and ``topic``; a caller that renamed other columns to those parts
+    (:func:`fastmetrics.tensor.role_names`) gets its names back: ``system`` becomes e.g.
+    ``annotator`` and ``system_a, system_b`` (pairs of systems) ``annotator_a, annotator_b``; the
+    same for the topic.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+    system, topic : str
+        The columns that played the system and the topic.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
+    back = inverse(role_names(system, topic))
+    pairs = {f"{role}_{x}": f"{name}_{x}" for role, name in (("system", system), ("topic", topic)) for x in "ab"}
+    return table.rename_columns([back.get(c, pairs.get(c, c)) for c in table.column_names])
 
 
 def higher_is_better(label: str) -> bool:
@@ -125,43 +167,3 @@ def labels_array(values) -> pa.Array:
     """
     arr = np.asarray(values)
     return pa.array(arr.tolist())
-
-
-class Progress:
-    """A one-line progress bar on stderr, shown only on a terminal and after ~1 s of work.
-
-    Parameters
-    ----------
-    total : int
-        Number of steps (at least 1 is used).
-    label : str
-        Shown before the bar.
-    quiet : bool, default False
-        Never show the bar.
-    delay : float, default 1.0
-        Seconds of work before the bar appears.
-    """
-
-    def __init__(self, total: int, label: str, quiet: bool = False, delay: float = 1.0):
-        self.total = max(int(total), 1)
-        self.label = label
-        self.enabled = not quiet and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.delay = delay
-        self.shown = False
-
-    def update(self, done: int) -> None:
-        """Show ``done`` of the ``total`` steps, once the bar is enabled and ``delay`` has passed."""
-        if not self.enabled or time.monotonic() - self.start < self.delay:
-            return
-        self.shown = True
-        width = 30
-        filled = int(width * done / self.total)
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        """End the bar's line, if the bar was shown."""
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()

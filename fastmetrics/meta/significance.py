@@ -19,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._progress import Progress
 from .._seeding import rng_of
-from ._common import MetaResult, Progress, labels_array, system_topic_values
+from ._common import MetaResult, labels_array, system_topic_values
 
 METHODS = ("fisher", "bootstrap")
 

@@ -19,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._progress import Progress
 from ..count.resample import split_half_counts
-from ._common import MetaResult, Progress, higher_is_better, labels_array
+from ._common import MetaResult, higher_is_better, labels_array
 
 AGGREGATES = ("macro", "micro")
 

@@ -17,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ._common import MetaResult, Progress, system_topic_values
+from .._progress import Progress
+from ._common import MetaResult, system_topic_values
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import ParameterError
+from .._progress import Progress
 from .._version import __version__
 from ..measures import registry
 from ..pipeline import ReportData
@@ -72,23 +73,27 @@ class Figure:
         return self.files["png"]
 
 
-def draw_figures(data: ReportData, formats=("png",)) -> list[Figure]:
+def draw_figures(data: ReportData, formats=("png",), progress: bool = False) -> list[Figure]:
     """Draw each figure of the report once and save it in every format of ``formats``.
 
     Parameters
     ----------
     data : ReportData
     formats : sequence of {"png", "svg"}
+    progress : bool, default False
+        A progress bar with the time left on stderr (on a terminal, after about a second).
 
     Returns
     -------
     list of Figure
     """
     out = []
-    with warnings.catch_warnings():
+    plan = _figure_plan(data)
+    with warnings.catch_warnings(), Progress(len(plan), "figures", quiet=not progress) as bar:
         warnings.simplefilter("ignore")
-        for name, title, caption, draw, args in _figure_plan(data):
+        for name, title, caption, draw, args in plan:
             out.append(Figure(name, title, caption, figs.save(draw(*args), formats)))
+            bar.advance()
     return out
 
 
@@ -480,7 +485,7 @@ def check_report_paths(path, figures_dir=None) -> None:
         raise ParameterError(f"Cannot write the figures into '{figures_dir}': it is a file, not a folder.")
 
 
-def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None) -> list[Figure]:
+def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None, progress: bool = False) -> list[Figure]:
     """Write the report by suffix (``.html`` or ``.md``) atomically, figures to ``figures_dir``.
 
     Each figure is drawn once, as PNG and -- where figure files are written -- SVG.
@@ -493,6 +498,8 @@ def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None) ->
         The report file, ``.html`` (self-contained) or ``.md``.
     figures_dir : path, optional
         Where figure files go; a Markdown report defaults to ``<stem>_figures`` beside it.
+    progress : bool, default False
+        A progress bar of the figures drawn on stderr (on a terminal, after about a second).
 
     Returns
     -------
@@ -502,7 +509,7 @@ def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None) ->
     path = Path(path)
     markdown = path.suffix.lower() == ".md"
     folder = Path(figures_dir) if figures_dir else (path.with_name(path.stem + "_figures") if markdown else None)
-    figures = draw_figures(data, ("png", "svg") if folder is not None else ("png",))
+    figures = draw_figures(data, ("png", "svg") if folder is not None else ("png",), progress=progress)
     if folder is not None:
         save_figures(figures, folder)
     if markdown:

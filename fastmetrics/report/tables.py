@@ -29,8 +29,13 @@ def _cell(value, digits: int = 4) -> str:
 
 
 def escape_md(text: str) -> str:
-    """``text`` safe inside a Markdown table cell (pipes, backslashes and HTML escaped)."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """``text`` safe inside a Markdown table cell: pipes and backslashes escaped, and ``<`` as ``\\<``.
+
+    A backslash before ``<`` is Markdown's own escape, so a name such as ``<script>`` shows as
+    text without HTML entities, which a terminal would print as they are (``->`` stays ``->``);
+    ``>`` alone cannot open a tag.
+    """
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "\\<")
 
 
 def to_markdown(table: pa.Table, digits: int = 4) -> str:

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.csv  # noqa: F401  (pa.csv in the command-line test)
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -141,3 +142,34 @@ def test_measures_need_their_form():
         fm.count(table, by="system", thresholds="exact").evaluate(["roc_auc@macro", "roc_auc"])
     with pytest.raises(fm.ParameterError, match="multiclass must be"):
         fm.count(table, by="system", thresholds="exact", multiclass="pairs")
+
+
+def test_command_line_reads_probabilities_in_columns_or_a_list(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from fastmetrics.cli import main
+
+    _, _, gold, proba, _ = _probabilities(8, n=150, m=3, systems=1)
+    names = np.array(["cat", "dog", "eel"])
+    path = tmp_path / "probs.parquet"
+    table = {"id": np.arange(150), "label": names[gold], "cat": proba[:, 0], "dog": proba[:, 1], "eel": proba[:, 2]}
+    table["proba"] = pa.array(proba.tolist())
+    pq.write_table(pa.table(table), path)
+    common = [str(path), "--item", "id", "--gold-column", "label", "--format", "parquet"]
+    runs = [
+        (["--score", "cat,dog,eel", "--measures", "accuracy,f1@macro"], None),
+        (["--score", "proba", "--thresholds", "topk", "--measures", "top_k_accuracy(k=2)"], None),
+        (["--score", "proba", "--thresholds", "exact", "--measures", "roc_auc@macro"], "ovr"),
+        (["--score", "proba", "--thresholds", "exact", "--measures", "roc_auc@macro", "--multiclass", "ovo"], "ovo"),
+    ]
+    expected = [
+        [skm.accuracy_score(gold, proba.argmax(1)), skm.f1_score(gold, proba.argmax(1), average="macro")],
+        [skm.top_k_accuracy_score(gold, proba, k=2)],
+        [skm.roc_auc_score(gold, proba, multi_class="ovr")],
+        [skm.roc_auc_score(gold, proba, multi_class="ovo")],
+    ]
+    for (options, _), values in zip(runs, expected):
+        out = tmp_path / "out.csv"
+        assert main(["evaluate", *common, *options, "--out", str(out)]) == 0
+        got = pa.csv.read_csv(out).column("value").to_numpy()
+        np.testing.assert_allclose(got, values, atol=1e-12)

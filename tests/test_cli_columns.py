@@ -1,0 +1,235 @@
+"""Column options on every command that reads runs, cost-matrix files, and help texts true to
+what each command writes (issue 18, points 2, 3 and 7)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.board import leaderboard
+from fastmetrics.cli import build_parser, main
+
+OURS = {"system": "annotator", "topic": "query", "item": "id", "gold": "label", "pred": "guess", "score": "prob"}
+OPTIONS = [
+    "--system",
+    "annotator",
+    "--topic",
+    "query",
+    "--item",
+    "id",
+    "--gold-column",
+    "label",
+    "--pred",
+    "guess",
+    "--score",
+    "prob",
+]
+READERS = ("evaluate", "leaderboard", "meta", "sweep", "report")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The same runs twice: with the default column names, and with the user's own names plus a
+    column called ``system`` that plays no part (it must not get in the way)."""
+    rng = np.random.default_rng(5)
+    s, t, i = np.indices((4, 5, 30)).reshape(3, -1)
+    gold = (rng.random((5, 30)) < 0.4)[t, i]  # one gold per (topic, item), as a separate gold holds it
+    score = gold * 0.8 + s * 0.1 + rng.normal(size=i.size)
+    default = pa.table(
+        {
+            "system": [f"s{x}" for x in s],
+            "topic": [f"t{x}" for x in t],
+            "item": i,
+            "gold": gold,
+            "pred": score > 0.5,
+            "score": score,
+        }
+    )
+    ours = default.rename_columns([OURS[c] for c in default.column_names])
+    ours = ours.append_column("system", pa.array(["batch-1"] * ours.num_rows))
+    folder = tmp_path_factory.mktemp("columns")
+    pq.write_table(default, folder / "default.parquet")
+    pq.write_table(ours, folder / "ours.parquet")
+    return folder, default, ours
+
+
+def _cli(capsys, *argv) -> str:
+    status = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    return captured.out
+
+
+def _table(path) -> pa.Table:
+    return pacsv.read_csv(path)
+
+
+def _ours_named(table: pa.Table) -> pa.Table:
+    return table.rename_columns([OURS.get(c, c) if c in ("system", "topic") else c for c in table.column_names])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate", "--measures", "f1,k"],
+        ["leaderboard", "--measures", "f1,k", "--quiet"],
+        ["meta", "robustness", "--measures", "f1,k", "--pairs", "all", "--quiet"],
+        ["meta", "stability", "--measures", "f1,k", "--splits", "10", "--quiet"],
+        ["sweep", "--measures", "f1", "--thresholds", "11"],
+        ["sweep", "--measures", "f1", "--thresholds", "11", "--select", "cross-topic"],
+    ],
+    ids=lambda c: "-".join(c[:2]),
+)
+def test_column_options_give_the_default_names_results(runs, tmp_path, capsys, command):
+    folder, _, _ = runs
+    words = command[: 2 if command[0] == "meta" else 1]
+    options = command[len(words) :]
+    _cli(capsys, *words, folder / "default.parquet", *options, "--out", tmp_path / "default.csv")
+    _cli(capsys, *words, folder / "ours.parquet", *options, *OPTIONS, "--out", tmp_path / "ours.csv")
+    expected = _ours_named(_table(tmp_path / "default.csv"))
+    got = _table(tmp_path / "ours.csv")
+    assert got.column_names == expected.column_names
+    assert got.equals(expected)
+
+
+def test_any_grouping_column_plays_the_system(runs, tmp_path, capsys):
+    """Topics ranked as if they were systems: the systems' column plays the topic."""
+    folder, default, _ = runs
+    out = tmp_path / "board.csv"
+    _cli(capsys, "leaderboard", folder / "default.parquet", "--system", "topic", "--topic", "system", "--quiet")
+    _cli(capsys, "leaderboard", folder / "default.parquet", "--system", "topic", "--topic", "system", "--out", out)
+    board = _table(out)
+    assert board.column_names[0] == "topic"
+    swapped = fm.count(default.rename_columns(["topic", "system", "item", "gold", "pred", "score"]))
+    expected = leaderboard(swapped, ["precision", "recall", "f1", "accuracy", "mcc", "k"]).summary
+    macro = [np.nan if v is None else v for v in board.column("macro").to_pylist()]  # CSV nulls
+    assert macro == pytest.approx(expected.column("macro").to_numpy(), nan_ok=True)
+
+
+def test_significance_detail_names_pairs_by_the_users_column(runs, tmp_path, capsys):
+    folder, _, _ = runs
+    for test in ("fisher", "mcnemar"):
+        detail = tmp_path / f"{test}.csv"
+        args = ["--measures", "f1", "--significance", test, "--resamples", "20", "--quiet"]
+        board = tmp_path / "board.csv"
+        _cli(capsys, "leaderboard", folder / "ours.parquet", *OPTIONS, *args, "--detail", detail, "--out", board)
+        names = _table(detail).column_names
+        assert "annotator_a" in names and "annotator_b" in names and "system_a" not in names
+
+
+def test_a_separate_gold_takes_the_same_column_names(runs, tmp_path, capsys):
+    folder, default, ours = runs
+    gold = ours.filter(pa.compute.equal(ours.column("annotator"), "s0")).select(["query", "id", "label"])
+    pq.write_table(gold, tmp_path / "gold.parquet")
+    pq.write_table(ours.drop_columns(["label"]), tmp_path / "runs.parquet")
+    out = tmp_path / "ours.csv"
+    _cli(capsys, "evaluate", tmp_path / "runs.parquet", "--gold", tmp_path / "gold.parquet", *OPTIONS, "--out", out)
+    _cli(capsys, "evaluate", folder / "default.parquet", "--out", tmp_path / "default.csv")
+    assert _table(out).equals(_ours_named(_table(tmp_path / "default.csv")))
+
+
+def test_report_reads_the_users_columns(runs, tmp_path, capsys):
+    folder, _, _ = runs
+    out = tmp_path / "report.md"
+    fast = ["--measures", "f1,k,mcc", "--resamples", "10", "--pairs", "10", "--quiet"]
+    status = main([*map(str, ["report", folder / "ours.parquet", *OPTIONS, *fast, "--out", out])])
+    assert status == 0, capsys.readouterr().err
+    text = out.read_text()
+    assert "s0" in text and "batch-1" not in text
+    assert (tmp_path / "report_figures" / "threshold_curves.png").exists()  # the curves read --score prob
+
+
+def test_count_and_leaderboard_take_the_columns_playing_system_and_topic(runs):
+    _, default, ours = runs
+    names = dict(item="id", gold_column="label", pred="guess")
+    tensor = fm.count(ours, system="annotator", topic="query", **names)
+    assert tensor.axes == ("annotator", "query")
+    assert np.array_equal(tensor.counts, fm.count(default).counts)
+    kept = fm.count(ours, system="annotator", topic="query", by=("annotator", "system"), **names)
+    assert kept.axes == ("annotator", "system") and kept.coords["system"].tolist() == ["batch-1"]
+    board = leaderboard(tensor, ["f1", "k"], system="annotator", topic="query").summary
+    expected = leaderboard(fm.count(default), ["f1", "k"]).summary
+    assert board.column_names[0] == "annotator"
+    assert board.rename_columns(expected.column_names).equals(expected)
+    with pytest.raises(fm.InputError, match="'nosuch'"):
+        fm.count(ours, system="nosuch", **names)
+
+
+SQUARE = ",neg,neu,pos,great\nneg,0,1,3,4\nneu,1,0,1,2\npos,2,1,0,1\ngreat,5,2,1,0\n"
+COSTS = np.array([[0, 1, 3, 4], [1, 0, 1, 2], [2, 1, 0, 1], [5, 2, 1, 0]], float)
+SCALE = ["neg", "neu", "pos", "great"]
+
+
+@pytest.fixture()
+def sentiment(tmp_path):
+    rng = np.random.default_rng(11)
+    gold = np.array(SCALE)[rng.integers(0, 4, 400)]
+    pred = np.where(rng.random(400) < 0.5, gold, np.array(SCALE)[rng.integers(0, 4, 400)])
+    table = pa.table({"system": np.where(np.arange(400) < 200, "a", "b"), "item": np.arange(400), "gold": gold})
+    path = tmp_path / "sentiment.parquet"
+    pq.write_table(table.append_column("pred", pa.array(pred)), path)
+    return path
+
+
+@pytest.mark.parametrize("layout", ["square.csv", "long.csv", "long.parquet"])
+def test_cost_file_equals_the_python_api(sentiment, tmp_path, capsys, layout):
+    path = tmp_path / layout
+    if layout == "square.csv":
+        path.write_text(SQUARE)
+    else:
+        rows = [(t, p, COSTS[i, j]) for i, t in enumerate(SCALE) for j, p in enumerate(SCALE) if i != j]
+        long = pa.table({"true": [r[0] for r in rows], "pred": [r[1] for r in rows], "cost": [r[2] for r in rows]})
+        pq.write_table(long, path) if layout.endswith("parquet") else pacsv.write_csv(long, path)
+    out = tmp_path / "k.csv"
+    _cli(capsys, "evaluate", sentiment, "--measures", "k_cost", "--cost", path, "--out", out)
+    tensor = fm.count(sentiment)  # classes in sorted order: great, neg, neu, pos
+    order = [SCALE.index(c) for c in tensor.classes]
+    expected = tensor.evaluate("k_cost", cost=COSTS[np.ix_(order, order)]).values[0]
+    assert _table(out).column("value").to_pylist() == pytest.approx(expected.tolist())
+    ordinal = tensor.evaluate("k_cost", cost=fm.ordinal_costs(4)).values[0]
+    assert not np.allclose(expected, ordinal)  # the file's costs, not a default
+
+
+def test_cost_matrix_errors_name_the_labels():
+    from fastmetrics.measures.multiclass import cost_matrix
+
+    square = pacsv.read_csv(pa.BufferReader(SQUARE.encode()))
+    with pytest.raises(fm.InputError, match="lack the classes bad"):
+        cost_matrix(square, ["neg", "neu", "pos", "great", "bad"], "costs.csv")
+    with pytest.raises(fm.InputError, match="not classes: great"):
+        cost_matrix(square, ["neg", "neu", "pos"], "costs.csv")
+    diagonal = pa.table({"true": ["a", "a", "b"], "pred": ["a", "b", "a"], "cost": [1.0, 1.0, 1.0]})
+    with pytest.raises(fm.InputError, match="costs.csv.*0 on the diagonal"):
+        cost_matrix(diagonal, ["a", "b"], "costs.csv")
+    twice = pa.table({"true": ["a", "a", "b"], "pred": ["b", "b", "a"], "cost": [1.0, 2.0, 1.0]})
+    with pytest.raises(fm.InputError, match="true=a, pred=b is given twice"):
+        cost_matrix(twice, ["a", "b"], "costs.csv")
+
+
+def _help(command: str) -> str:
+    return build_parser()._subparsers._group_actions[0].choices[command].format_help()
+
+
+def test_every_command_that_reads_runs_takes_the_column_options():
+    for command in READERS:
+        text = _help(command)
+        for option in ("--system", "--topic", "--item", "--gold-column", "--pred", "--score", "--weight"):
+            assert option in text, (command, option)
+
+
+def test_help_is_true_to_what_each_command_writes():
+    report = " ".join(_help("report").split())
+    assert ".html" in report and ".md" in report and ".parquet" not in report
+    for command in ("report", "evaluate", "sweep"):
+        assert "--detail" not in _help(command), command
+    assert "--smoothing" not in _help("report")
+    assert "--significance" in " ".join(_help("leaderboard").split()).split("--detail", 1)[1][:200]
+
+
+def test_axioms_prints_plain_arrows(capsys):
+    text = _cli(capsys, "axioms", "f1", "--n-max", "4", "--properties", "SYM")
+    assert "->" in text and "&gt;" not in text
