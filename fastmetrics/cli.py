@@ -64,7 +64,8 @@ def _parse_thresholds(text: str | None):
 
 
 def _emit(table: pa.Table, out: str | None, wide: bool = True, args=None) -> None:
-    table = table if args is None else _user_names(table, args)
+    if args is not None:  # the user's column names; the counts' class order (metadata) kept
+        table = _user_names(table, args).replace_schema_metadata(table.schema.metadata)
     if out:
         write_table(table, out)
         print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
