@@ -100,23 +100,37 @@ def score(
     """
     if (y_pred is None) == (y_score is None):
         raise ParameterError("Give y_pred (hard predictions) or y_score (scores or probabilities), exactly one.")
-    columns = {"gold": _column(y_true, "y_true")}
-    n = len(columns["gold"])
+    # the columns are named as the arguments, so that an error about one names the argument
+    columns = {"y_true": _column(y_true, "y_true")}
+    n = len(columns["y_true"])
     by = _group_columns(groups, n, columns)
-    if sample_weight is not None:
-        columns["weight"] = _same_length(_column(sample_weight, "sample_weight"), n, "sample_weight")
     probabilities = y_score is not None and _is_matrix(y_score)
     if y_pred is not None:
-        columns["pred"] = _same_length(_column(y_pred, "y_pred"), n, "y_pred")
+        columns["y_pred"] = _same_length(_column(y_pred, "y_pred"), n, "y_pred")
     elif probabilities:
-        columns["score"] = _same_length(_probability_column(y_score), n, "y_score")
+        columns["y_score"] = _same_length(_probability_column(y_score), n, "y_score")
+        if _width(columns["y_score"]) == 2 and classes is None:
+            # binary predict_proba: the second column is the positive class's probability
+            columns["y_score"] = pc.list_element(columns["y_score"], 1)
+            probabilities = False
     else:
-        columns["score"] = _same_length(_column(y_score, "y_score"), n, "y_score")
+        columns["y_score"] = _same_length(_column(y_score, "y_score"), n, "y_score")
+    if pos_label is None and not probabilities and y_score is not None:
+        pos_label = _positive_of_two(columns["y_true"])
     if pos_label is not None:
         _binarise(columns, pos_label)
     columns["item"] = pa.array(np.arange(n, dtype=np.int64))
     table = pa.table(columns)
-    options = dict(by=by, weight="weight" if sample_weight is not None else None, classes=classes)
+    if sample_weight is not None:
+        table = _weighted(table, _same_length(_column(sample_weight, "sample_weight"), n, "sample_weight"))
+    options = dict(
+        by=by,
+        gold_column="y_true",
+        pred="y_pred",
+        score="y_score",
+        weight="sample_weight" if sample_weight is not None else None,
+        classes=classes,
+    )
     if probabilities:
         specs = parse_specs(DEFAULT_MEASURES["probabilities"] if measures is None else measures)
         return _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options)
@@ -124,6 +138,44 @@ def score(
     if measures is None:
         measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if tensor.m == 2 else "multiclass"]
     return tensor.evaluate(measures, **evaluate_options)
+
+
+def _width(lists: pa.Array):
+    """The number of scores per item when every item has the same, else None."""
+    if pa.types.is_fixed_size_list(lists.type):
+        return lists.type.list_size
+    lengths = pc.list_value_length(lists)
+    low, high = pc.min_max(lengths).values()
+    return low.as_py() if low.as_py() == high.as_py() else None
+
+
+def _positive_of_two(gold: pa.Array):
+    """Scores against labels other than 0/1 and booleans: the greater of the two labels is the
+    positive class (scikit-learn's ``roc_auc_score`` reads string targets so)."""
+    if pa.types.is_boolean(gold.type):
+        return None
+    labels = pc.unique(gold.drop_null()).to_pylist()
+    if set(labels) <= {0, 1}:
+        return None
+    if len(labels) != 2:
+        raise InputError(
+            f"y_score scores one class against the rest, but y_true has {len(labels)} labels "
+            f"({', '.join(map(str, sorted(labels)[:6]))}): give pos_label=, or one score column per class."
+        )
+    return max(labels)
+
+
+def _weighted(table: pa.Table, weight: pa.Array) -> pa.Table:
+    """The rows with ``sample_weight`` > 0 (a zero-weight item adds nothing to any count)."""
+    if not (pa.types.is_integer(weight.type) or pa.types.is_floating(weight.type)) or weight.null_count:
+        raise InputError(f"sample_weight must hold numbers, without missing values; got type {weight.type}.")
+    values = weight.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(f"sample_weight must be finite and >= 0; item {row} has {values[row]}.")
+    table = table.append_column("sample_weight", weight.cast(pa.float64()))
+    return table.filter(pa.array(values > 0))
 
 
 def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options) -> Scores:
@@ -155,14 +207,14 @@ def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_
 
 def _binarise(columns: dict, pos_label) -> None:
     """Gold (and predictions) as ``label == pos_label``."""
-    for name in ("gold", "pred"):
+    for name in ("y_true", "y_pred"):
         if name in columns:
             array = columns[name]
             try:
                 columns[name] = pc.equal(array, pa.scalar(pos_label, array.type)).fill_null(False)
             except (pa.ArrowException, TypeError, ValueError):
                 columns[name] = pa.array(np.asarray(array.to_pylist(), dtype=object) == pos_label)
-    if not (pc.any(columns["gold"]).as_py() or ("pred" in columns and pc.any(columns["pred"]).as_py())):
+    if not (pc.any(columns["y_true"]).as_py() or ("y_pred" in columns and pc.any(columns["y_pred"]).as_py())):
         raise InputError(f"pos_label={pos_label!r} is not among the labels of y_true or y_pred.")
 
 
@@ -189,8 +241,11 @@ def _is_matrix(values) -> bool:
     if isinstance(values, pa.Array | pa.ChunkedArray):
         return pa.types.is_list(values.type) or pa.types.is_fixed_size_list(values.type)
     if hasattr(values, "iloc") or hasattr(values, "to_arrow"):
-        return getattr(values, "ndim", 1) == 2
-    return np.ndim(values) == 2
+        return len(getattr(values, "shape", ())) == 2  # pandas / polars DataFrame
+    try:
+        return np.ndim(values) == 2
+    except ValueError:  # ragged nested lists
+        raise InputError("y_score is nested but ragged: give one row of m class scores per item.") from None
 
 
 def _probability_column(values) -> pa.Array:
@@ -199,7 +254,10 @@ def _probability_column(values) -> pa.Array:
         values = values.combine_chunks()
     if isinstance(values, pa.Array):
         return values
-    matrix = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values, dtype=np.float64)
+    try:
+        matrix = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"y_score could not be read as an (n, m) matrix of class scores: {exc}") from None
     n, m = matrix.shape
     return pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), m)
 
@@ -222,7 +280,7 @@ def _group_columns(groups, n: int, columns: dict) -> tuple[str, ...]:
                 f"groups must be a mapping of column name to values, or a DataFrame; got {type(groups).__name__}."
             )
         groups = {str(name): groups[name] for name in groups.columns}
-    reserved = sorted(set(groups) & {"gold", "pred", "score", "weight", "item"})
+    reserved = sorted(set(groups) & {"y_true", "y_pred", "y_score", "sample_weight", "item"})
     if reserved:
         raise ParameterError(f"Group name(s) {', '.join(reserved)} are used for the item columns; rename them.")
     for name, values in groups.items():

@@ -150,7 +150,10 @@ def _check_board_axes(tensor) -> None:
             "--select cross-topic), or count a 'pred' column of hard labels."
         )
     elif "system" not in tensor.axes:
-        hint = " Count with by=('system', 'topic') (or name the column playing the system with by=)."
+        hint = (
+            " Count with by=('system', 'topic'), or name the axis playing the system: "
+            "leaderboard(tensor, measures, system='annotator')."
+        )
     raise ParameterError(f"A leaderboard needs counts over (system[, topic]); got axes {tensor.axes}.{hint}")
 
 

@@ -1,4 +1,4 @@
-"""Command-line interface: ``fastmetrics measures | evaluate | leaderboard | meta | axioms | demo``.
+"""Command-line interface: ``fastmetrics <measures|evaluate|count|leaderboard|meta|sweep|report|axioms|demo>``.
 
 Every error caused by the input or the options prints one line to stderr and exits with
 status 2; output files are written atomically, so a failed run leaves none behind.
@@ -115,7 +115,13 @@ def _split(text: str | None):
 def _open_runs(args):
     """The input, opened once, its columns named by --system and --topic renamed to the parts they
     play: every job reads ``system`` and ``topic`` axes; :func:`_user_names` gives the names back."""
+    from .count.tables import saved_layout
+
     src = open_source(args.inputs, format=args.format)
+    roles = saved_layout(src.schema).get("roles")
+    if roles and (args.system, args.topic) == ("system", "topic"):
+        args.system, args.topic = roles["system"], roles["topic"]  # counts saved with --system/--topic
+    _distinct_columns(args)
     for column, default, option in (
         (args.system, "system", "--system"),
         (args.topic, "topic", "--topic"),
@@ -123,7 +129,47 @@ def _open_runs(args):
     ):
         if column != default:
             require_columns(src.column_names, [column], src.names[0], f" named by {option}")
+    if args.command not in ("evaluate", "count") and _probability_scores(src, args.score):
+        raise ParameterError(
+            f"--score {args.score}: class probabilities are scored by 'fastmetrics evaluate' (argmax measures, "
+            f"--thresholds topk|exact) and saved by 'fastmetrics count'; '{args.command}' ranks hard predictions "
+            "or binary scores. Give a --pred column of hard labels, or use evaluate."
+        )
     return src.renamed(role_names(args.system, args.topic))
+
+
+def _probability_scores(src, score: str) -> bool:
+    if "," in score:
+        return True
+    return (
+        score in src.column_names
+        and pa.types.is_list(src.schema.field(score).type)
+        or (score in src.column_names and pa.types.is_fixed_size_list(src.schema.field(score).type))
+    )
+
+
+def _distinct_columns(args) -> None:
+    """One column cannot play two parts (--pred gold would score the gold against itself)."""
+    scores = [c.strip() for c in args.score.split(",")] if "," in args.score else [args.score]
+    named = [
+        ("--system", args.system),
+        ("--topic", args.topic),
+        ("--item", args.item),
+        ("--gold-column", args.gold_column),
+        ("--pred", args.pred),
+        ("--weight", args.weight),
+    ] + [("--score", c) for c in scores]
+    seen = {}
+    for option, column in named:
+        if column is None:
+            continue
+        if column in seen and not (option == seen[column] == "--score"):
+            raise ParameterError(
+                f"{seen[column]} and {option} both name the column '{column}': one column plays one part."
+            )
+        if column in seen:
+            raise ParameterError(f"--score names the column '{column}' twice: one score column per class.")
+        seen[column] = option
 
 
 def _grouping(args, default: str = "system,topic") -> tuple:
@@ -215,6 +261,9 @@ def _cost_option(text: str, classes):
 
 def cmd_count(args) -> None:
     """``fastmetrics count``: the counts of the runs as a tidy table that every command reads back."""
+    from .count.tables import saved_layout
+    from .tensor import LAYOUT_KEY
+
     out = (args.out or "").lower()
     if args.out and not out.endswith((".parquet", ".csv")):
         raise ParameterError(
@@ -245,7 +294,22 @@ def cmd_count(args) -> None:
             f"A CSV file does not keep the class order ({', '.join(map(str, classes))}): write .parquet, or "
             "write .csv and give --classes again to every command that reads it."
         )
-    _emit(tensor.to_arrow(), args.out, wide=False, args=args)
+    table = tensor.to_arrow()
+    layout = saved_layout(table.schema)
+    if (args.system, args.topic) != ("system", "topic"):
+        layout["roles"] = {"system": args.system, "topic": args.topic}  # read back with the same parts
+    kept = [
+        what
+        for what, key in (("which columns play the system and topic", "roles"), ("its class axes", "keep"))
+        if key in layout
+    ]
+    if out.endswith(".csv") and kept:
+        raise ParameterError(
+            f"A CSV file does not keep {' and '.join(kept)}: read back, the counts would be pooled into other "
+            "numbers. Write .parquet."
+        )
+    table = _user_names(table, args).replace_schema_metadata({LAYOUT_KEY: json.dumps(layout, default=str).encode()})
+    _emit(table, args.out, wide=False)
 
 
 def _count_from_args(args, src=None):

@@ -41,8 +41,10 @@ def make_scorer(measure, *, undefined=None, pos_label=None, **options):
     callable
         A scorer ``scorer(estimator, X, y)`` (``sklearn.metrics.make_scorer``), with
         ``greater_is_better`` read from the measure's record. Point measures score
-        ``predict``'s output; curve measures (``roc_auc``, ``average_precision``, ...) score
-        ``decision_function`` or, failing that, ``predict_proba`` (the positive class's column).
+        ``predict``'s output; binary curve measures (``roc_auc``, ``average_precision``, ...)
+        ``decision_function`` or, failing that, ``predict_proba`` (the positive class's column);
+        calibration measures (``brier``, ``ece``), ``top_k_accuracy`` and curve measures averaged
+        over classes (``roc_auc@macro`` of a multiclass model) ``predict_proba``.
 
     Raises
     ------
@@ -60,11 +62,25 @@ def make_scorer(measure, *, undefined=None, pos_label=None, **options):
         raise ParameterError(f"undefined must be a number; got {undefined!r}.")
     by_score = spec.measure.kind != "point"
     label = spec.label
+    # probabilities where the measure reads them as such (calibration, top-k, averages over classes
+    # of multiclass probabilities); a monotone decision function is as good for a binary curve
+    wants_probabilities = spec.measure.kind in ("calibration", "topk") or spec.average in ("macro", "weighted")
+    if not by_score:
+        response_method = "predict"
+    elif wants_probabilities:
+        response_method = "predict_proba"
+    else:
+        response_method = ("decision_function", "predict_proba")
 
     # scikit-learn passes pos_label back to the function and uses it to pick the probability column
     def score_func(y_true, y_out, sample_weight=None, pos_label=None):
         arrays = {"y_score" if by_score else "y_pred": y_out}
         scores = score(y_true, **arrays, measures=[label], sample_weight=sample_weight, pos_label=pos_label, **options)
+        if scores.values.size != 1:
+            raise ParameterError(
+                f"{label} gives {scores.values.size} values ({', '.join(scores.axes)}); a scorer needs one number: "
+                "average it (@macro, @weighted)."
+            )
         value = float(scores.values.reshape(-1)[0])
         return float(undefined) if math.isnan(value) and undefined is not None else value
 
@@ -72,6 +88,6 @@ def make_scorer(measure, *, undefined=None, pos_label=None, **options):
     return _sklearn_make_scorer(
         score_func,
         greater_is_better=spec.higher_is_better,
-        response_method=("decision_function", "predict_proba") if by_score else "predict",
+        response_method=response_method,
         **({} if pos_label is None else {"pos_label": pos_label}),
     )

@@ -97,7 +97,7 @@ def test_pos_label_for_string_labels():
         ({"y_true": [0, 1, 1], "y_pred": [0, 1]}, fm.InputError, "y_pred has 2 values; y_true has 3"),
         ({"y_true": [0, 1], "y_pred": [0, 1], "sample_weight": [1.0]}, fm.InputError, "sample_weight has 1"),
         ({"y_true": [0, 1], "y_pred": [0, 1], "groups": {"g": [1]}}, fm.InputError, r"groups\['g'\] has 1"),
-        ({"y_true": [0, 1], "y_pred": [0, 1], "groups": {"gold": [1, 1]}}, fm.ParameterError, "gold"),
+        ({"y_true": [0, 1], "y_pred": [0, 1], "groups": {"y_true": [1, 1]}}, fm.ParameterError, "y_true"),
         ({"y_true": [0, 1], "y_pred": [0, 1], "measures": "nope"}, fm.UnknownMeasureError, "nope"),
     ],
 )
@@ -137,3 +137,63 @@ def test_make_scorer_direction_and_undefined_policy():
         fm.sklearn.make_scorer("f1,mcc")
     with pytest.raises(fm.ParameterError, match="ranked lists"):
         fm.sklearn.make_scorer("ranked_ap")
+
+
+def test_make_scorer_reads_probabilities_where_the_measure_needs_them():
+    from sklearn.datasets import make_classification
+    from sklearn.metrics import get_scorer
+
+    X, y = load_iris(return_X_y=True)
+    model = LogisticRegression(max_iter=2000)
+    for ours, theirs in (("roc_auc@macro", "roc_auc_ovr"), ("roc_auc@weighted", "roc_auc_ovr_weighted")):
+        np.testing.assert_allclose(
+            cross_val_score(model, X, y, cv=3, scoring=fm.sklearn.make_scorer(ours)),
+            cross_val_score(model, X, y, cv=3, scoring=get_scorer(theirs)),
+            atol=1e-12,
+        )
+    Xb, yb = make_classification(300, random_state=0)
+    np.testing.assert_allclose(
+        cross_val_score(model, Xb, yb, cv=3, scoring=fm.sklearn.make_scorer("brier")),
+        cross_val_score(model, Xb, yb, cv=3, scoring="neg_brier_score"),
+        atol=1e-12,
+    )
+
+
+def test_zero_weights_binary_probability_matrices_and_string_targets_as_scikit_learn():
+    y, pred = [0, 1, 1, 0, 1], [1, 1, 0, 0, 1]
+    s = fm.score(y, pred, measures=["f1", "accuracy", "precision"], sample_weight=[0, 1, 1, 0, 2])
+    w = [0, 1, 1, 0, 2]
+    assert float(s["f1"]) == pytest.approx(skm.f1_score(y, pred, sample_weight=w))
+    assert float(s["accuracy"]) == pytest.approx(skm.accuracy_score(y, pred, sample_weight=w))
+    assert float(s["precision"]) == pytest.approx(skm.precision_score(y, pred, sample_weight=w))
+    with pytest.raises(fm.InputError, match="sample_weight must be finite and >= 0; item 1"):
+        fm.score(y, pred, sample_weight=[1, -1, 1, 1, 1])
+    yb, _, score, _ = _binary(4)
+    proba = np.column_stack([1 - score / 2, score / 2])
+    both = fm.score(yb, y_score=proba, measures=["roc_auc", "brier"])
+    assert float(both["roc_auc"]) == pytest.approx(skm.roc_auc_score(yb, proba[:, 1]))
+    assert float(both["brier"]) == pytest.approx(skm.brier_score_loss(yb, proba[:, 1]))
+    names = np.where(yb == 1, "spam", "ham")
+    assert float(fm.score(names, y_score=score, measures="roc_auc").values[0]) == pytest.approx(
+        skm.roc_auc_score(names, score)
+    )
+    with pytest.raises(fm.InputError, match="3 labels"):
+        fm.score(["a", "b", "c"], y_score=[0.1, 0.2, 0.3])
+    with pytest.raises(fm.InputError, match="ragged"):
+        fm.score([0, 1], y_score=[[0.1, 0.9], [0.2]])
+    wide = pl.DataFrame({"a": [0.7, 0.2, 0.1], "b": [0.2, 0.5, 0.1], "c": [0.1, 0.3, 0.8]})
+    assert float(fm.score([0, 1, 2], y_score=wide, measures="accuracy").values[0]) == 1.0
+
+
+def test_make_scorer_on_string_targets_and_per_class_specs():
+    X, y = load_breast_cancer(return_X_y=True)
+    X, names = X[:, :5], np.where(y == 1, "benign", "malignant")
+    model = LogisticRegression(max_iter=2000)
+    np.testing.assert_allclose(
+        cross_val_score(model, X, names, cv=3, scoring=fm.sklearn.make_scorer("roc_auc")),
+        cross_val_score(model, X, names, cv=3, scoring="roc_auc"),
+        atol=1e-12,
+    )
+    Xi, yi = load_iris(return_X_y=True)
+    with pytest.raises(fm.ParameterError, match="one number"):
+        fm.sklearn.make_scorer("f1@none")(LogisticRegression(max_iter=2000).fit(Xi, yi), Xi, yi)

@@ -233,3 +233,32 @@ def test_help_is_true_to_what_each_command_writes():
 def test_axioms_prints_plain_arrows(capsys):
     text = _cli(capsys, "axioms", "f1", "--n-max", "4", "--properties", "SYM")
     assert "->" in text and "&gt;" not in text
+
+
+def test_counts_saved_under_the_users_names_read_back_as_saved(runs, capsys, tmp_path):
+    folder, _, _ = runs
+    saved = tmp_path / "counts.parquet"
+    assert main(["count", str(folder / "ours.parquet"), *OPTIONS, "--out", str(saved), "--quiet"]) == 0
+    expected = _cli(capsys, "leaderboard", str(folder / "ours.parquet"), *OPTIONS, "--measures", "f1", "--quiet")
+    assert _cli(capsys, "leaderboard", str(saved), "--measures", "f1", "--quiet") == expected
+    assert fm.count(saved).axes == ("annotator", "query")
+    # a CSV file cannot say which columns play the system and topic: refused, nothing written
+    csv = tmp_path / "counts.csv"
+    assert main(["count", str(folder / "ours.parquet"), *OPTIONS, "--out", str(csv)]) == 2
+    assert not csv.exists() and "does not keep" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--pred", "label"], "--gold-column and --pred both name the column 'label'"),
+        (["--weight", "id"], "--item and --weight both name the column 'id'"),
+        (["--score", "prob,prob"], "--score names the column 'prob' twice"),
+    ],
+)
+def test_one_column_plays_one_part(runs, capsys, options, message):
+    folder, _, _ = runs
+    argv = ["evaluate", str(folder / "ours.parquet"), *OPTIONS[:8], *options]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1

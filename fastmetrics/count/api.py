@@ -31,7 +31,7 @@ from .halves import with_halves
 from .multilabel import count_multilabel, join_gold
 from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
 from .probabilities import is_probability_input, probability_rows
-from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table
+from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
 
 __all__ = ["count", "plan", "exact_counts", "hard_counts", "histogram_to_counts", "sweep_histogram", "threshold_grid"]
@@ -154,6 +154,9 @@ def count(
         items missing from a run, empty input, unreadable files.
     """
     src = open_source(source, format=format)
+    saved = saved_layout(src.schema).get("roles")
+    if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
+        system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
     by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
     roles = role_names(system, topic)
     if roles:
@@ -301,6 +304,7 @@ def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTens
             category=category,
             missing=options["missing"],
             unjudged=options["unjudged"],
+            gold_column=gold_column,
         )
         src, gold_column, category = Source([table], src.names[:1]), "gold", None
     return count_multilabel(

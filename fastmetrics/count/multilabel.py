@@ -218,7 +218,17 @@ def _labels(array: pa.Array) -> np.ndarray:
 
 
 def join_gold(
-    src, gold, group_cols, *, pred="pred", item="item", weight=None, category=None, missing="error", unjudged="error"
+    src,
+    gold,
+    group_cols,
+    *,
+    pred="pred",
+    item="item",
+    weight=None,
+    category=None,
+    missing="error",
+    unjudged="error",
+    gold_column="gold",
 ) -> pa.Table:
     """Multilabel runs joined on ``(topic, item)`` to a separate gold of category sets.
 
@@ -239,6 +249,8 @@ def join_gold(
         Gold items a run lacks: an error, predicted with no category, or left out of that run.
     unjudged : {"error", "negative"}, default "error"
         Run items the gold lacks: an error, or items with no gold category.
+    gold_column : str, default "gold"
+        The gold's label column (``gold`` is read when the gold has no column of that name).
 
     Returns
     -------
@@ -252,7 +264,7 @@ def join_gold(
         Missing columns, labels that are not category lists, duplicated items in the runs or
         the gold, run items the gold lacks, gold items a run lacks (``missing="error"``).
     """
-    gold = _gold_lists(gold, item, category)
+    gold = _gold_lists(gold, item, category, gold_column)
     keys = [c for c in ("topic", "item") if c in gold.column_names]
     run_keys = ["topic" if k == "topic" else item for k in keys]
     enc.require_columns(src.column_names, run_keys, src.names[0], " to join the gold")
@@ -280,12 +292,13 @@ def _left_join(runs: pa.Table, gold: pa.Table, run_keys: list, keys: list) -> pa
     return joined.append_column("gold", gold.column("gold").take(rows.column("_gold_row")))
 
 
-def _gold_lists(gold, item: str, category: str | None) -> pa.Table:
-    """The gold as ``[topic,] item, gold`` with one category list per item."""
+def _gold_lists(gold, item: str, category: str | None, gold_column: str = "gold") -> pa.Table:
+    """The gold as ``[topic,] item, gold`` with one category list per item (its label column
+    named ``gold_column`` if it has one, else ``gold``)."""
     table = load_gold(gold)
     names = table.column_names
     item_of = item if item in names else "item"
-    label = "gold"
+    label = gold_column if gold_column in names else "gold"
     long = category is not None and category in names
     enc.require_columns(names, [item_of] + ([] if long else [label]), "gold", " of a multilabel gold table")
     keys = (["topic"] if "topic" in names else []) + [item_of]

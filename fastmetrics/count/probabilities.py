@@ -115,10 +115,16 @@ def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
 
 
 def _classes(gold: pa.ChunkedArray, score_cols, given) -> pa.Array:
-    if given is None and len(score_cols) > 1:
-        given = score_cols  # one column per class: the columns name the classes
-    found = enc.class_labels([gold.combine_chunks()], ["gold"], given)
-    return found
+    if given is not None or len(score_cols) == 1:
+        return enc.class_labels([gold.combine_chunks()], ["gold"], given)
+    try:  # one column per class: without classes=, the columns name the classes
+        return enc.class_labels([gold.combine_chunks()], ["gold"], score_cols)
+    except InputError:
+        example = gold.drop_null()[0].as_py() if len(gold.drop_null()) else None
+        raise InputError(
+            f"One score column per class ({', '.join(score_cols)}) names the classes unless classes= (--classes) "
+            f"gives them in the columns' order; the gold holds {example!r}. Give e.g. --classes with the gold's labels."
+        ) from None
 
 
 def _score_matrix(table: pa.Table, score_cols, m: int, where: str) -> np.ndarray:

@@ -66,6 +66,7 @@ def from_count_table(src, group_cols, thresholds=None) -> ConfusionTensor:
         (group, threshold), a ``cell`` column that does not number the rows.
     """
     columns = src.column_names
+    group_cols = _kept_axes(src, group_cols)
     sweep = [c for c in SWEEP_COLUMNS if c in columns and c not in group_cols]
     if thresholds is not None and not sweep:
         raise ParameterError(
@@ -157,6 +158,7 @@ def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
     -------
     ConfusionTensor
     """
+    group_cols = _kept_axes(src, group_cols)
     pooled = tuple(c for c in src.column_names if c not in (*group_cols, *MATRIX_COLUMNS))
     axes = tuple(group_cols) + pooled
     table = src.read_all(list(axes) + list(MATRIX_COLUMNS))
@@ -182,13 +184,37 @@ def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
     return tensor.sum(list(pooled)) if pooled else tensor
 
 
-def _saved_classes(schema: pa.Schema):
-    """The class order :meth:`ConfusionTensor.to_arrow` keeps in the schema metadata, or None."""
+def saved_layout(schema: pa.Schema) -> dict:
+    """What a counts table written by fastmetrics keeps in its schema metadata (empty if none).
+
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+
+    Returns
+    -------
+    dict
+        ``classes`` (the class order), ``keep`` (axes of class-probability counts -- ``class``,
+        ``versus``, ``k`` -- that are never pooled) and, for counts saved by ``fastmetrics count
+        --system COL --topic COL``, ``roles``: the columns playing the system and the topic.
+    """
     raw = (schema.metadata or {}).get(LAYOUT_KEY)
     try:
-        return json.loads(raw)["classes"] if raw else None
-    except (ValueError, KeyError, TypeError):
-        return None
+        layout = json.loads(raw) if raw else {}
+    except (ValueError, TypeError):
+        return {}
+    return layout if isinstance(layout, dict) else {}
+
+
+def _saved_classes(schema: pa.Schema):
+    """The class order :meth:`ConfusionTensor.to_arrow` keeps in the schema metadata, or None."""
+    return saved_layout(schema).get("classes")
+
+
+def _kept_axes(src, group_cols) -> tuple:
+    """The grouping columns plus the class-probability axes the counts were saved with."""
+    keep = [c for c in saved_layout(src.schema).get("keep", []) if c in src.column_names and c not in group_cols]
+    return tuple(group_cols) + tuple(keep)
 
 
 def _count_values(table: pa.Table, name: str, part: str) -> np.ndarray:

@@ -8,14 +8,18 @@ calibration measure needs, exactly, without a second pass over the items:
 
 - **Brier score** (Brier 1950): ``BS = Σ_k [o_k (1 − f_k)² + (n_k − o_k) f_k²] / N``, equal to
   scikit-learn's ``brier_score_loss``.
-- **Murphy's decomposition** (Murphy 1973), with one bin per distinct score, so it is exact:
+- **Murphy's decomposition** (Murphy 1973), with one bin per distinct score, so it is exact
+  (on continuous scores, all distinct, it is exact but degenerate: REL = BS and RES = UNC):
   ``BS = REL − RES + UNC``, ``REL = Σ n_k (f_k − ō_k)² / N``, ``RES = Σ n_k (ō_k − ō)² / N``,
   ``UNC = ō (1 − ō)`` (``ō_k = o_k / n_k``, ``ō`` the share of positives).
 - **Expected and maximum calibration error** (Naeini et al. 2015; Guo et al. 2017) over ``B``
   bins: ``ECE = Σ_b |O_b − F_b| / N`` and ``MCE = max_b |O_b − F_b| / n_b`` over the non-empty
   bins, where ``O_b`` is the positives' weight and ``F_b`` the sum of the scores in bin ``b``
   (``|O_b − F_b| / n_b`` = |observed frequency − mean score|). Equal-width bins: bin ``b`` holds
-  the scores in ``[b/B, (b+1)/B)``, the last one includes 1 (torchmetrics' binning). Equal-mass
+  the scores in ``[b/B, (b+1)/B)``, the last one includes 1 -- torchmetrics' bins, except that
+  the edges here are the exact fractions ``b/B`` (torchmetrics compares with ``linspace``'s
+  rounded edges, so a score sitting on an edge, e.g. 0.3 with 10 bins, may fall in the bin
+  below there). Equal-mass
   bins: with the items sorted by increasing score, an item goes to bin ``⌊B · r / N⌋`` where
   ``r`` is the weight of the items scoring strictly below it -- so tied items share a bin and
   bins hold ``N / B`` items each up to ties.

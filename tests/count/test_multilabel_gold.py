@@ -135,3 +135,12 @@ def test_command_line_gold(tmp_path):
     )
     assert main(["evaluate", str(tmp_path / "joined.parquet"), "--out", str(out[1])]) == 0
     assert out[0].read_text() == out[1].read_text()
+
+
+def test_the_gold_label_column_is_named_by_gold_column():
+    gold, pred = _data(3)
+    table = _gold_table(gold)
+    expected = fm.count(_runs_table(pred), table).evaluate(["f1", "proficiency"]).values
+    renamed = table.rename_columns(["topic", "item", "labels"])
+    got = fm.count(_runs_table(pred), renamed, gold_column="labels").evaluate(["f1", "proficiency"]).values
+    np.testing.assert_array_equal(got, expected)

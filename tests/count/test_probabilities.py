@@ -173,3 +173,30 @@ def test_command_line_reads_probabilities_in_columns_or_a_list(tmp_path, capsys)
         assert main(["evaluate", *common, *options, "--out", str(out)]) == 0
         got = pa.csv.read_csv(out).column("value").to_numpy()
         np.testing.assert_allclose(got, values, atol=1e-12)
+
+
+def test_saved_probability_counts_keep_their_class_axes(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from fastmetrics.cli import main
+
+    _, _, gold, proba, _ = _probabilities(9, n=150, m=3, systems=1)
+    path = tmp_path / "probs.parquet"
+    pq.write_table(pa.table({"item": np.arange(150), "gold": gold, "proba": pa.array(proba.tolist())}), path)
+    for form, measure, expected in (
+        (["--thresholds", "exact"], "roc_auc@macro", skm.roc_auc_score(gold, proba, multi_class="ovr")),
+        (
+            ["--thresholds", "exact", "--multiclass", "ovo"],
+            "roc_auc@macro",
+            skm.roc_auc_score(gold, proba, multi_class="ovo"),
+        ),
+        (["--thresholds", "topk"], "top_k_accuracy(k=2)", skm.top_k_accuracy_score(gold, proba, k=2)),
+    ):
+        saved, out = tmp_path / "counts.parquet", tmp_path / "out.csv"
+        assert main(["count", str(path), "--score", "proba", *form, "--out", str(saved), "--quiet"]) == 0
+        assert main(["evaluate", str(saved), "--measures", measure, "--out", str(out)]) == 0
+        assert pa.csv.read_csv(out).column("value")[0].as_py() == pytest.approx(expected, abs=1e-12)
+    capsys.readouterr()
+    assert main(["leaderboard", str(path), "--score", "proba", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "class probabilities are scored by 'fastmetrics evaluate'" in err and err.count("\n") == 1
