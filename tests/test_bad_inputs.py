@@ -379,7 +379,7 @@ CLI_CASES = [
     Cli(
         "system-and-topic-one-column",
         ["evaluate", RUNS, "--system", "topic"],
-        r"both the system and the topic.*'topic'",
+        r"--system and --topic both name the column 'topic'",
     ),
     Cli(
         "gold-file-lacks-named-item",
