@@ -1022,7 +1022,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
     for name in ("evaluate", "count", "leaderboard", "meta", "sweep", "report"):
         _reading_options(sub.choices[name])
-        _column_options(sub.choices[name])
+        _column_options(sub.choices[name], probabilities=name in ("evaluate", "count"))
     for name in ("evaluate", "count"):
         sub.choices[name].add_argument(
             "--multiclass",
@@ -1034,7 +1034,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _column_options(p) -> None:
+def _column_options(p, probabilities: bool = False) -> None:
     """The names of the runs' columns, the same options on every command that reads runs."""
     group = p.add_argument_group("columns of the runs (and of a separate --gold)")
     group.add_argument(
@@ -1052,12 +1052,15 @@ def _column_options(p) -> None:
         "--gold-column", default="gold", metavar="COL", help="the gold label column, in runs or gold (default gold)"
     )
     group.add_argument("--pred", default="pred", metavar="COL", help="the hard-prediction column (default pred)")
+    classes = (
+        "; a list column, or COL1,COL2,... one per class, holds class probabilities (argmax predictions; "
+        "--thresholds topk|exact|k for top-k accuracy and per-class sweeps)"
+    )
     group.add_argument(
         "--score",
         default="score",
         metavar="COL",
-        help="the score column (default score); a list column, or COL1,COL2,... one per class, holds class "
-        "probabilities (argmax predictions; --thresholds topk|exact|k for top-k accuracy and per-class sweeps)",
+        help="the score column (default score)" + (classes if probabilities else ""),
     )
     group.add_argument(
         "--weight", default=None, metavar="COL", help="a column of item weights (costs): weighted counts (default none)"
