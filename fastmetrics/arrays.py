@@ -119,8 +119,7 @@ def score(
         pos_label = _positive_of_two(columns["y_true"])
     if pos_label is not None:
         _binarise(columns, pos_label)
-    columns["item"] = pa.array(np.arange(n, dtype=np.int64))
-    table = pa.table(columns)
+    table = pa.table(columns)  # no item column: each row is an item, none can repeat
     if sample_weight is not None:
         table = _weighted(table, _same_length(_column(sample_weight, "sample_weight"), n, "sample_weight"))
     options = dict(
@@ -280,7 +279,7 @@ def _group_columns(groups, n: int, columns: dict) -> tuple[str, ...]:
                 f"groups must be a mapping of column name to values, or a DataFrame; got {type(groups).__name__}."
             )
         groups = {str(name): groups[name] for name in groups.columns}
-    reserved = sorted(set(groups) & {"y_true", "y_pred", "y_score", "sample_weight", "item"})
+    reserved = sorted(set(groups) & {"y_true", "y_pred", "y_score", "sample_weight"})
     if reserved:
         raise ParameterError(f"Group name(s) {', '.join(reserved)} are used for the item columns; rename them.")
     for name, values in groups.items():

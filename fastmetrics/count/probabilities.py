@@ -92,11 +92,15 @@ def probability_rows(
 
 
 def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing) -> pa.Table:
-    wanted = [*group_cols, item, *score_cols] + ([weight] if weight else [])
+    # without a separate gold, as for any input, an item column is optional: each row is an item
+    numbered = gold is None and item not in src.column_names
+    wanted = [*group_cols, *([] if numbered else [item]), *score_cols] + ([weight] if weight else [])
     if gold is None:
         wanted.append(gold_column)
     enc.require_columns(src.column_names, wanted, src.names[0], " (class probabilities)")
     table = src.read_all(wanted)
+    if numbered:
+        table = table.append_column(item, pa.array(np.arange(table.num_rows, dtype=np.int64)))
     if gold is None:
         return table
     truth = gold_table(gold)
