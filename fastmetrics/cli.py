@@ -34,6 +34,7 @@ DEFAULT_MEASURES = {
     "binary": "precision,recall,f1,accuracy,mcc,k",
     "multiclass": "accuracy,balanced_accuracy,f1@macro,cohen_kappa,mcc,k",
     "multilabel": "precision,recall,f1,proficiency,permuted_proficiency",
+    "top_k": "top_k_accuracy(k=1),top_k_accuracy(k=2),top_k_accuracy(k=3)",  # --thresholds topk
 }
 AVERAGE_CHOICES = ("none", "micro", "macro", "weighted", "samples")
 TABLE_FILES = ", ".join(OUTPUT_SUFFIXES[:-1]) + " or " + OUTPUT_SUFFIXES[-1]  # what --out writes a table as
@@ -225,7 +226,7 @@ def cmd_evaluate(args) -> None:
             multiclass=args.multiclass,
         )
     task = _task_of(tensor)
-    measures = args.measures or DEFAULT_MEASURES[task]
+    measures = args.measures or DEFAULT_MEASURES["top_k" if "top_k" in tensor.axes else task]
     average = args.average
     if average is None:
         average = "micro" if task == "multilabel" else "default"  # per class only when asked

@@ -760,7 +760,7 @@ def _with_layout(table: pa.Table, tensor: ConfusionTensor) -> pa.Table:
     layout = {"classes": np.asarray(tensor.classes).tolist()}
     # the axes of class-probability counts (one-vs-rest, one-vs-one, top-k): pooled, they would
     # turn into other numbers (a micro average), so a reader keeps them
-    keep = [a for a in ("class", "versus", "k") if a in tensor.axes or a in tensor.coords]
+    keep = [a for a in ("class", "versus", "top_k") if a in tensor.axes or a in tensor.coords]
     if keep:
         layout["keep"] = keep
     return table.replace_schema_metadata({LAYOUT_KEY: json.dumps(layout, default=str).encode()})

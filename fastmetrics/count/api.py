@@ -132,7 +132,7 @@ def count(
         Class probabilities swept (``thresholds="exact"`` or a grid): one binary sweep per class
         against the rest (a ``class`` coordinate), or per ordered pair of classes (``class``,
         ``versus``) for Hand & Till's multiclass AUC. With ``thresholds=None`` probabilities give
-        argmax predictions; ``thresholds="topk"`` the rank of the gold class (``counts[..., k, 2,
+        argmax predictions; ``thresholds="topk"`` the rank of the gold class (``counts[..., top_k, 2,
         2]``, read by ``top_k_accuracy``).
     progress : bool, default False
         A progress bar of the rows counted, with the time left, on stderr (on a terminal, for
@@ -252,12 +252,12 @@ def _count_probabilities(
     tensor = count(rows, by=by, weight="weight" if weight is not None else None, task="auto", **options)
     if not (isinstance(thresholds, str) and thresholds == "topk"):
         return tensor
-    # the grid -m..-1 over minus the gold's rank: reversed, its cells are k = 1..m
+    # the grid -m..-1 over minus the gold's rank: reversed, its cells are top_k = 1..m (not "k": a measure)
     at = tensor.axes.index("threshold")
     counts = np.flip(tensor.counts, axis=at)
-    axes = tensor.axes[:at] + ("k",) + tensor.axes[at + 1 :]
-    coords = {a: tensor.coords[a] for a in axes if a != "k"}
-    coords["k"] = np.arange(1, counts.shape[at] + 1)
+    axes = tensor.axes[:at] + ("top_k",) + tensor.axes[at + 1 :]
+    coords = {a: tensor.coords[a] for a in axes if a != "top_k"}
+    coords["top_k"] = np.arange(1, counts.shape[at] + 1)
     return ConfusionTensor(counts, axes, coords, classes=[0, 1])
 
 

@@ -14,7 +14,7 @@ joins, duplicate checks, weights and grouping behave as for any input:
   the items of those two classes, scored by the score of ``class`` -- Hand & Till's (2001) ``A(j|k)``;
   ``roc_auc@macro`` over the pairs is their multiclass AUC ``M``;
 - ``thresholds="topk"``: the rank of each item's gold class among its scores, as
-  ``counts[..., k, 2, 2]`` for ``k = 1..m``: ``tp`` the weight of the items whose gold class is
+  ``counts[..., top_k, 2, 2]`` for ``top_k = 1..m``: ``tp`` the weight of the items whose gold class is
   among their ``k`` highest scores, ``fn`` the others (``fp = tn = 0``). Ties rank the higher
   class index first, as scikit-learn's ``top_k_accuracy_score`` does.
 """

@@ -195,7 +195,7 @@ def saved_layout(schema: pa.Schema) -> dict:
     -------
     dict
         ``classes`` (the class order), ``keep`` (axes of class-probability counts -- ``class``,
-        ``versus``, ``k`` -- that are never pooled) and, for counts saved by ``fastmetrics count
+        ``versus``, ``top_k`` -- that are never pooled) and, for counts saved by ``fastmetrics count
         --system COL --topic COL``, ``roles``: the columns playing the system and the topic.
     """
     raw = (schema.metadata or {}).get(LAYOUT_KEY)

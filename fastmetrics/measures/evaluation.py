@@ -235,7 +235,7 @@ def top_k_scores(tensor: ConfusionTensor, specs) -> Scores:
     Parameters
     ----------
     tensor : ConfusionTensor
-        Counted with ``thresholds="topk"`` from class probabilities: ``counts[..., k, 2, 2]``,
+        Counted with ``thresholds="topk"`` from class probabilities: ``counts[..., top_k, 2, 2]``,
         ``tp`` the weight of the items whose gold class is within the top ``k``.
     specs : list of MeasureSpec
         ``top_k_accuracy`` specs only.
@@ -243,7 +243,7 @@ def top_k_scores(tensor: ConfusionTensor, specs) -> Scores:
     Returns
     -------
     Scores
-        Over the tensor's axes without ``k``; a ``k`` at or above the number of classes gives 1.
+        Over the tensor's axes without ``top_k``; a ``k`` at or above the number of classes gives 1.
     """
     other = [s.base_label for s in specs if s.measure.kind != "topk"]
     if other:
@@ -251,16 +251,16 @@ def top_k_scores(tensor: ConfusionTensor, specs) -> Scores:
             f"top_k_accuracy reads the gold class's rank (thresholds='topk'); {', '.join(other)} read(s) other "
             "counts: evaluate them in separate calls (fm.score does it for you)."
         )
-    if "k" not in tensor.axes:
+    if "top_k" not in tensor.axes:
         raise ParameterError(
             "top_k_accuracy reads the rank of each item's gold class: count class probabilities with "
             "thresholds='topk' (a list-typed score column or one score column per class)."
         )
-    at = tensor.axes.index("k")
+    at = tensor.axes.index("top_k")
     counts = np.moveaxis(api.checked_counts(tensor.counts), at, -3)
     m = counts.shape[-3]
     values = np.stack([spec.measure.kernel(counts[..., min(int(spec.params[0]), m) - 1, :, :]) for spec in specs])
-    axes = tuple(a for a in tensor.axes if a != "k")
+    axes = tuple(a for a in tensor.axes if a != "top_k")
     return Scores(values, [s.base_label for s in specs], axes, {a: tensor.coords[a] for a in axes})
 
 

@@ -200,3 +200,12 @@ def test_saved_probability_counts_keep_their_class_axes(tmp_path, capsys):
     assert main(["leaderboard", str(path), "--score", "proba", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "class probabilities are scored by 'fastmetrics evaluate'" in err and err.count("\n") == 1
+
+
+def test_top_k_counts_have_a_top_k_axis_not_k():
+    # "k" is Sebastiani's K: an axis of that name would collide with the measure's column
+    table, *_ = _probabilities(10, n=60)
+    tensor = fm.count(table, by="system", thresholds="topk")
+    assert tensor.axes == ("system", "top_k") and list(tensor.coords["top_k"]) == [1, 2, 3, 4]
+    wide = tensor.evaluate(["recall", "k"]).to_arrow(wide=True)
+    assert wide.column_names == ["system", "top_k", "recall", "k"]
