@@ -374,65 +374,196 @@ def partials_to_counts(partial, out, rows):
             rows[g] += below
 
 
-@njit(cache=True)
-def rows_by_group(group, n_groups):
-    """A stable counting sort of the rows by group: (row order, group offsets)."""
+@njit(cache=True, parallel=True)
+def rows_by_group(group, n_groups, n_chunks):
+    """A stable counting sort of the rows by group: (row order, group offsets). The order is
+    empty when the rows come in group order already (then group g is rows offsets[g] to
+    offsets[g + 1]), as a run file written system by system and topic by topic does: no
+    scatter of every row. Chunks of rows count and scatter in parallel; the result does not
+    depend on ``n_chunks``."""
+    n = group.size
+    chunk = (n + n_chunks - 1) // n_chunks
+    per_chunk = np.zeros((n_chunks, n_groups + 1), np.int64)
+    unsorted = np.zeros(n_chunks, np.int64)
+    for c in prange(n_chunks):
+        for r in range(c * chunk, min(n, (c + 1) * chunk)):
+            per_chunk[c, group[r] + 1] += 1
+            if r > 0 and group[r] < group[r - 1]:
+                unsorted[c] = 1
     offsets = np.zeros(n_groups + 1, np.int64)
-    for r in range(group.size):
-        offsets[group[r] + 1] += 1
     for g in range(n_groups):
-        offsets[g + 1] += offsets[g]
-    cursor = offsets[:-1].copy()
-    order = np.empty(group.size, np.int64)
-    for r in range(group.size):
-        g = group[r]
-        order[cursor[g]] = r
-        cursor[g] += 1
+        total = offsets[g]
+        for c in range(n_chunks):
+            total += per_chunk[c, g + 1]
+        offsets[g + 1] = total
+    if unsorted.sum() == 0:
+        return np.empty(0, np.int64), offsets
+    for g in range(n_groups):  # each chunk's cursor: after the earlier chunks' rows of the group
+        cursor = offsets[g]
+        for c in range(n_chunks):
+            rows = per_chunk[c, g + 1]
+            per_chunk[c, g] = cursor
+            cursor += rows
+    order = np.empty(n, np.int64)
+    for c in prange(n_chunks):
+        for r in range(c * chunk, min(n, (c + 1) * chunk)):
+            g = group[r]
+            order[per_chunk[c, g]] = r
+            per_chunk[c, g] += 1
     return order, offsets
 
 
-@njit(cache=True, parallel=True)
-def sort_groups_by_score(order, offsets, score, sizes):
-    """Within each group's segment of ``order``, sort rows by descending score (in place) and
-    count the distinct scores into ``sizes[g]``."""
-    n_groups = offsets.size - 1
-    for g in prange(n_groups):
-        start = offsets[g]
-        stop = offsets[g + 1]
-        if stop == start:
-            sizes[g] = 0
+_U8 = np.uint64(8)
+_U32 = np.uint64(32)
+_U255 = np.uint64(255)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _slot(hist, b, key, shift):
+    """The next place of ``key`` in radix pass ``b`` (its byte at ``shift``), taken."""
+    d = np.int64((np.uint64(key) >> shift) & _U255)
+    p = hist[b, d]
+    hist[b, d] = p + 1
+    return p
+
+
+@njit(cache=True)
+def _radix_sort(keys, rows, keys_tmp, rows_tmp, hist, n, first_byte):
+    """Stable LSD radix sort of ``keys[:n]`` (unsigned) on their bytes ``first_byte`` and up,
+    ``rows[:n]`` moved alongside unless empty; one byte a pass, bytes equal in every key
+    skipped. ``hist`` is (key bytes sorted on, 256)."""
+    n_bytes = hist.shape[0]
+    hist[:, :] = 0
+    for b in range(n_bytes):
+        shift = _U8 * np.uint64(first_byte + b)
+        for i in range(n):
+            hist[b, np.int64((np.uint64(keys[i]) >> shift) & _U255)] += 1
+    src_k, src_r, dst_k, dst_r = keys, rows, keys_tmp, rows_tmp
+    swapped = False
+    for b in range(n_bytes):
+        shift = _U8 * np.uint64(first_byte + b)
+        if hist[b, np.int64((np.uint64(keys[0]) >> shift) & _U255)] == n:
             continue
-        rows = order[start:stop].copy()
-        keys = np.empty(stop - start, np.float64)
-        for i in range(stop - start):
-            keys[i] = -np.float64(score[rows[i]])
-        idx = np.argsort(keys)
-        distinct = 0
-        for i in range(stop - start):
-            order[start + i] = rows[idx[i]]
-            if i == 0 or keys[idx[i]] != keys[idx[i - 1]]:
-                distinct += 1
-        sizes[g] = distinct
+        total = 0
+        for d in range(256):
+            c = hist[b, d]
+            hist[b, d] = total
+            total += c
+        if src_r.size:  # the branch outside the loops: each loop stays a tight scatter
+            for i in range(n):
+                p = _slot(hist, b, src_k[i], shift)
+                dst_k[p] = src_k[i]
+                dst_r[p] = src_r[i]
+        else:
+            for i in range(n):
+                dst_k[_slot(hist, b, src_k[i], shift)] = src_k[i]
+        src_k, src_r, dst_k, dst_r = dst_k, dst_r, src_k, src_r
+        swapped = not swapped
+    if swapped:
+        keys[:n] = keys_tmp[:n]
+        if rows.size:
+            rows[:n] = rows_tmp[:n]
 
 
 @njit(cache=True, parallel=True)
-def exact_sweep_groups(order, offsets, out_offsets, gold, score, weight, out_group, out_threshold, out_counts):
+def sort_groups_by_score(order, offsets, bits, sign, gold, sorted_rows, sizes, totals, bounds):
+    """Each group's rows by descending score into ``sorted_rows``, its distinct scores into
+    ``sizes[g]`` and its negative and positive rows into ``totals[g]``. Rows of group g are
+    ``order[offsets[g]:offsets[g + 1]]`` (those rows themselves when ``order`` is empty).
+
+    ``bits`` is the float score column viewed as unsigned integers of its width and ``sign`` its
+    sign bit: flipping the other bits of a positive float and keeping a negative one gives keys
+    whose unsigned order is the descending order of the floats (-0.0 read as 0.0), so a radix
+    sort does in a few passes what a comparison sort does in log2(rows) (issue 16: the sort was
+    the floor of an exact sweep). A 32-bit key travels with the row's place in its group in one
+    64-bit word. Chunks of groups (``bounds``, of about equal rows) run in parallel, each with
+    its own buffers."""
+    packed = bits.itemsize == 4
+    for c in prange(bounds.size - 1):
+        g0, g1 = bounds[c], bounds[c + 1]
+        largest = 1
+        for g in range(g0, g1):
+            largest = max(largest, offsets[g + 1] - offsets[g])
+        keys = np.empty(largest, np.uint64)
+        keys_tmp = np.empty(largest, np.uint64)
+        rows_tmp = np.empty(0 if packed else largest, np.int64)
+        hist = np.empty((bits.itemsize, 256), np.int64)
+        for g in range(g0, g1):
+            start = offsets[g]
+            n = offsets[g + 1] - start
+            positives = _gather_keys(order, start, n, bits, sign, gold, keys)
+            totals[g, 0] = n - positives
+            totals[g, 1] = positives
+            if packed:
+                for i in range(n):
+                    keys[i] = (keys[i] << _U32) | np.uint64(i)
+                _radix_sort(keys, keys_tmp[:0], keys_tmp, keys_tmp[:0], hist, n, 4)
+                if order.size:
+                    for i in range(n):
+                        sorted_rows[start + i] = order[start + np.int64(keys[i] & _LOW32)]
+                else:
+                    for i in range(n):
+                        sorted_rows[start + i] = start + np.int64(keys[i] & _LOW32)
+                sizes[g] = _distinct(keys, n, 32)
+            else:
+                moved = order[start : start + n].copy() if order.size else np.arange(start, start + n)
+                _radix_sort(keys, moved, keys_tmp, rows_tmp, hist, n, 0)
+                sorted_rows[start : start + n] = moved
+                sizes[g] = _distinct(keys, n, 0)
+
+
+@njit(cache=True)
+def _gather_keys(order, start, n, bits, sign, gold, keys):
+    """The sort keys of a group's rows into ``keys[:n]``; return its positive rows. The branch
+    on ``order`` stays out of the loops: rows read in place vectorise, and that halves the sort."""
+    low = ~sign
+    positives = 0
+    if order.size:
+        for i in range(n):
+            u = bits[order[start + i]]
+            keys[i] = np.uint64(u if u > sign else (low if u == sign else u ^ low))
+            positives += gold[order[start + i]] == 1
+    else:
+        for i in range(n):
+            u = bits[start + i]
+            keys[i] = np.uint64(u if u > sign else (low if u == sign else u ^ low))
+            positives += gold[start + i] == 1
+    return positives
+
+
+@njit(cache=True)
+def _distinct(keys, n, shift):
+    """Distinct values of ``keys[:n] >> shift``, the keys sorted."""
+    distinct = 1 if n else 0
+    for i in range(1, n):
+        if (keys[i] >> np.uint64(shift)) != (keys[i - 1] >> np.uint64(shift)):
+            distinct += 1
+    return distinct
+
+
+@njit(cache=True, parallel=True)
+def exact_sweep_groups(order, offsets, out_offsets, gold, score, weight, totals, out_threshold, out_counts):
     """Confusion counts at every distinct score of every group, from rows sorted per group by
-    descending score: after the last row with a given score, the counts are those at threshold
-    = that score (score >= t). Groups are independent, so they run in parallel."""
+    descending score and each group's (negative, positive) totals: after the last row with a
+    given score, the counts are those at threshold = that score (score >= t). Weighted totals
+    are summed again here in the order ``pos`` and ``neg`` are, so that ``total - pos`` never
+    falls below 0. Groups are independent, so they run in parallel."""
     n_groups = offsets.size - 1
     weighted = weight.size > 0
     for g in prange(n_groups):
         start = offsets[g]
         stop = offsets[g + 1]
-        total_pos = 0.0
-        total_neg = 0.0
-        for i in range(start, stop):
-            w = weight[order[i]] if weighted else 1.0
-            if gold[order[i]] == 1:
-                total_pos += w
-            else:
-                total_neg += w
+        total_neg = np.float64(totals[g, 0])
+        total_pos = np.float64(totals[g, 1])
+        if weighted:
+            total_neg = 0.0
+            total_pos = 0.0
+            for i in range(start, stop):
+                if gold[order[i]] == 1:
+                    total_pos += weight[order[i]]
+                else:
+                    total_neg += weight[order[i]]
         pos = 0.0
         neg = 0.0
         o = out_offsets[g]
@@ -444,7 +575,6 @@ def exact_sweep_groups(order, offsets, out_offsets, gold, score, weight, out_gro
             else:
                 neg += w
             if i == stop - 1 or score[order[i + 1]] != score[r]:
-                out_group[o] = g
                 out_threshold[o] = score[r]
                 out_counts[o, 1, 1] = pos
                 out_counts[o, 0, 1] = neg

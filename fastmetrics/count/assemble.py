@@ -7,6 +7,7 @@ histogram becomes counts at every threshold, and the hidden identity axes are su
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pyarrow as pa
 
@@ -126,9 +127,9 @@ def exact_counts(group, gold, score, n_groups: int, weight=None):
     """Count every group's confusion matrix at each distinct score it has, used as a threshold.
 
     An item is predicted positive at threshold ``t`` iff ``score >= t``. Rows are put in group
-    order by a counting sort, each group is sorted by score on its own (in parallel), and one walk
-    per group emits the counts: O(n log(rows per group)) time, one output cell per distinct
-    (group, score).
+    order by a counting sort (skipped when they come grouped), each group is sorted by score on
+    its own (in parallel, by a radix sort of the scores' bits), and one walk per group emits the
+    counts: O(n) time, one output cell per distinct (group, score).
 
     Parameters
     ----------
@@ -153,19 +154,42 @@ def exact_counts(group, gold, score, n_groups: int, weight=None):
         ``counts[cell, true, pred]`` (``[1, 1]`` tp, ``[0, 1]`` fp, ``[1, 0]`` fn, ``[0, 0]`` tn);
         int64 without weights, float64 with.
     """
+    out_offsets, threshold, counts = _exact_sweep(group, gold, score, n_groups, weight)
+    return np.repeat(np.arange(n_groups, dtype=np.int64), np.diff(out_offsets)), threshold, counts
+
+
+def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
+    """:func:`exact_counts` with the cells of group g at ``out_offsets[g]:out_offsets[g + 1]``
+    instead of a group per cell; ``grouped`` is ``(order, offsets)`` of the rows by group when
+    known already."""
     group = np.asarray(group, np.int64)
     w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
-    order, offsets = k.rows_by_group(group, n_groups)
+    order, offsets = k.rows_by_group(group, n_groups, numba.get_num_threads()) if grouped is None else grouped
+    score = np.asarray(score)
+    if score.dtype != np.float32:
+        score = np.asarray(score, np.float64)
+    width = np.uint32 if score.dtype == np.float32 else np.uint64
+    sorted_rows = np.empty(group.size, np.int64)
     sizes = np.empty(n_groups, np.int64)
-    k.sort_groups_by_score(order, offsets, score, sizes)
+    totals = np.empty((n_groups, 2), np.int64)
+    sign = width(1 << (8 * score.itemsize - 1))
+    k.sort_groups_by_score(order, offsets, score.view(width), sign, gold, sorted_rows, sizes, totals, _chunks(offsets))
     out_offsets = np.zeros(n_groups + 1, np.int64)
     np.cumsum(sizes, out=out_offsets[1:])
     n_out = int(out_offsets[-1])
-    out_group = np.empty(n_out, np.int64)
     out_threshold = np.empty(n_out, np.float64)
     out_counts = np.empty((n_out, 2, 2), np.float64 if w.size else np.int64)
-    k.exact_sweep_groups(order, offsets, out_offsets, gold, score, w, out_group, out_threshold, out_counts)
-    return out_group, out_threshold, out_counts
+    k.exact_sweep_groups(sorted_rows, offsets, out_offsets, gold, score, w, totals, out_threshold, out_counts)
+    return out_offsets, out_threshold, out_counts
+
+
+def _chunks(offsets: np.ndarray, per_thread: int = 16) -> np.ndarray:
+    """Group bounds of chunks holding about equal numbers of rows, several per thread so that
+    threads finishing early take another."""
+    n_chunks = max(1, min(offsets.size - 1, per_thread * numba.get_num_threads()))
+    bounds = np.searchsorted(offsets, np.arange(n_chunks + 1) * (offsets[-1] / n_chunks), "left")
+    bounds[-1] = offsets.size - 1
+    return np.maximum.accumulate(np.minimum(bounds, offsets.size - 1)).astype(np.int64)
 
 
 def _exact(tally, extra, coords) -> ConfusionTensor:
@@ -184,18 +208,18 @@ def _exact(tally, extra, coords) -> ConfusionTensor:
         )
     group, gold, score = (_joined([p[i] for p in pieces]) for i in range(3))
     weight = _joined([p[3] for p in pieces]) if weighted else None
-    group, sizes, axes = _exact_groups(plan, group, coords)
-    out_group, out_threshold, out_counts = exact_counts(
-        group, gold, score, int(np.prod(sizes, dtype=np.int64)), weight=weight
-    )
+    group, sizes, axes, grouped = _exact_groups(plan, group, coords)
+    n_groups = int(np.prod(sizes, dtype=np.int64))
+    out_offsets, out_threshold, out_counts = _exact_sweep(group, gold, score, n_groups, weight, grouped)
+    runs = np.diff(out_offsets)
     if extra is not None:  # -inf marks the padding of missing items, not a real score
         keep = np.isfinite(out_threshold)
-        out_group, out_threshold, out_counts = out_group[keep], out_threshold[keep], out_counts[keep]
+        runs = np.bincount(np.repeat(np.arange(n_groups), runs)[keep], minlength=n_groups)
+        out_threshold, out_counts = out_threshold[keep], out_counts[keep]
     # cells come grouped: each group's labels repeated over its cells (no gather over every cell)
-    first = np.flatnonzero(np.r_[True, out_group[1:] != out_group[:-1]]) if out_group.size else out_group
-    runs = np.diff(np.r_[first, out_group.size])
-    group_codes = np.unravel_index(out_group[first], sizes) if sizes else ()
-    cell_coords = {c: np.repeat(coords[c][group_codes[i]], runs) for i, c in enumerate(axes)}
+    present = np.flatnonzero(runs)
+    group_codes = np.unravel_index(present, sizes) if sizes else ()
+    cell_coords = {c: np.repeat(coords[c][group_codes[i]], runs[present]) for i, c in enumerate(axes)}
     cell_coords["threshold"] = out_threshold
     return ConfusionTensor(
         out_counts, ("cell",), cell_coords, coord_axes={c: "cell" for c in cell_coords}, classes=[0, 1]
@@ -209,18 +233,24 @@ def _joined(arrays: list) -> np.ndarray:
 
 def _exact_groups(plan, group, coords):
     """Group codes renumbered for the result: labels of whole-range axes no row used dropped,
-    hidden axes pooled away (``coords`` is updated in place). Untouched when neither applies."""
-    used = {
-        c: np.bincount(
-            group // int(np.prod(plan.sizes[i + 1 :], dtype=np.int64)) % plan.sizes[i], minlength=plan.sizes[i]
-        )
-        > 0
-        for i, c in enumerate(plan.axes)
-        if plan.encoders[c].compact
-    }
-    keep = {c: _keep(plan, c, u) for c, u in used.items()}
+    hidden axes pooled away (``coords`` is updated in place). Untouched when neither applies;
+    then the rows' ``(order, offsets)`` by group come along when they were needed to see it."""
+    n_groups = int(np.prod(plan.sizes, dtype=np.int64))
+    grouped = None
+    if not any(plan.encoders[c].compact for c in plan.axes):
+        keep = {}
+    elif n_groups <= 4 * group.size + (1 << 20):  # the rows grouped once: what the sweep needs too
+        grouped = k.rows_by_group(group, n_groups, numba.get_num_threads())
+        keep = kept_labels(plan, (np.diff(grouped[1]) > 0).reshape(plan.sizes))
+    else:  # a sparse group space (hidden axes): one bincount per axis, bounded by its labels
+        strides = [int(np.prod(plan.sizes[i + 1 :], dtype=np.int64)) for i in range(len(plan.axes))]
+        keep = {
+            c: _keep(plan, c, np.bincount(group // strides[i] % plan.sizes[i], minlength=plan.sizes[i]) > 0)
+            for i, c in enumerate(plan.axes)
+            if plan.encoders[c].compact
+        }
     if not plan.hidden and all(k.all() for k in keep.values()):
-        return group, plan.sizes, plan.axes
+        return group, plan.sizes, plan.axes, grouped
     codes = list(np.unravel_index(group, plan.sizes))
     sizes, axes, kept = [], [], []
     for i, c in enumerate(plan.axes):
@@ -232,7 +262,7 @@ def _exact_groups(plan, group, coords):
             sizes.append(len(coords[c]))
             kept.append(codes[i])
     group = np.ravel_multi_index(kept, sizes) if kept else np.zeros_like(group)
-    return group, tuple(sizes), tuple(axes)
+    return group, tuple(sizes), tuple(axes), None
 
 
 def labels_to_numpy(labels: pa.Array) -> np.ndarray:

@@ -128,10 +128,22 @@ class Tally:
             group = group * plan.sizes[i] + codes
         return code_column(group, plan.n_groups), ABSENT_COLUMN, 1
 
-    def _rows(self, batch, part, offset, a, b=ABSENT_COLUMN, stride=1, gold=ABSENT_COLUMN, pred=None, axis=0):
+    def _rows(
+        self,
+        batch,
+        part,
+        offset,
+        a,
+        b=ABSENT_COLUMN,
+        stride=1,
+        gold=ABSENT_COLUMN,
+        pred=None,
+        axis=0,
+        gold_type=np.int64,
+    ):
         """(group, gold, pred) codes of every row; a bad value is raised at once."""
         n = batch.num_rows
-        group, gold_codes = np.empty(n, np.int64), np.empty(n, np.int64)
+        group, gold_codes = np.empty(n, np.int64), np.empty(n, gold_type)
         pred_codes = np.empty(0 if pred is None else n, np.int64)
         errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
         args = (a, b, stride, gold, ABSENT_COLUMN if pred is None else pred, group, gold_codes, pred_codes)
@@ -221,12 +233,12 @@ class Tally:
             self._items, _, _ = self._rows(batch, part, offset, item)
 
     def _collect(self, a, b, stride, gold, batch, part, offset, weight, errors):
-        group, gold_codes, _ = self._rows(batch, part, offset, a, b, stride, gold)
+        group, gold_codes, _ = self._rows(batch, part, offset, a, b, stride, gold, gold_type=np.int8)
         score = score_view(batch.column(self.plan.request.score), self.plan.request.score, part)
         score_range(score, errors)
         if weight is not None and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
             errors[0, k.WEIGHT] = int(np.argmax(~((weight > 0) & np.isfinite(weight))))
-        self.pieces.append((group, gold_codes.astype(np.int8), np.asarray(score, np.float64), weight))
+        self.pieces.append((group, gold_codes, score, weight))
 
     # -- errors -------------------------------------------------------------------------------
     def _raise(self, errors, batch, part, offset):
