@@ -107,23 +107,24 @@ def evaluate(
     if ci is not None:
         default = None if average in ("default", "none") else average
         c = api.checked_counts(tensor.counts)
-        pairs = [
-            intervals.interval(
-                spec,
+        matrix_args = [{k: v for k, v in matrix_params.items() if k in s.measure.matrix_params} for s in specs]
+        if method == "bootstrap":  # one set of replicates for every measure
+            low, high = intervals.bootstrap_intervals(
+                specs,
                 c,
-                values[i],
+                values,
                 ci=ci,
-                method=method,
                 resamples=resamples,
                 seed=seed,
                 interval=interval,
-                average=spec.averaged(default),
+                averages=[spec.averaged(default) for spec in specs],
                 smoothing=smoothing,
-                matrix_args={k: v for k, v in matrix_params.items() if k in spec.measure.matrix_params},
+                matrix_args=matrix_args,
             )
-            for i, spec in enumerate(specs)
-        ]
-        bounds = {"low": np.stack([p[0] for p in pairs]), "high": np.stack([p[1] for p in pairs])}
+        else:
+            pairs = [intervals.interval(spec, c, values[i], ci=ci, method=method) for i, spec in enumerate(specs)]
+            low, high = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+        bounds = {"low": low, "high": high}
     return Scores(values, labels, tensor.axes, tensor.coords, coord_axes=tensor.coord_axes, **bounds)
 
 

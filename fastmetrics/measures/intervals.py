@@ -9,7 +9,8 @@ kernel runs on them like on any counts.
 - ``method="bootstrap"``: ``resamples`` replicates per cell; ``interval="percentile"`` (the
   ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of the replicates) or ``"basic"``
   (``2·θ - `` those quantiles, reversed). Replicates where the measure is undefined are left out;
-  a cell whose estimate is undefined has no interval. The same ``seed`` gives the same intervals.
+  a cell whose estimate is undefined has no interval. The same ``seed`` gives the same intervals,
+  and the measures of one call read the same replicates (drawn once).
 - ``method="wilson"`` and ``"jeffreys"``: the analytic intervals of a proportion (accuracy,
   error rate, precision, recall, specificity, npv and the complementary rates -- the measures
   whose record has ``proportion``): Wilson's score interval, and the equal-tailed Jeffreys
@@ -91,27 +92,95 @@ def interval(
     """
     if method != "bootstrap":
         return _proportion_interval(spec, counts, ci, method)
+    low, high = bootstrap_intervals(
+        [spec],
+        counts,
+        estimate[None],
+        ci=ci,
+        resamples=resamples,
+        seed=seed,
+        interval=interval,
+        averages=[average],
+        smoothing=smoothing,
+        matrix_args=[matrix_args],
+    )
+    return low[0], high[0]
+
+
+def bootstrap_intervals(
+    specs, counts, estimates, *, ci, resamples, seed, interval, averages, smoothing=None, matrix_args=None
+):
+    """Bootstrap intervals of several measures on every cell, from one set of replicates.
+
+    Each chunk of cells is resampled once and every measure read from the same replicates (so
+    the intervals of, say, precision and F1 come from the same resampled test sets, and the
+    draws -- most of the time -- are made once).
+
+    Parameters
+    ----------
+    specs : list of MeasureSpec
+    counts : ndarray, shape (..., m, m)
+        Checked counts.
+    estimates : ndarray, shape (len(specs), ...)
+        Each measure on ``counts``.
+    ci, resamples, seed, interval
+        See the module docstring.
+    averages : list
+        The averaging of each measure.
+    smoothing : optional
+        As the measures were evaluated.
+    matrix_args : list of mapping, optional
+        Array parameters of each measure's multiclass kernel.
+
+    Returns
+    -------
+    low, high : ndarray of float64, shape (len(specs), ...)
+        NaN where there is no interval.
+    """
     m = counts.shape[-1]
     flat = counts.reshape(-1, m * m)
     n = flat.sum(axis=1)
-    low, high = np.full(n.size, np.nan), np.full(n.size, np.nan)
+    low, high = np.full((len(specs), n.size), np.nan), np.full((len(specs), n.size), np.nan)
     rng = rng_of(seed)
-    q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
+    q = np.array([(1 - ci) / 2, (1 + ci) / 2])
     step = max(1, _CHUNK_VALUES // resamples)
     for start in range(0, n.size, step):
         stop = min(start + step, n.size)
         draws = _multinomial(rng, flat[start:stop], n[start:stop], resamples).reshape(stop - start, resamples, m, m)
-        values = api.values_of(spec, draws, average=average, smoothing=smoothing, matrix_args=matrix_args)
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
-            bounds = np.nanpercentile(values, q, axis=1)
-        low[start:stop], high[start:stop] = bounds
-    shape = counts.shape[:-2]
+        for i, spec in enumerate(specs):
+            args = (matrix_args or [None] * len(specs))[i]
+            values = api.values_of(spec, draws, average=averages[i], smoothing=smoothing, matrix_args=args)
+            low[i, start:stop], high[i, start:stop] = _quantiles(values, q)
+    shape = (len(specs),) + counts.shape[:-2]
     low, high = low.reshape(shape), high.reshape(shape)
     if interval == "basic":
-        low, high = 2 * estimate - high, 2 * estimate - low
-    undefined = np.isnan(estimate)
+        low, high = 2 * estimates - high, 2 * estimates - low
+    undefined = np.isnan(estimates)
     return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
+
+
+def _quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.nanpercentile(values, 100 * q, axis=1)`` (linear interpolation), by a partition
+    around the order statistics it reads instead of a sort of every row; rows with an undefined
+    replicate (NaN) take numpy's path, whose count of defined values differs by row."""
+    rows, count = values.shape
+    out = np.full((q.size, rows), np.nan)
+    nan_rows = np.isnan(values).any(axis=1)
+    if nan_rows.any():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
+            out[:, nan_rows] = np.nanpercentile(values[nan_rows], 100 * q, axis=1)
+        values = values[~nan_rows]
+    if values.size:
+        position = q * (count - 1)
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, count - 1)
+        ordered = np.partition(values, np.unique(np.r_[below, above]), axis=1)
+        a, b, t = ordered[:, below].T, ordered[:, above].T, (position - below)[:, None]
+        with np.errstate(invalid="ignore"):  # inf - inf: NaN, as numpy gives
+            # numpy's lerp: from the nearer end, so that t = 0 and t = 1 give a and b exactly
+            out[:, ~nan_rows] = np.where(t < 0.5, a + (b - a) * t, b - (b - a) * (1 - t))
+    return out
 
 
 def _multinomial(rng, counts, n, resamples) -> np.ndarray:

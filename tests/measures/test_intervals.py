@@ -3,6 +3,8 @@ bootstrap against scipy.stats.bootstrap on the items, and coverage by simulation
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -10,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastmetrics as fm
+from fastmetrics.measures import intervals
 
 proportion = pytest.importorskip("statsmodels.stats.proportion")
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -129,3 +132,17 @@ def test_same_seed_same_intervals_and_options_checked():
     sweep = fm.count(table, by="system", thresholds="exact")
     with pytest.raises(fm.ParameterError, match="curve"):
         sweep.evaluate("roc_auc", ci=0.95)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(10, 400), st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]))
+def test_quantiles_by_partition_equal_numpy(seed, resamples, level):
+    rng = np.random.default_rng(seed)
+    values = rng.choice(np.r_[rng.normal(size=6), 0.0, 1.0, np.inf], size=(30, resamples))
+    values[rng.random((30, resamples)) < 0.05 * rng.integers(0, 2, (30, 1))] = np.nan  # some rows undefined
+    values[0] = np.nan
+    q = np.array([(1 - level) / 2, (1 + level) / 2])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.nanpercentile(values, 100 * q, axis=1)
+    np.testing.assert_allclose(intervals._quantiles(values, q), expected, rtol=1e-12, atol=1e-12)
