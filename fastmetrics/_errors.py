@@ -47,3 +47,22 @@ def suggest(name: str, candidates: Iterable[str], n: int = 4) -> str:
     """A "did you mean" suffix listing the closest candidate names, or '' if none is close."""
     close = difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.5)
     return f" Did you mean: {', '.join(close)}?" if close else ""
+
+
+def in_user_names(exc: FastmetricsError, names: dict) -> FastmetricsError:
+    """The same error with the parts ``system`` / ``topic`` named as the user's columns.
+
+    Counting reads whichever columns play the system and the topic under those two names, so a
+    data error would otherwise name a column the user's file does not have. ``names`` maps a
+    part to the user's column (``{"system": "model"}``); only whole words are replaced -- not
+    ``--system``, not a file ``system.csv`` -- all in one pass (``--system topic --topic system``
+    swaps them), and once: the error is changed in place, marked, and returned.
+    """
+    import re
+
+    names = {part: column for part, column in names.items() if column != part}
+    if names and not getattr(exc, "in_user_names", False):
+        pattern = re.compile(rf"(?<![\w./-])({'|'.join(map(re.escape, names))})(?![\w/-]|\.\w)")
+        exc.args = (pattern.sub(lambda m: names[m.group(1)], str(exc)),)
+        exc.in_user_names = True
+    return exc

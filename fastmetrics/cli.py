@@ -16,7 +16,7 @@ import warnings
 import pyarrow as pa
 
 from . import __version__, _memory
-from ._errors import FastmetricsError, ParameterError
+from ._errors import FastmetricsError, InputError, ParameterError, in_user_names
 from .board import macro_leaderboard
 from .count import count
 from .count.api import halves_sweep, normalised_gold
@@ -136,6 +136,7 @@ def _open_runs(args):
             f"--thresholds topk|exact) and saved by 'fastmetrics count'; '{args.command}' ranks hard predictions "
             "or binary scores. Give a --pred column of hard labels, or use evaluate."
         )
+    args.renamed = True  # from here on, data errors name the parts: main() gives the user's names back
     return src.renamed(role_names(args.system, args.topic))
 
 
@@ -1165,6 +1166,8 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             args.func(args)
     except FastmetricsError as exc:
+        if isinstance(exc, InputError) and getattr(args, "renamed", False):  # the data's columns, as named
+            in_user_names(exc, {"system": args.system, "topic": args.topic})
         return _fail(str(exc))
     except BrokenPipeError:
         return 0

@@ -262,3 +262,27 @@ def test_one_column_plays_one_part(runs, capsys, options, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def _duplicated(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("model,query,item,gold,pred\na,q1,1,1,1\na,q1,1,0,1\n")
+    return path
+
+
+def test_data_errors_name_the_users_columns(tmp_path, capsys):
+    path = _duplicated(tmp_path)
+    for command in ("evaluate", "leaderboard"):
+        assert main([command, str(path), "--system", "model", "--topic", "query", "--measures", "f1"]) == 2
+        err = capsys.readouterr().err
+        assert "(model, query, item): model='a', query='q1'" in err, err
+        assert "once per model and query" in err and "system" not in err, err
+    with pytest.raises(fm.InputError) as caught:
+        fm.count(pacsv.read_csv(path), system="model", topic="query")
+    assert "model='a', query='q1'" in str(caught.value) and "system" not in str(caught.value)
+
+
+def test_option_errors_keep_the_names_the_user_gave(tmp_path, capsys):
+    # the columns swapped: a message naming the user's column must not be translated back
+    assert main(["evaluate", str(_duplicated(tmp_path)), "--system", "topic", "--topic", "model"]) == 2
+    assert "missing the required column 'topic' named by --system" in capsys.readouterr().err

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import InputError, ParameterError, parameter_error
+from .._errors import InputError, ParameterError, in_user_names, parameter_error
 from .._progress import Progress
 from ..io.labels import empty_input, require_columns
 from ..io.readers import Source, open_source
@@ -179,17 +179,20 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
-    tensor = _count_source(
-        src,
-        gold,
-        options,
-        thresholds=thresholds,
-        grid=grid,
-        ties=ties,
-        category=category,
-        progress=progress,
-        multiclass=multiclass,
-    )
+    try:
+        tensor = _count_source(
+            src,
+            gold,
+            options,
+            thresholds=thresholds,
+            grid=grid,
+            ties=ties,
+            category=category,
+            progress=progress,
+            multiclass=multiclass,
+        )
+    except InputError as exc:  # name the user's columns, not the parts they play
+        raise in_user_names(exc, inverse(roles)) from None
     return tensor.rename(inverse(roles)) if roles else tensor
 
 
