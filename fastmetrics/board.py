@@ -82,6 +82,8 @@ class BoardValues:
         Per baseline name, ``(per_topic[measure, topic], pooled[measure])`` -- binary counts only.
     pooled : ndarray or None
         Each system's counts pooled over topics, ``pooled[system, m, m]`` (the micro values' counts).
+    matrix_params : dict or None
+        Array parameters the measures were evaluated with (``cost`` of ``k_cost``).
     """
 
     specs: list
@@ -89,6 +91,7 @@ class BoardValues:
     micro: np.ndarray
     baselines: dict | None = None
     pooled: np.ndarray | None = None
+    matrix_params: dict | None = None
 
 
 def random_baseline(spec, ap: float, an: float) -> float:
@@ -158,7 +161,16 @@ def _check_board_axes(tensor) -> None:
 
 
 def board_values(
-    tensor, measures, *, baselines: bool = True, smoothing=None, undefined=None, select=None, folds=None, seed=0
+    tensor,
+    measures,
+    *,
+    baselines: bool = True,
+    smoothing=None,
+    undefined=None,
+    select=None,
+    folds=None,
+    seed=0,
+    matrix_params=None,
 ) -> BoardValues:
     """The per-topic, pooled and baseline values of a leaderboard in one evaluation per measure.
 
@@ -183,14 +195,18 @@ def board_values(
         threshold chosen without it (see :func:`best_thresholds`); no micro value or baselines.
     folds, seed : optional
         Of ``select``.
+    matrix_params : mapping, optional
+        Array parameters of multiclass measures, e.g. ``{"cost": C}`` for ``k_cost``.
 
     Returns
     -------
     BoardValues
     """
     specs = registry.parse_specs(measures)
+    matrix_params = dict(matrix_params or {})
     if select is not None:
-        scores = held_out_scores(evaluate(tensor, specs, smoothing=smoothing, undefined=undefined), select, folds, seed)
+        scores = evaluate(tensor, specs, smoothing=smoothing, undefined=undefined, **matrix_params)
+        scores = held_out_scores(scores, select, folds, seed)
         return BoardValues(specs, scores, np.full((len(specs), len(scores.coords["system"])), np.nan))
     if any(spec.measure.kind != "point" for spec in specs):
         return _curve_board(tensor, specs, undefined)
@@ -208,7 +224,9 @@ def board_values(
         zeros = np.zeros_like(ap)
         blocks.append(np.stack([np.stack([zeros, an], -1), np.stack([zeros, ap], -1)], -2))  # placebo
         blocks.append(np.stack([np.stack([an, zeros], -1), np.stack([ap, zeros], -1)], -2))  # zero
-    values, labels = values_over(np.concatenate(blocks), specs, smoothing=smoothing, undefined=undefined)
+    values, labels = values_over(
+        np.concatenate(blocks), specs, smoothing=smoothing, undefined=undefined, matrix_params=matrix_params
+    )
     systems_end = n_systems * n_topics
     scores_values = values[:, :systems_end].reshape(len(specs), n_systems, n_topics)
     axes, coords = (
@@ -222,6 +240,7 @@ def board_values(
         Scores(scores_values, labels, axes, coords),
         values[:, systems_end : systems_end + n_systems],
         pooled=blocks[1],
+        matrix_params=matrix_params,
     )
     if binary:
         rest = values[:, systems_end + n_systems :].reshape(len(specs), 2, n_topics + 1)
@@ -341,6 +360,7 @@ def leaderboard(
     ci=None,
     system="system",
     topic="topic",
+    cost=None,
 ) -> MetaResult:
     """Recompute a leaderboard under several measures.
 
@@ -379,6 +399,9 @@ def leaderboard(
     system, topic : str, default "system", "topic"
         The axes playing the system and the topic, e.g. ``system="annotator"`` for counts
         ``fm.count(..., system="annotator")``; the output columns keep their names.
+    cost : array_like of shape (m, m), optional
+        The cost matrix of ``k_cost`` (seed 000 §5; default unit costs, which make it K), e.g.
+        :func:`fastmetrics.measures.ordinal_costs` for an ordinal scale.
 
     Returns
     -------
@@ -399,6 +422,7 @@ def leaderboard(
         select=select,
         folds=folds,
         seed=seed,
+        matrix_params=None if cost is None else {"cost": cost},
     )
     detail = None
     if significance is not None:
@@ -805,6 +829,7 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
                 resamples=resamples,
                 seed=seed,
                 average=spec.averaged(None),
+                matrix_args={k: v for k, v in (board.matrix_params or {}).items() if k in spec.measure.matrix_params},
             )
             out["micro_low"][i], out["micro_high"][i] = low, high
     return out

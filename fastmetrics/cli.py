@@ -233,9 +233,7 @@ def cmd_evaluate(args) -> None:
         average = "micro" if task == "multilabel" else "default"  # per class only when asked
     kwargs = {}
     if args.cost is not None:
-        if task != "multiclass":
-            raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
-        kwargs["cost"] = _cost_option(args.cost, tensor.classes)
+        kwargs["cost"] = _cost_of(args, tensor, task)
     if args.ci is not None:
         kwargs.update(ci=args.ci, method=args.ci_method, resamples=args.resamples, seed=args.seed)
     scores = tensor.evaluate(
@@ -246,6 +244,13 @@ def cmd_evaluate(args) -> None:
         **kwargs,
     )
     _emit(scores.to_arrow(wide=args.wide), args.out, args=args)
+
+
+def _cost_of(args, tensor, task):
+    """The cost matrix of --cost over the counts' classes (multiclass labels only)."""
+    if task != "multiclass":
+        raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
+    return _cost_option(args.cost, tensor.classes)
 
 
 def _cost_option(text: str, classes):
@@ -460,6 +465,7 @@ def cmd_leaderboard(args) -> None:
         select=None if args.select == "same" else args.select,
         folds=args.folds,
         ci=args.ci,
+        cost=None if args.cost is None else _cost_of(args, tensor, _task_of(tensor)),
     )
     if over_items:
         # the tests over items read the default column names
@@ -723,6 +729,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fastmetrics: error: {self.prog}: {message} (see '{self.prog} --help').\n")
 
 
+def cost_option(p) -> None:
+    """--cost, of the commands that evaluate k_cost."""
+    p.add_argument(
+        "--cost",
+        default=None,
+        metavar="ordinal|unit|FILE",
+        help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal, or a "
+        "CSV/Parquet file: square (a header of class labels, the true class in the first column) or long "
+        "(true,pred,cost); costs >= 0, 0 on the diagonal",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``fastmetrics`` argument parser, one subcommand per ``cmd_*`` function."""
     parser = _Parser(prog="fastmetrics", description=__doc__.splitlines()[0])
@@ -766,14 +784,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated class labels in order (e.g. an ordinal scale); "
         "default the sorted union of gold and predicted labels",
     )
-    p.add_argument(
-        "--cost",
-        default=None,
-        metavar="ordinal|unit|FILE",
-        help="cost matrix for k_cost: 'ordinal' = |i - j| over the class order, 'unit' = 1 off the diagonal, or a "
-        "CSV/Parquet file: square (a header of class labels, the true class in the first column) or long "
-        "(true,pred,cost); costs >= 0, 0 on the diagonal",
-    )
+    cost_option(p)
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
     p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS")
     p.add_argument(
@@ -911,6 +922,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replicates of the bootstrap tests and of the --ci intervals",
     )
     p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
+    cost_option(p)
     p.add_argument(
         "--significance",
         choices=("fisher", "bootstrap", "mcnemar", "item-bootstrap"),

@@ -194,6 +194,32 @@ def test_cost_file_equals_the_python_api(sentiment, tmp_path, capsys, layout):
     assert not np.allclose(expected, ordinal)  # the file's costs, not a default
 
 
+def test_leaderboard_takes_the_cost_matrix(sentiment, tmp_path, capsys):
+    table = pq.read_table(sentiment)
+    table = table.append_column("topic", pa.array(np.arange(400) % 5))
+    path = tmp_path / "topics.parquet"
+    pq.write_table(table, path)
+    tensor = fm.count(path)
+    order = [SCALE.index(c) for c in tensor.classes]
+    cost = COSTS[np.ix_(order, order)]
+    board = leaderboard(tensor, ["k_cost"], cost=cost, baselines=False, ci=0.9, resamples=50).summary
+    per_topic = tensor.evaluate("k_cost", cost=cost).values[0]  # [system, topic]
+    micro = tensor.sum("topic").evaluate("k_cost", cost=cost).values[0]
+    by_system = {s: i for i, s in enumerate(tensor.coords["system"])}
+    rows = board.to_pylist()
+    for row in rows:
+        assert row["macro"] == pytest.approx(per_topic[by_system[row["system"]]].mean())
+        assert row["micro"] == pytest.approx(micro[by_system[row["system"]]])
+        assert row["micro_low"] <= row["micro"] <= row["micro_high"]
+    unit = leaderboard(tensor, ["k_cost"], baselines=False).summary.column("macro").to_pylist()
+    assert not np.allclose(unit, [r["macro"] for r in rows])  # the costs, not the default
+    out = tmp_path / "board.csv"
+    square = tmp_path / "square.csv"
+    square.write_text(SQUARE)
+    _cli(capsys, "leaderboard", path, "--measures", "k_cost", "--cost", square, "--no-baselines", "--out", out)
+    assert _table(out).column("macro").to_pylist() == pytest.approx([r["macro"] for r in rows])
+
+
 def test_cost_matrix_errors_name_the_labels():
     from fastmetrics.measures.multiclass import cost_matrix
 
