@@ -312,3 +312,37 @@ def test_option_errors_keep_the_names_the_user_gave(tmp_path, capsys):
     # the columns swapped: a message naming the user's column must not be translated back
     assert main(["evaluate", str(_duplicated(tmp_path)), "--system", "topic", "--topic", "model"]) == 2
     assert "missing the required column 'topic' named by --system" in capsys.readouterr().err
+
+
+def test_meta_functions_take_the_columns_playing_system_and_topic():
+    from fastmetrics.meta import inconsistency, power, robustness, significance, stability, strictness
+
+    rng = np.random.default_rng(2)
+    s, t, i = np.indices((4, 6, 40)).reshape(3, -1)
+    gold = (rng.random((6, 40)) < 0.4)[t, i]
+    pred = np.where(rng.random(s.size) < 0.4 + 0.1 * s, gold, ~gold)
+    ours = pa.table({"annotator": s, "batch": t, "id": i, "gold": gold, "pred": pred})
+    default = ours.rename_columns(["system", "topic", "item", "gold", "pred"])
+    back = {"system": "annotator", "topic": "batch", "system_a": "annotator_a", "system_b": "annotator_b"}
+    back |= {"topic_a": "batch_a", "topic_b": "batch_b"}
+    scores = fm.count(ours, system="annotator", topic="batch").evaluate(["f1", "mcc", "accuracy"])
+    expected_scores = fm.count(default).evaluate(["f1", "mcc", "accuracy"])
+    roles = dict(system="annotator", topic="batch")
+    jobs = [
+        (lambda sc, **kw: inconsistency(sc, **kw)),
+        (lambda sc, **kw: robustness(sc, pairs=20, **kw)),
+        (lambda sc, **kw: significance(sc, resamples=50, **kw)),
+        (lambda sc, **kw: power(sc, resamples=50, **kw)),
+        (lambda sc, **kw: strictness(sc, **kw)),
+    ]
+    for job in jobs:
+        mine, expected = job(scores, **roles), job(expected_scores)
+        for a, b in ((mine.summary, expected.summary), (mine.detail, expected.detail)):
+            if b is not None:
+                assert a.column_names == [back.get(c, c) for c in b.column_names]
+                assert a.rename_columns(b.column_names).equals(b)
+    mine = stability(ours, item="id", replicates=10, **roles)
+    expected = stability(default, replicates=10)
+    assert mine.detail.column_names[0] == "annotator" and mine.summary.equals(expected.summary)
+    with pytest.raises(fm.ParameterError, match="system='annotator'"):
+        inconsistency(scores)  # names the axes a user can pass

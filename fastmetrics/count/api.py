@@ -157,14 +157,8 @@ def count(
     saved = saved_layout(src.schema).get("roles")
     if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
         system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
-    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
-    roles = role_names(system, topic)
+    src, gold, by, roles = source_in_roles(src, gold, by, system, topic)
     if roles:
-        for column, role in ((system, "system"), (topic, "topic")):
-            if column != role:
-                require_columns(src.column_names, [column], src.names[0], f" to play the {role}")
-        src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
-        gold = None if gold is None else _gold_in_roles(load_gold(gold), roles, topic)
         coords = None if coords is None else {roles.get(k, k): v for k, v in coords.items()}
     options = dict(
         by=by,
@@ -194,6 +188,36 @@ def count(
     except InputError as exc:  # name the user's columns, not the parts they play
         raise in_user_names(exc, inverse(roles)) from None
     return tensor.rename(inverse(roles)) if roles else tensor
+
+
+def source_in_roles(src, gold, by, system: str, topic: str):
+    """The input with the columns playing the system and the topic renamed to those parts.
+
+    Parameters
+    ----------
+    src : Source
+        The runs.
+    gold : path, table or None
+        A separate gold, keyed by the runs' topic column (or by its own ``topic``).
+    by : str, sequence of str or None
+        The grouping columns, in the user's names (None: system and topic).
+    system, topic : str
+        The columns playing the system and the topic.
+
+    Returns
+    -------
+    src, gold, by, roles
+        Renamed, and ``roles`` (column -> part; empty when nothing is renamed).
+    """
+    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
+    roles = role_names(system, topic)
+    if roles:
+        for column, role in ((system, "system"), (topic, "topic")):
+            if column != role:
+                require_columns(src.column_names, [column], src.names[0], f" to play the {role}")
+        src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
+        gold = None if gold is None else _gold_in_roles(load_gold(gold), roles, topic)
+    return src, gold, by, roles
 
 
 def _gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:

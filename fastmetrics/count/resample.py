@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._errors import InputError, ParameterError
+from .._errors import InputError, ParameterError, in_user_names
 from .._seeding import rng_of
 from ..io.labels import require_columns
 from ..io.readers import open_source
-from ..tensor import ConfusionTensor
-from .api import plan
+from ..tensor import ConfusionTensor, inverse
+from .api import plan, source_in_roles
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .tally import DuplicateItem, Tally, missing_rows
 
@@ -59,7 +59,9 @@ def split_half_counts(
     *,
     replicates: int = 500,
     seed: int = 0,
-    by=("system", "topic"),
+    by=None,
+    system="system",
+    topic="topic",
     pred="pred",
     gold_column="gold",
     item="item",
@@ -74,12 +76,21 @@ def split_half_counts(
     with the same plan, kernels, duplicate check and gold join as ``fm.count``; under
     ``missing="negative"`` the items a run lacks are predicted negative in every half (the
     gold defines the items). The full counts (``fm.count`` on the same input) equal the sum over
-    ``half`` of every replicate.
+    ``half`` of every replicate; ``system`` and ``topic`` name the columns playing them, as in
+    ``fm.count``.
     """
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
     rng = rng_of(seed)
-    src = open_source(source, format=format)
+    src, gold, by, roles = source_in_roles(open_source(source, format=format), gold, by, system, topic)
+    try:
+        halves = _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes)
+    except InputError as exc:  # name the user's columns, not the parts they play
+        raise in_user_names(exc, inverse(roles)) from None
+    return halves.rename(inverse(roles)) if roles else halves
+
+
+def _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes):
     count_plan = plan(
         src, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing, task=task, classes=classes
     )

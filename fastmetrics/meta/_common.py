@@ -75,6 +75,24 @@ def user_names(table: pa.Table, system: str = "system", topic: str = "topic") ->
     return table.rename_columns([back.get(c, pairs.get(c, c)) for c in table.column_names])
 
 
+def in_roles(scores, system: str = "system", topic: str = "topic"):
+    """Scores whose axes ``system`` and ``topic`` name the columns that play those parts.
+
+    Parameters
+    ----------
+    scores : Scores
+    system, topic : str
+        The axes playing the system and the topic.
+
+    Returns
+    -------
+    Scores
+        Renamed (arrays shared) when either differs from its part, else ``scores`` itself.
+    """
+    roles = role_names(system, topic)
+    return scores.rename(roles) if roles else scores
+
+
 def higher_is_better(label: str) -> bool:
     """Direction of a measure label, read from the measure's record.
 
@@ -130,6 +148,11 @@ def system_topic_values(scores, oriented: bool = True):
         raise ParameterError(f"Meta-evaluation takes Scores; got {type(scores).__name__}{hint}.")
     axes = list(scores.axes)
     extra = [a for a in axes if a not in ("system", "topic")]
+    if extra and "system" not in axes:
+        raise ParameterError(
+            f"Meta-evaluation reads the axes system and topic; these scores have {', '.join(axes)}: name the "
+            f"ones playing them (system={axes[0]!r}, topic=...), or select one value of the others first."
+        )
     if extra:
         raise ParameterError(
             f"Meta-evaluation works on (system, topic) scores; these also have the axes "

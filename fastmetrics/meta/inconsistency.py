@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ._common import MetaResult, system_topic_values
+from ._common import MetaResult, in_roles, system_topic_values
 
 _BLOCK = 1 << 17
 
@@ -56,7 +56,7 @@ def inconsistency_counts(sign: np.ndarray, valid: np.ndarray):
     return both - agree, both
 
 
-def inconsistency(scores, *, tolerance: float = 1e-5) -> MetaResult:
+def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", topic: str = "topic") -> MetaResult:
     """Percentage of comparisons on which each pair of measures orders two systems differently.
 
     Parameters
@@ -65,6 +65,9 @@ def inconsistency(scores, *, tolerance: float = 1e-5) -> MetaResult:
         Values over ``(system, topic)`` for two or more measures.
     tolerance : float, default 1e-5
         Differences within ``tolerance`` are ties.
+    system, topic : str, default "system", "topic"
+        The axes of ``scores`` playing the system and the topic (e.g. ``system="annotator"`` for
+        scores of ``fm.count(..., system="annotator")``); the output columns keep their names.
 
     Returns
     -------
@@ -72,6 +75,7 @@ def inconsistency(scores, *, tolerance: float = 1e-5) -> MetaResult:
         ``summary``: ``measure_a, measure_b, value`` (percent), ``inconsistent``, ``comparisons``
         for every ordered pair of distinct measures.
     """
+    scores = in_roles(scores, system, topic)
     if not tolerance >= 0:
         raise ParameterError(f"tolerance must be >= 0; got {tolerance!r}.")
     if len(scores.measures) < 2:
@@ -92,4 +96,6 @@ def inconsistency(scores, *, tolerance: float = 1e-5) -> MetaResult:
             "comparisons": pa.array([int(total[a, b]) for a, b in rows], pa.int64()),
         }
     )
-    return MetaResult(summary, None, {"tolerance": tolerance, "systems": len(systems), "topics": len(topics)})
+    return MetaResult(summary, None, {"tolerance": tolerance, "systems": len(systems), "topics": len(topics)}).in_names(
+        system, topic
+    )

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._seeding import rng_of
-from ._common import MetaResult, labels_array, system_topic_values
+from ._common import MetaResult, in_roles, labels_array, system_topic_values
 
 
 def _average_ranks(x: np.ndarray) -> np.ndarray:
@@ -76,7 +76,7 @@ def topic_pairs(n_topics: int, pairs, rng) -> tuple[np.ndarray, np.ndarray]:
     return first[chosen], second[chosen]
 
 
-def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
+def robustness(scores, *, pairs=1000, seed=0, system: str = "system", topic: str = "topic") -> MetaResult:
     """Mean Spearman correlation of system scores between random topic pairs, per measure.
 
     Parameters
@@ -87,6 +87,9 @@ def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
         Number of distinct topic pairs drawn (the same pairs for every measure), or every pair.
     seed : int, default 0
         Seed of the draw: the same seed gives the same pairs.
+    system, topic : str, default "system", "topic"
+        The axes of ``scores`` playing the system and the topic (e.g. ``system="annotator"`` for
+        scores of ``fm.count(..., system="annotator")``); the output columns keep their names.
 
     Returns
     -------
@@ -95,6 +98,7 @@ def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
         correlations) and ``undefined`` (pairs with a constant side); ``detail``: ``measure,
         topic_a, topic_b, value``.
     """
+    scores = in_roles(scores, system, topic)
     values, _, topics = system_topic_values(scores)
     first, second = topic_pairs(len(topics), pairs, rng_of(seed))
     corr = _pair_correlations(np.asarray(values, np.float64), first.astype(np.int64), second.astype(np.int64))
@@ -123,4 +127,4 @@ def robustness(scores, *, pairs=1000, seed=0) -> MetaResult:
             "value": pa.array(corr.reshape(-1), pa.float64()),
         }
     )
-    return MetaResult(summary, detail, {"seed": seed, "pairs_drawn": int(first.size)})
+    return MetaResult(summary, detail, {"seed": seed, "pairs_drawn": int(first.size)}).in_names(system, topic)

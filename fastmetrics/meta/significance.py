@@ -21,7 +21,7 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
-from ._common import MetaResult, labels_array, system_topic_values
+from ._common import MetaResult, in_roles, labels_array, system_topic_values
 
 METHODS = ("fisher", "bootstrap")
 
@@ -130,6 +130,8 @@ def significance(
     seed: int = 0,
     correction: str | None = None,
     progress: bool = False,
+    system: str = "system",
+    topic: str = "topic",
 ) -> MetaResult:
     """Paired significance between every pair of systems, per measure.
 
@@ -149,6 +151,9 @@ def significance(
         Holm's step-down correction over the system pairs of each measure.
     progress : bool, default False
         Show a progress bar on a terminal when the job runs longer than about a second.
+    system, topic : str, default "system", "topic"
+        The axes of ``scores`` playing the system and the topic (e.g. ``system="annotator"`` for
+        scores of ``fm.count(..., system="annotator")``); the output columns keep their names.
 
     Returns
     -------
@@ -156,6 +161,7 @@ def significance(
         ``summary``: ``measure, system_a, system_b, diff, topics, p_value, p_adjusted``
         (``diff`` = mean over topics of a minus b, in the measure's own direction).
     """
+    scores = in_roles(scores, system, topic)
     if correction not in (None, "holm"):
         raise ParameterError(f"correction must be None or 'holm'; got {correction!r}.")
     values, systems, _ = system_topic_values(scores, oriented=False)
@@ -188,10 +194,21 @@ def significance(
             "p_adjusted": pa.array(columns["p_adjusted"], pa.float64()),
         }
     )
-    return MetaResult(summary, None, {"method": method, "resamples": resamples, "seed": seed, "correction": correction})
+    return MetaResult(
+        summary, None, {"method": method, "resamples": resamples, "seed": seed, "correction": correction}
+    ).in_names(system, topic)
 
 
-def power(scores, *, alpha: float = 0.05, resamples: int = 1000, seed: int = 0, progress: bool = False) -> MetaResult:
+def power(
+    scores,
+    *,
+    alpha: float = 0.05,
+    resamples: int = 1000,
+    seed: int = 0,
+    progress: bool = False,
+    system: str = "system",
+    topic: str = "topic",
+) -> MetaResult:
     """Compute each measure's discriminative power: the fraction of system pairs it separates.
 
     A pair is separated when its paired bootstrap test (:func:`significance`) gives a p-value
@@ -209,6 +226,9 @@ def power(scores, *, alpha: float = 0.05, resamples: int = 1000, seed: int = 0, 
         Seed of the resamples: the same seed gives the same result.
     progress : bool, default False
         Show a progress bar on a terminal when the job runs longer than about a second.
+    system, topic : str, default "system", "topic"
+        The axes of ``scores`` playing the system and the topic (e.g. ``system="annotator"`` for
+        scores of ``fm.count(..., system="annotator")``); the output columns keep their names.
 
     Returns
     -------
@@ -216,6 +236,7 @@ def power(scores, *, alpha: float = 0.05, resamples: int = 1000, seed: int = 0, 
         ``summary``: ``measure, value`` (the fraction), ``significant``, ``pairs`` (pairs with
         at least one topic where both systems are defined); ``detail``: the tests.
     """
+    scores = in_roles(scores, system, topic)
     if not 0 < alpha < 1:
         raise ParameterError(f"alpha must be in (0, 1); got {alpha!r}.")
     tests = significance(scores, method="bootstrap", resamples=resamples, seed=seed, progress=progress).summary
@@ -232,4 +253,4 @@ def power(scores, *, alpha: float = 0.05, resamples: int = 1000, seed: int = 0, 
             "pairs": pa.array(pairs, pa.int64()),
         }
     )
-    return MetaResult(summary, tests, {"alpha": alpha, "resamples": resamples, "seed": seed})
+    return MetaResult(summary, tests, {"alpha": alpha, "resamples": resamples, "seed": seed}).in_names(system, topic)

@@ -21,6 +21,7 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from ..count.resample import split_half_counts
+from ..tensor import role_names
 from ._common import MetaResult, higher_is_better, labels_array
 
 AGGREGATES = ("macro", "micro")
@@ -36,6 +37,8 @@ def stability(
     aggregate: str = "macro",
     tolerance: float = 1e-5,
     progress: bool = False,
+    system: str = "system",
+    topic: str = "topic",
     **count_options,
 ) -> MetaResult:
     """Standard deviation and swap rate of each measure over random split halves.
@@ -56,6 +59,8 @@ def stability(
         Differences within it are ties when the two halves order a system pair.
     progress : bool, default False
         Progress bar on stderr (on a terminal, for runs longer than about a second).
+    system, topic : str, default "system", "topic"
+        The columns playing the system and the topic; the output columns keep their names.
 
     Returns
     -------
@@ -66,7 +71,9 @@ def stability(
     if aggregate not in AGGREGATES:
         raise ParameterError(f"aggregate must be 'macro' or 'micro'; got {aggregate!r}.")
     bar = Progress(3, f"stability ({replicates} halvings)", quiet=not progress)
-    halves = split_half_counts(source, gold, replicates=replicates, seed=seed, **count_options)
+    halves = split_half_counts(
+        source, gold, replicates=replicates, seed=seed, system=system, topic=topic, **count_options
+    ).rename(role_names(system, topic))
     bar.update(1)
     if "topic" in halves.axes and aggregate == "micro":
         halves = halves.sum("topic")
@@ -119,6 +126,5 @@ def stability(
             "std": pa.array(std.reshape(-1), pa.float64()),
         }
     )
-    return MetaResult(
-        summary, detail, {"replicates": replicates, "seed": seed, "aggregate": aggregate, "tolerance": tolerance}
-    )
+    params = {"replicates": replicates, "seed": seed, "aggregate": aggregate, "tolerance": tolerance}
+    return MetaResult(summary, detail, params).in_names(system, topic)

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from ._common import MetaResult, system_topic_values
+from ._common import MetaResult, in_roles, system_topic_values
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
 
@@ -47,7 +47,9 @@ def pair_strictness(m: np.ndarray, other: np.ndarray, thresholds: np.ndarray) ->
     return out
 
 
-def strictness(scores, *, thresholds=None, progress: bool = False) -> MetaResult:
+def strictness(
+    scores, *, thresholds=None, progress: bool = False, system: str = "system", topic: str = "topic"
+) -> MetaResult:
     """Strictness of every measure against every other, and overall, per threshold ``th``.
 
     Parameters
@@ -58,6 +60,9 @@ def strictness(scores, *, thresholds=None, progress: bool = False) -> MetaResult
         The ``th`` values, in (0, 1]; default 0.50, 0.51, ..., 0.99.
     progress : bool, default False
         Show a progress bar on a terminal when the job runs longer than about a second.
+    system, topic : str, default "system", "topic"
+        The axes of ``scores`` playing the system and the topic (e.g. ``system="annotator"`` for
+        scores of ``fm.count(..., system="annotator")``); the output columns keep their names.
 
     Returns
     -------
@@ -65,6 +70,7 @@ def strictness(scores, *, thresholds=None, progress: bool = False) -> MetaResult
         ``summary``: ``measure, threshold, value`` (strictness_th(m)); ``detail``: ``measure_a,
         measure_b, threshold, value`` (strictness_th(m, m')).
     """
+    scores = in_roles(scores, system, topic)
     th = DEFAULT_THRESHOLDS if thresholds is None else np.asarray(thresholds, np.float64)
     if th.ndim != 1 or th.size == 0 or np.any((th <= 0) | (th > 1)):
         raise ParameterError("Strictness thresholds must be values in (0, 1].")
@@ -102,4 +108,6 @@ def strictness(scores, *, thresholds=None, progress: bool = False) -> MetaResult
             "value": pa.array(np.concatenate([pairwise[a, b] for a, b in pairs]), pa.float64()),
         }
     )
-    return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": int(flat.shape[1])})
+    return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": int(flat.shape[1])}).in_names(
+        system, topic
+    )
