@@ -302,7 +302,7 @@ def test_data_errors_name_the_users_columns(tmp_path, capsys):
         assert main([command, str(path), "--system", "model", "--topic", "query", "--measures", "f1"]) == 2
         err = capsys.readouterr().err
         assert "(model, query, item): model='a', query='q1'" in err, err
-        assert "once per model and query" in err and "system" not in err, err
+        assert "once per (model, query)" in err and "system" not in err, err
     with pytest.raises(fm.InputError) as caught:
         fm.count(pacsv.read_csv(path), system="model", topic="query")
     assert "model='a', query='q1'" in str(caught.value) and "system" not in str(caught.value)
@@ -346,3 +346,15 @@ def test_meta_functions_take_the_columns_playing_system_and_topic():
     assert mine.detail.column_names[0] == "annotator" and mine.summary.equals(expected.summary)
     with pytest.raises(fm.ParameterError, match="system='annotator'"):
         inconsistency(scores)  # names the axes a user can pass
+
+
+def test_user_names_change_column_names_only():
+    # values equal to a part's name stay as they are
+    table = pa.table(
+        {"model": ["system"] * 2, "topic": ["topic"] * 2, "item": ["system"] * 2, "gold": [1, 0], "pred": [1, 1]}
+    )
+    with pytest.raises(fm.InputError) as caught:
+        fm.count(table, system="model")
+    message = str(caught.value)
+    assert "(model, topic, item): model='system', topic='topic', item='system'" in message, message
+    assert "once per (model, topic)" in message

@@ -186,7 +186,8 @@ def count(
             multiclass=multiclass,
         )
     except InputError as exc:  # name the user's columns, not the parts they play
-        raise in_user_names(exc, inverse(roles)) from None
+        in_user_names(exc, inverse(roles))
+        raise
     return tensor.rename(inverse(roles)) if roles else tensor
 
 

@@ -11,6 +11,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
+from .._errors import InputError
 from ..tensor import ConfusionTensor
 from . import _kernels as k
 from .tally import Tally, missing_rows
@@ -154,8 +155,17 @@ def exact_counts(group, gold, score, n_groups: int, weight=None):
         ``counts[cell, true, pred]`` (``[1, 1]`` tp, ``[0, 1]`` fp, ``[1, 0]`` fn, ``[0, 0]`` tn);
         int64 without weights, float64 with.
     """
+    score = np.asarray(score)
+    if np.issubdtype(score.dtype, np.floating) and np.isnan(score).any():
+        raise InputError(
+            f"Scores must not be NaN (an exact sweep has no threshold for them); row {_first_nan(score)} is."
+        )
     out_offsets, threshold, counts = _exact_sweep(group, gold, score, n_groups, weight)
     return np.repeat(np.arange(n_groups, dtype=np.int64), np.diff(out_offsets)), threshold, counts
+
+
+def _first_nan(score: np.ndarray) -> int:
+    return int(np.flatnonzero(np.isnan(score))[0])
 
 
 def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
@@ -164,7 +174,7 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     known already."""
     group = np.asarray(group, np.int64)
     w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
-    order, offsets = k.rows_by_group(group, n_groups, numba.get_num_threads()) if grouped is None else grouped
+    order, offsets = rows_by_group(group, n_groups) if grouped is None else grouped
     score = np.asarray(score)
     if score.dtype != np.float32:
         score = np.asarray(score, np.float64)
@@ -181,6 +191,15 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     out_counts = np.empty((n_out, 2, 2), np.float64 if w.size else np.int64)
     k.exact_sweep_groups(sorted_rows, offsets, out_offsets, gold, score, w, totals, out_threshold, out_counts)
     return out_offsets, out_threshold, out_counts
+
+
+def rows_by_group(group: np.ndarray, n_groups: int):
+    """``(order, offsets)`` of a counting sort of the rows by group (``order`` empty when the rows
+    come grouped). Parallel only while the per-thread group tables stay small against the rows:
+    a sparse group space is sorted by one thread with one table."""
+    threads = numba.get_num_threads()
+    chunks = threads if (n_groups + 1) * threads <= max(group.size, 1 << 16) else 1
+    return k.rows_by_group(group, n_groups, chunks)
 
 
 def _chunks(offsets: np.ndarray, per_thread: int = 16) -> np.ndarray:
@@ -240,7 +259,7 @@ def _exact_groups(plan, group, coords):
     if not any(plan.encoders[c].compact for c in plan.axes):
         keep = {}
     elif n_groups <= 4 * group.size + (1 << 20):  # the rows grouped once: what the sweep needs too
-        grouped = k.rows_by_group(group, n_groups, numba.get_num_threads())
+        grouped = rows_by_group(group, n_groups)
         keep = kept_labels(plan, (np.diff(grouped[1]) > 0).reshape(plan.sizes))
     else:  # a sparse group space (hidden axes): one bincount per axis, bounded by its labels
         strides = [int(np.prod(plan.sizes[i + 1 :], dtype=np.int64)) for i in range(len(plan.axes))]

@@ -86,7 +86,8 @@ def split_half_counts(
     try:
         halves = _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes)
     except InputError as exc:  # name the user's columns, not the parts they play
-        raise in_user_names(exc, inverse(roles)) from None
+        in_user_names(exc, inverse(roles))
+        raise
     return halves.rename(inverse(roles)) if roles else halves
 
 

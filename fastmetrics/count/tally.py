@@ -316,7 +316,7 @@ class Tally:
         return InputError(
             f"Duplicated (system, topic, item): {where_}, item={item_label!r} appears more than once "
             f"(in different partitions or files: {', '.join(map(repr, parts[:4]))}); each item may "
-            "appear once per system and topic."
+            "appear once per (system, topic)."
         )
 
     def check_complete(self) -> None:
@@ -380,7 +380,7 @@ class DuplicateItem(InputError):
         found = "; ".join(f"row {row}{where(part) or ' of the table'}" for part, row in sightings[:4])
         super().__init__(
             f"Duplicated ({', '.join(key)}): {values} appears more than once ({found}); each item "
-            "may appear once per system and topic."
+            "may appear once per (system, topic)."
         )
 
     def located(self, src) -> DuplicateItem:

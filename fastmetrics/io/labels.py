@@ -211,7 +211,7 @@ def check_unique_items(table: pa.Table, keys: list[str], part: str) -> None:
         shown = ", ".join(f"{k}={v!r}" for k, v in row.items())
         raise InputError(
             f"Duplicated ({', '.join(keys)}){where(part)}: {shown} appears {dup.column('count_all')[0].as_py()} "
-            "times; each item may appear once per system and topic."
+            "times; each item may appear once per (system, topic)."
         )
 
 

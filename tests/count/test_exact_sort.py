@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fastmetrics as fm
 from fastmetrics.count import exact_counts
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -np.inf, 1e-45, -1e-45, 3.4e38, -3.4e38, 2.0**-126, 7.0]
@@ -79,3 +80,12 @@ def test_signed_zeros_are_one_threshold(dtype):
     _, threshold, counts = exact_counts(np.zeros(6, np.int64), gold, score, 1)
     assert threshold.tolist() == [1.0, 0.0, -1.0]
     assert counts[1].tolist() == [[1, 2], [0, 3]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_scores_are_refused(dtype):
+    # NaN has no place in the order of the keys: refused, not swept (it overran the output)
+    score = np.full(50, np.nan, dtype)
+    score[0] = 0.5
+    with pytest.raises(fm.InputError, match="NaN.*row 1"):
+        exact_counts(np.zeros(50, np.int64), np.ones(50, np.int8), score, 1)
