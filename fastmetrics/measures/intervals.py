@@ -3,8 +3,8 @@
 Resampling the items of a cell with replacement is a multinomial draw over its ``m x m``
 counts: ``counts* ~ Multinomial(n, counts / n)``. So a bootstrap interval of any point measure
 needs no pass over the data -- every cell's replicates are drawn from its counts at once
-(numpy's ``Generator.multinomial``, chunks of cells so memory stays bounded) and the measure's
-kernel runs on them like on any counts.
+(numpy's ``Generator.multinomial``; chunks of cells so memory stays bounded, each with its own
+random stream, on every thread) and the measure's kernel runs on them like on any counts.
 
 - ``method="bootstrap"``: ``resamples`` replicates per cell; ``interval="percentile"`` (the
   ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of the replicates) or ``"basic"``
@@ -21,9 +21,11 @@ kernel runs on them like on any counts.
 
 from __future__ import annotations
 
+import concurrent.futures
 import warnings
 from statistics import NormalDist
 
+import numba
 import numpy as np
 
 from .._errors import ParameterError, parameter_error
@@ -33,7 +35,7 @@ from . import api, registry
 METHODS = ("bootstrap", "wilson", "jeffreys")
 INTERVALS = ("percentile", "basic")
 _CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
-_CHUNK_VALUES = 4_000_000  # resampled matrices per chunk: bounds memory to ~128 MB of counts
+_CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
 
 
 def check(ci, method, resamples, interval) -> None:
@@ -141,16 +143,32 @@ def bootstrap_intervals(
     flat = counts.reshape(-1, m * m)
     n = flat.sum(axis=1)
     low, high = np.full((len(specs), n.size), np.nan), np.full((len(specs), n.size), np.nan)
-    rng = rng_of(seed)
+    rng_of(seed)  # refuses a bad seed
     q = np.array([(1 - ci) / 2, (1 + ci) / 2])
-    step = max(1, _CHUNK_VALUES // resamples)
-    for start in range(0, n.size, step):
-        stop = min(start + step, n.size)
+    # at least 16 chunks for the threads to share, however many there are (the chunks fix the streams)
+    step = max(1, min(_CHUNK_VALUES // resamples, -(-n.size // 16)))
+    starts = range(0, n.size, step)
+    # one stream per chunk of cells: the same seed gives the same intervals on any number of threads
+    streams = np.random.SeedSequence(int(seed)).spawn(len(starts))
+
+    def chunk(j: int, start: int, stop: int) -> None:
+        rng = np.random.default_rng(streams[j] if j >= 0 else 0)
         draws = _multinomial(rng, flat[start:stop], n[start:stop], resamples).reshape(stop - start, resamples, m, m)
         for i, spec in enumerate(specs):
             args = (matrix_args or [None] * len(specs))[i]
             values = api.values_of(spec, draws, average=averages[i], smoothing=smoothing, matrix_args=args)
-            low[i, start:stop], high[i, start:stop] = _quantiles(values, q)
+            if j >= 0:
+                low[i, start:stop], high[i, start:stop] = _quantiles(values, q)
+
+    # warnings filters are process-wide and not thread-safe: set once here, not in the threads
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
+        if n.size:
+            chunk(-1, 0, 1)  # one cell first, alone: it compiles the kernels the measures need
+        with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
+            jobs = [pool.submit(chunk, j, start, min(start + step, n.size)) for j, start in enumerate(starts)]
+            for job in jobs:
+                job.result()
     shape = (len(specs),) + counts.shape[:-2]
     low, high = low.reshape(shape), high.reshape(shape)
     if interval == "basic":
@@ -166,9 +184,8 @@ def _quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
     rows, count = values.shape
     out = np.full((q.size, rows), np.nan)
     nan_rows = np.isnan(values).any(axis=1)
-    if nan_rows.any():
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
+    if nan_rows.any():  # (its all-NaN RuntimeWarning is silenced by the caller, outside the threads)
+        with np.errstate(all="ignore"):
             out[:, nan_rows] = np.nanpercentile(values[nan_rows], 100 * q, axis=1)
         values = values[~nan_rows]
     if values.size:

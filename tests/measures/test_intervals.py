@@ -145,4 +145,21 @@ def test_quantiles_by_partition_equal_numpy(seed, resamples, level):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = np.nanpercentile(values, 100 * q, axis=1)
-    np.testing.assert_allclose(intervals._quantiles(values, q), expected, rtol=1e-12, atol=1e-12)
+        mine = intervals._quantiles(values, q)
+    np.testing.assert_allclose(mine, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 40, (300, 2, 2))
+    tensor = fm.ConfusionTensor(counts, ("cell",))
+    monkeypatch.setattr(intervals, "_CHUNK_VALUES", 20 * 100)  # 20 cells a chunk: 15 chunks
+    filters = list(warnings.filters)
+    several = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
+    assert warnings.filters == filters  # set and restored around the threads, not inside them
+    monkeypatch.setattr(intervals.numba, "get_num_threads", lambda: 1)
+    one = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
+    np.testing.assert_array_equal(several.low, one.low)
+    np.testing.assert_array_equal(several.high, one.high)
+    empty = fm.ConfusionTensor(np.zeros((0, 2, 2), np.int64), ("cell",)).evaluate("f1", ci=0.9, resamples=10)
+    assert empty.low.shape == (1, 0)
