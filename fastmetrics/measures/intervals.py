@@ -36,6 +36,7 @@ METHODS = ("bootstrap", "wilson", "jeffreys")
 INTERVALS = ("percentile", "basic")
 _CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
+_MIN_CHUNK_VALUES = 100_000  # below this, a chunk is not worth a thread
 
 
 def check(ci, method, resamples, interval) -> None:
@@ -145,8 +146,9 @@ def bootstrap_intervals(
     low, high = np.full((len(specs), n.size), np.nan), np.full((len(specs), n.size), np.nan)
     rng_of(seed)  # refuses a bad seed
     q = np.array([(1 - ci) / 2, (1 + ci) / 2])
-    # at least 16 chunks for the threads to share, however many there are (the chunks fix the streams)
-    step = max(1, min(_CHUNK_VALUES // resamples, -(-n.size // 16)))
+    # 16 chunks for the threads to share, however many there are (the chunks fix the streams), unless
+    # that makes chunks too small to be worth a thread
+    step = max(1, min(_CHUNK_VALUES // resamples, max(-(-n.size // 16), -(-_MIN_CHUNK_VALUES // resamples))))
     starts = range(0, n.size, step)
     # one stream per chunk of cells: the same seed gives the same intervals on any number of threads
     streams = np.random.SeedSequence(int(seed)).spawn(len(starts))
@@ -163,12 +165,14 @@ def bootstrap_intervals(
     # warnings filters are process-wide and not thread-safe: set once here, not in the threads
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
-        if n.size:
+        if len(starts) == 1:
+            chunk(0, 0, n.size)
+        elif len(starts) > 1:
             chunk(-1, 0, 1)  # one cell first, alone: it compiles the kernels the measures need
-        with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
-            jobs = [pool.submit(chunk, j, start, min(start + step, n.size)) for j, start in enumerate(starts)]
-            for job in jobs:
-                job.result()
+            with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
+                jobs = [pool.submit(chunk, j, start, min(start + step, n.size)) for j, start in enumerate(starts)]
+                for job in jobs:
+                    job.result()
     shape = (len(specs),) + counts.shape[:-2]
     low, high = low.reshape(shape), high.reshape(shape)
     if interval == "basic":
