@@ -19,7 +19,7 @@ from . import __version__, _memory
 from ._errors import FastmetricsError, InputError, ParameterError, in_user_names
 from .board import macro_leaderboard
 from .count import count
-from .count.api import halves_sweep, normalised_gold
+from .count.api import halves_sweep, in_role_names, normalised_gold
 from .count.fitted import ranges_differ
 from .io.labels import require_columns
 from .io.readers import open_source
@@ -28,7 +28,7 @@ from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
 from .report.tables import OUTPUT_SUFFIXES, board_view
-from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names
+from .tensor import ConfusionTensor, MultilabelTensor, inverse, renaming, role_names
 
 DEFAULT_MEASURES = {
     "binary": "precision,recall,f1,accuracy,mcc,k",
@@ -136,8 +136,13 @@ def _open_runs(args):
             f"--thresholds topk|exact) and saved by 'fastmetrics count'; '{args.command}' ranks hard predictions "
             "or binary scores. Give a --pred column of hard labels, or use evaluate."
         )
+    roles = role_names(args.system, args.topic)
+    for option in ("item", "gold_column", "pred", "score", "weight"):  # a column moved aside is read where it went
+        value = getattr(args, option, None)
+        if isinstance(value, str) and roles and not getattr(args, "renamed", False):
+            setattr(args, option, ",".join(in_role_names(value.split(","), roles)))
     args.renamed = True  # from here on, data errors name the parts: main() gives the user's names back
-    return src.renamed(role_names(args.system, args.topic))
+    return src.renamed(roles)
 
 
 def _probability_scores(src, score: str) -> bool:
@@ -1179,7 +1184,7 @@ def main(argv=None) -> int:
             args.func(args)
     except FastmetricsError as exc:
         if isinstance(exc, InputError) and getattr(args, "renamed", False):  # the data's columns, as named
-            in_user_names(exc, {"system": args.system, "topic": args.topic})
+            in_user_names(exc, inverse(role_names(args.system, args.topic)))
         return _fail(str(exc))
     except BrokenPipeError:
         return 0

@@ -358,3 +358,39 @@ def test_user_names_change_column_names_only():
     message = str(caught.value)
     assert "(model, topic, item): model='system', topic='topic', item='system'" in message, message
     assert "once per (model, topic)" in message
+
+
+def test_a_column_moved_aside_by_the_renaming_is_still_read(tmp_path, capsys):
+    # 'query' plays the topic, so the column called 'topic' moves aside; it still holds the items
+    table = pa.table(
+        {
+            "model": ["a", "a", "a", "b", "b", "b"],
+            "query": ["q1", "q1", "q2", "q1", "q1", "q2"],
+            "topic": [1, 2, 1, 1, 2, 1],
+            "gold": [1, 0, 1, 1, 0, 0],
+            "pred": [1, 1, 0, 1, 0, 0],
+        }
+    )
+    default = table.rename_columns(["system", "topic", "item", "gold", "pred"])
+    expected = fm.count(default)
+    mine = fm.count(table, system="model", topic="query", item="topic")
+    np.testing.assert_array_equal(mine.counts, expected.counts)
+    path = tmp_path / "aside.csv"
+    pacsv.write_csv(table, path)
+    out = tmp_path / "acc.csv"
+    _cli(
+        capsys,
+        "evaluate",
+        path,
+        "--system",
+        "model",
+        "--topic",
+        "query",
+        "--item",
+        "topic",
+        "--measures",
+        "accuracy",
+        "--out",
+        out,
+    )
+    assert _table(out).column("value").to_pylist() == pytest.approx(expected.evaluate("accuracy").values[0].ravel())

@@ -160,6 +160,7 @@ def count(
     src, gold, by, roles = source_in_roles(src, gold, by, system, topic)
     if roles:
         coords = None if coords is None else {roles.get(k, k): v for k, v in coords.items()}
+    pred, score, gold_column, item, weight = (in_role_names(c, roles) for c in (pred, score, gold_column, item, weight))
     options = dict(
         by=by,
         pred=pred,
@@ -219,6 +220,30 @@ def source_in_roles(src, gold, by, system: str, topic: str):
         src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
         gold = None if gold is None else _gold_in_roles(load_gold(gold), roles, topic)
     return src, gold, by, roles
+
+
+def in_role_names(column, roles: dict):
+    """Name a column option as ``roles`` renamed the input.
+
+    A column that gave its name to the system or the topic is read under the name it took
+    (``--system model --topic query --item topic`` reads the items from ``topic``). The option
+    is a name, a list of names, or None.
+
+    Parameters
+    ----------
+    column : str, sequence of str or None
+    roles : dict
+        Old name -> new name (:func:`fastmetrics.tensor.role_names`).
+
+    Returns
+    -------
+    str, list of str or None
+    """
+    if isinstance(column, str):
+        return roles.get(column, column)
+    if column is None or not roles:
+        return column
+    return [roles.get(c, c) for c in column]
 
 
 def _gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:

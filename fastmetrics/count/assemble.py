@@ -194,9 +194,24 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
 
 
 def rows_by_group(group: np.ndarray, n_groups: int):
-    """``(order, offsets)`` of a counting sort of the rows by group (``order`` empty when the rows
-    come grouped). Parallel only while the per-thread group tables stay small against the rows:
-    a sparse group space is sorted by one thread with one table."""
+    """Sort the rows by group (a counting sort): ``(order, offsets)``.
+
+    ``order`` is empty when the rows come grouped. Parallel only while the per-thread group
+    tables stay small against the rows: a sparse group space is sorted by one thread with one
+    table.
+
+    Parameters
+    ----------
+    group : numpy.ndarray of int64
+        Group code of each row.
+    n_groups : int
+        Number of groups.
+
+    Returns
+    -------
+    order, offsets : numpy.ndarray of int64
+        The rows in group order (empty: as they are), and where each group starts.
+    """
     threads = numba.get_num_threads()
     chunks = threads if (n_groups + 1) * threads <= max(group.size, 1 << 16) else 1
     return k.rows_by_group(group, n_groups, chunks)

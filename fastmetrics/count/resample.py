@@ -17,7 +17,7 @@ from .._seeding import rng_of
 from ..io.labels import require_columns
 from ..io.readers import open_source
 from ..tensor import ConfusionTensor, inverse
-from .api import plan, source_in_roles
+from .api import in_role_names, plan, source_in_roles
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .tally import DuplicateItem, Tally, missing_rows
 
@@ -83,6 +83,7 @@ def split_half_counts(
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
     rng = rng_of(seed)
     src, gold, by, roles = source_in_roles(open_source(source, format=format), gold, by, system, topic)
+    pred, gold_column, item = (in_role_names(c, roles) for c in (pred, gold_column, item))
     try:
         halves = _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes)
     except InputError as exc:  # name the user's columns, not the parts they play
