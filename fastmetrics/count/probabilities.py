@@ -81,7 +81,9 @@ def probability_rows(
         rows = dict(base, gold=pa.array(np.ones(len(gold_codes), bool)), score=-_gold_ranks(matrix, gold_codes))
         return pa.table(rows), tuple(group_cols), {"thresholds": -np.arange(m, 0, -1.0), "classes": None}
     if isinstance(thresholds, str) and thresholds == "ranks":
-        raise ParameterError("Class probabilities are ranked per item with thresholds='topk', not 'ranks'.")
+        raise ParameterError(
+            "Class probabilities are ranked per item with thresholds='topk' (--thresholds topk), not 'ranks'."
+        )
     rows = (
         _one_vs_rest(base, matrix, gold_codes, labels)
         if multiclass == "ovr"

@@ -451,6 +451,8 @@ def missing_rows(tally: Tally):
         )
     extra = [c for c in plan.axes if c not in ("system", "topic")]
     if extra:
-        raise ParameterError(f"missing='negative' needs the grouping to be system/topic only; got {extra[0]!r}.")
+        raise ParameterError(
+            f"missing='negative' (--missing negative) needs the grouping to be system/topic only; got {extra[0]!r}."
+        )
     groups = _run_group(runs.astype(np.int64), stride, n_topics, join.topic_codes[gold_rows])
     return groups, join.classes[gold_rows], gold_rows

@@ -320,13 +320,14 @@ def _native_values(spec, c, extra, smoothing, out) -> np.ndarray:
     if native is None:
         raise ParameterError(
             f"Measure '{spec.measure.name}' has no native multiclass definition; these counts have "
-            f"{c.shape[-1]} classes. Pass average='micro', 'macro' or 'weighted' (one-vs-rest, seed 003 §2), "
-            f"or write '{spec.measure.name}@macro' in a measure list ('{spec.measure.name}@none': one value per class)."
+            f"{c.shape[-1]} classes. Pass average='micro', 'macro' or 'weighted' (--average; one-vs-rest, "
+            f"seed 003 §2), or write '{spec.measure.name}@macro' in a measure list "
+            f"('{spec.measure.name}@none': one value per class)."
         )
     if smoothing is not None:
         raise ParameterError(
             "Smoothing (seed 004 §5) estimates binary conditional probabilities; for "
-            f"{c.shape[-1]} classes pass average='micro', 'macro' or 'weighted' with it."
+            f"{c.shape[-1]} classes pass average='micro', 'macro' or 'weighted' (--average) with it."
         )
     kwargs = {} if out is None else {"out": out}
     with np.errstate(invalid="ignore", divide="ignore"):

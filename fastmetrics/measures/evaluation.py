@@ -249,8 +249,8 @@ def top_k_scores(tensor: ConfusionTensor, specs) -> Scores:
     other = [s.base_label for s in specs if s.measure.kind != "topk"]
     if other:
         raise ParameterError(
-            f"top_k_accuracy reads the gold class's rank (thresholds='topk'); {', '.join(other)} read(s) other "
-            "counts: evaluate them in separate calls (fm.score does it for you)."
+            f"top_k_accuracy reads the gold class's rank (thresholds='topk', --thresholds topk); "
+            f"{', '.join(other)} read(s) other counts: evaluate them in separate calls (fm.score does it for you)."
         )
     if "top_k" not in tensor.axes:
         raise ParameterError(
@@ -298,7 +298,7 @@ def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) 
     if needs_ranks and not ranked:
         raise ParameterError(
             f"{', '.join(needs_ranks)} read(s) a ranked list: count with thresholds='ranks' "
-            "(one position per item, ties broken by the input order)."
+            "(--thresholds ranks; one position per item, ties broken by the input order)."
         )
     flat, starts, axes, coords, place = _curve_groups(tensor)
     scores = _calibration_scores(tensor, specs, starts)
@@ -359,8 +359,8 @@ def _calibration_scores(tensor, specs, starts) -> np.ndarray | None:
         return None
     if tensor.axes != ("cell",) or tensor.coord_axes.get("threshold") != "cell":
         raise ParameterError(
-            f"{', '.join(asked)} read(s) every item's score: count with thresholds='exact' (a grid or a "
-            "ranked list keeps only counts above each threshold, not the scores)."
+            f"{', '.join(asked)} read(s) every item's score: count with thresholds='exact' (--thresholds exact; a "
+            "grid or a ranked list keeps only counts above each threshold, not the scores)."
         )
     scores = _cell_thresholds(tensor, starts)
     outside = (scores < 0.0) | (scores > 1.0)
@@ -387,7 +387,7 @@ def _curve_groups(tensor):
     if tensor.axes != ("cell",):
         raise ParameterError(
             f"Curve measures read a threshold sweep (a 'threshold' axis, or thresholds='exact' / "
-            f"'ranks'); these counts have the axes {', '.join(tensor.axes)}."
+            f"'ranks', --thresholds exact|ranks); these counts have the axes {', '.join(tensor.axes)}."
         )
     starts, axes = group_starts(tensor)
     codes, coords = [], {}
@@ -537,7 +537,7 @@ def _per_object(tensor, spec, undefined) -> np.ndarray:
     name = spec.measure.name
     if name not in _SAMPLE_MEASURES:
         raise ParameterError(
-            f"average='samples' (per-object means, seed 001 §4.4) is defined for "
+            f"average='samples' (--average samples; per-object means, seed 001 §4.4) is defined for "
             f"{', '.join(_SAMPLE_MEASURES)}; not for '{name}'."
         )
     k = _SAMPLE_MEASURES.index(name)
