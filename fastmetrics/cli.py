@@ -390,11 +390,6 @@ def _distributed_count(args, by, thresholds=None):
 
     if len(args.inputs) != 1:
         raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
-    if role_names(args.system, args.topic):
-        raise ParameterError(
-            "--scheduler counts columns named system and topic: rename yours in the data, or drop --scheduler "
-            f"to use --system {args.system} --topic {args.topic}."
-        )
     if getattr(args, "unjudged", "error") != "error":
         raise ParameterError(
             "--unjudged negative needs every run's items in one place: drop --scheduler, or add "
@@ -403,17 +398,24 @@ def _distributed_count(args, by, thresholds=None):
     client = fmd.client_for(args.scheduler)
     _UNWIND[0] = True
     try:
-        return fmd.count(
+        roles = role_names(args.system, args.topic)  # the jobs read the parts' names, as _open_runs gives them
+        columns = _columns(args)
+        if getattr(args, "renamed", False):  # fmd.count takes the user's names and renames itself
+            columns = {option: in_role_names(column, inverse(roles)) for option, column in columns.items()}
+        tensor = fmd.count(
             args.inputs[0],
             gold=args.gold,
-            by=by,
-            **_columns(args),
+            by=tuple(inverse(roles).get(c, c) for c in by),
+            system=args.system,
+            topic=args.topic,
+            **columns,
             thresholds=thresholds,
             client=client,
             missing=args.missing,
             task=args.task,
             classes=_split(args.classes),
         )
+        return tensor.rename(roles) if roles else tensor
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()

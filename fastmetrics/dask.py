@@ -29,13 +29,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, ParameterError
+from ._errors import InputError, ParameterError, in_user_names
 from .count.api import count as local_count
-from .count.api import prepare
+from .count.api import gold_in_roles, in_role_names, prepare
 from .count.assemble import assemble
 from .count.plan import NeedValues, Survey, build
 from .count.tally import Tally
-from .tensor import ConfusionTensor
+from .io.readers import gold_table as load_gold
+from .tensor import ConfusionTensor, inverse, role_names
 
 
 def _require_dask():
@@ -95,7 +96,9 @@ def count(
     source,
     *,
     gold=None,
-    by=("system", "topic"),
+    by=None,
+    system="system",
+    topic="topic",
     pred="pred",
     score="score",
     thresholds=None,
@@ -122,6 +125,11 @@ def count(
         Hard predictions (None), a grid of ``k`` thresholds over the global score range (an int;
         computed in the first pass), explicit thresholds, or ``"exact"`` (every distinct score of
         each group, after a shuffle by topic; see the module).
+    by : sequence of str, optional
+        The grouping columns (default: the system and the topic).
+    system, topic : str, default "system", "topic"
+        The columns playing the system and the topic, as in :func:`fastmetrics.count`; the
+        result keeps their names.
     client : distributed.Client, optional
         Default: the current client if one exists, else Dask's default scheduler.
     retries : int, default 2
@@ -138,6 +146,35 @@ def count(
         partitions.
     """
     _require_dask()
+    roles = role_names(system, topic)
+    by = tuple((system, topic) if by is None else (by,) if isinstance(by, str) else by)
+    if roles:  # the columns take the parts' names on the workers, as fm.count renames its input
+        source = _frame(source).rename(columns=roles)
+        gold = None if gold is None else gold_in_roles(load_gold(gold), roles, topic)
+        by = tuple(roles.get(c, c) for c in by)
+        pred, score, gold_column, item, weight = (
+            in_role_names(c, roles) for c in (pred, score, gold_column, item, weight)
+        )
+    options = dict(pred=pred, score=score, gold_column=gold_column, item=item, weight=weight, missing=missing)
+    try:
+        tensor = _count(source, gold, by, thresholds, client, task, classes, retries, options)
+    except InputError as exc:  # name the user's columns, not the parts they play
+        in_user_names(exc, inverse(roles))
+        raise
+    return tensor.rename(inverse(roles)) if roles else tensor
+
+
+def _frame(source):
+    """A Dask DataFrame of the source (a Parquet dataset read lazily)."""
+    import dask.dataframe as dd
+
+    try:
+        return source if isinstance(source, dd.DataFrame) else dd.read_parquet(source)
+    except (ValueError, OSError, FileNotFoundError) as exc:
+        raise InputError(f"Cannot read the Parquet dataset {source!r}: {exc}") from None
+
+
+def _count(source, gold, by, thresholds, client, task, classes, retries, options) -> ConfusionTensor:
     import dask
 
     if isinstance(thresholds, str) and thresholds != "exact":
@@ -146,37 +183,13 @@ def count(
         raise ParameterError("Multilabel input is counted in one process: use fastmetrics.count.")
     client = client if client is not None else _current_client()
     parts, schema, name = _partitions(source)
-    request, types, gold_table = prepare(
-        schema.names,
-        schema,
-        name,
-        gold,
-        by=by,
-        pred=pred,
-        score=score,
-        thresholds=thresholds,
-        gold_column=gold_column,
-        item=item,
-        weight=weight,
-        missing=missing,
-        task=task,
-        classes=classes,
-    )
+    options = {**options, "task": task, "classes": classes}
+    request, types, gold_table = prepare(schema.names, schema, name, gold, by=by, thresholds=thresholds, **options)
     try:
         plan = build(request, _survey(parts, request, types, client, retries, exact=False), types, gold_table)
     except NeedValues:
         plan = build(request, _survey(parts, request, types, client, retries, exact=True), types, gold_table)
     if plan.mode == "exact":
-        options = dict(
-            pred=pred,
-            score=score,
-            gold_column=gold_column,
-            item=item,
-            weight=weight,
-            missing=missing,
-            task=task,
-            classes=classes,
-        )
         return _exact_sweep(source, plan, gold_table, by, client, retries, options)
     # one copy of the plan per worker (it holds the labels of every axis), not one per task
     shared = client.scatter(plan, broadcast=True) if client is not None else dask.delayed(plan, pure=True)

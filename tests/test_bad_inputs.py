@@ -387,11 +387,6 @@ CLI_CASES = [
         r"(?=.*neg_counts\.csv)(?=.*'item')",
         slow=True,
     ),
-    Cli(
-        "scheduler-with-system",
-        ["evaluate", RUNS, "--scheduler", "local", "--system", "topic", "--topic", "system"],
-        r"--scheduler.*--system",
-    ),
     Cli("leaderboard-by-topic", ["leaderboard", RUNS, "--quiet", "--by", "topic"], r"system.*(--by|by=)", slow=True),
     # --- measures
     Cli(

@@ -187,3 +187,37 @@ def test_cli_scheduler_gives_the_same_table(folder, tmp_path):
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
     assert main(["meta", "stability", folder, "--scheduler", "local:2"]) == 2
+
+
+@pytest.fixture(scope="module")
+def renamed(tmp_path_factory):
+    """The folder's data with the user's own names: 'annotator' plays the system, 'batch' the
+    topic, and a column called 'topic' holds the items (it moves aside under the renaming)."""
+    path = tmp_path_factory.mktemp("renamed")
+    table = _data(20_000).rename_columns(["annotator", "batch", "topic", "gold", "pred", "score", "label", "guess"])
+    for i in range(4):
+        pq.write_table(table.slice(i * 5_000, 5_000), path / f"part-{i}.parquet")
+    return str(path)
+
+
+@pytest.mark.parametrize("thresholds", [None, 11, "exact"], ids=["hard", "grid", "exact"])
+def test_columns_playing_system_and_topic_on_dask(client, renamed, thresholds):
+    roles = dict(system="annotator", topic="batch", item="topic")
+    got = fmd.count(renamed, thresholds=thresholds, client=client, **roles)
+    want = fm.count(renamed, thresholds=thresholds, **roles)
+    assert got.axes == want.axes and set(got.coords) == set(want.coords) and "annotator" in got.coords
+    np.testing.assert_array_equal(got.counts, want.counts)
+    for name in want.coords:
+        np.testing.assert_array_equal(np.asarray(got.coords[name]), np.asarray(want.coords[name]))
+
+
+def test_cli_scheduler_takes_the_column_options(renamed, tmp_path):
+    from fastmetrics.cli import main
+
+    outputs = []
+    for extra in ([], ["--scheduler", "local:2"]):
+        out = tmp_path / f"board{len(extra)}.csv"
+        args = ["leaderboard", renamed, "--system", "annotator", "--topic", "batch", "--item", "topic"]
+        assert main(args + ["--measures", "f1,mcc", "--no-baselines", "--out", str(out)] + extra) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0].startswith(b'"annotator"')

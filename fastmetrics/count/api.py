@@ -218,7 +218,7 @@ def source_in_roles(src, gold, by, system: str, topic: str):
             if column != role:
                 require_columns(src.column_names, [column], src.names[0], f" to play the {role}")
         src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
-        gold = None if gold is None else _gold_in_roles(load_gold(gold), roles, topic)
+        gold = None if gold is None else gold_in_roles(load_gold(gold), roles, topic)
     return src, gold, by, roles
 
 
@@ -246,8 +246,22 @@ def in_role_names(column, roles: dict):
     return [roles.get(c, c) for c in column]
 
 
-def _gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:
-    """A separate gold keyed by the runs' topic column, or by its own ``topic`` if it lacks that one."""
+def gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:
+    """Rename a separate gold as ``roles`` renamed the runs.
+
+    Parameters
+    ----------
+    gold : pyarrow.Table
+        Keyed by the runs' topic column, or by its own ``topic`` if it lacks that one.
+    roles : dict
+        Old name -> new name (:func:`fastmetrics.tensor.role_names`).
+    topic : str
+        The runs' column playing the topic.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
     if topic not in gold.column_names:
         return gold
     return gold.rename_columns([roles.get(c, c) for c in gold.column_names])
