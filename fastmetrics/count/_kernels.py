@@ -476,41 +476,82 @@ def sort_groups_by_score(order, offsets, bits, sign, gold, sorted_rows, sizes, t
     sign bit: flipping the other bits of a positive float and keeping a negative one gives keys
     whose unsigned order is the descending order of the floats (-0.0 read as 0.0), so a radix
     sort does in a few passes what a comparison sort does in log2(rows) (issue 16: the sort was
-    the floor of an exact sweep). A 32-bit key travels with the row's place in its group in one
-    64-bit word. Chunks of groups (``bounds``, of about equal rows) run in parallel, each with
-    its own buffers."""
-    packed = bits.itemsize == 4
+    the floor of an exact sweep). Four passes: the key's high 32 bits travel with the row's place
+    in its group in one 64-bit word; a 64-bit key's rows that share the high half are then ordered
+    by the low half (:func:`_order_ties`). Chunks of groups (``bounds``, of about equal rows) run
+    in parallel, each with its own buffers."""
+    wide = bits.itemsize == 8
+    high = _U32 if wide else np.uint64(0)
     for c in prange(bounds.size - 1):
         g0, g1 = bounds[c], bounds[c + 1]
         largest = 1
         for g in range(g0, g1):
             largest = max(largest, offsets[g + 1] - offsets[g])
         keys = np.empty(largest, np.uint64)
-        keys_tmp = np.empty(largest, np.uint64)
-        rows_tmp = np.empty(0 if packed else largest, np.int64)
-        hist = np.empty((bits.itemsize, 256), np.int64)
+        packed = np.empty(largest, np.uint64)
+        tmp = np.empty(largest, np.uint64)
+        hist = np.empty((4, 256), np.int64)
         for g in range(g0, g1):
             start = offsets[g]
             n = offsets[g + 1] - start
             positives = _gather_keys(order, start, n, bits, sign, gold, keys)
             totals[g, 0] = n - positives
             totals[g, 1] = positives
-            if packed:
+            for i in range(n):
+                packed[i] = ((keys[i] >> high) << _U32) | np.uint64(i)
+            _radix_sort(packed, tmp[:0], tmp, tmp[:0], hist, n, 4)
+            if wide:
+                _order_ties(packed, keys, tmp, hist, n)
+            if order.size:
                 for i in range(n):
-                    keys[i] = (keys[i] << _U32) | np.uint64(i)
-                _radix_sort(keys, keys_tmp[:0], keys_tmp, keys_tmp[:0], hist, n, 4)
-                if order.size:
-                    for i in range(n):
-                        sorted_rows[start + i] = order[start + np.int64(keys[i] & _LOW32)]
-                else:
-                    for i in range(n):
-                        sorted_rows[start + i] = start + np.int64(keys[i] & _LOW32)
-                sizes[g] = _distinct(keys, n, 32)
+                    sorted_rows[start + i] = order[start + np.int64(packed[i] & _LOW32)]
             else:
-                moved = order[start : start + n].copy() if order.size else np.arange(start, start + n)
-                _radix_sort(keys, moved, keys_tmp, rows_tmp, hist, n, 0)
-                sorted_rows[start : start + n] = moved
-                sizes[g] = _distinct(keys, n, 0)
+                for i in range(n):
+                    sorted_rows[start + i] = start + np.int64(packed[i] & _LOW32)
+            sizes[g] = _distinct(packed, keys, n, wide)
+
+
+@njit(cache=True)
+def _order_ties(packed, keys, tmp, hist, n):
+    """Order the runs of ``packed`` (sorted by the high halves of 64-bit keys) by the low halves:
+    continuous scores rarely share a high half, so runs are short and a few passes over the rows
+    find them; a long run takes a radix sort of its own."""
+    i = 0
+    while i < n:
+        top = packed[i] >> _U32
+        j = i + 1
+        while j < n and (packed[j] >> _U32) == top:
+            j += 1
+        if j - i > 1:
+            run = packed[i:j]
+            for r in range(j - i):
+                at = run[r] & _LOW32
+                run[r] = ((keys[np.int64(at)] & _LOW32) << _U32) | at
+            if j - i <= 16:
+                for r in range(1, j - i):  # insertion sort: stable, cheapest for a few
+                    value = run[r]
+                    q = r - 1
+                    while q >= 0 and (run[q] >> _U32) > (value >> _U32):
+                        run[q + 1] = run[q]
+                        q -= 1
+                    run[q + 1] = value
+            else:
+                _radix_sort(run, tmp[:0], tmp, tmp[:0], hist, j - i, 4)
+        i = j
+
+
+@njit(cache=True)
+def _distinct(packed, keys, n, wide):
+    """Distinct keys among ``keys[packed[:n] & LOW32]``, in sorted order (a 32-bit key is the
+    high half of ``packed`` itself)."""
+    distinct = 1 if n else 0
+    if wide:
+        for i in range(1, n):
+            distinct += keys[np.int64(packed[i] & _LOW32)] != keys[np.int64(packed[i - 1] & _LOW32)]
+    else:
+        for i in range(1, n):
+            distinct += (packed[i] >> _U32) != (packed[i - 1] >> _U32)
+    return distinct
 
 
 @njit(cache=True)
@@ -530,16 +571,6 @@ def _gather_keys(order, start, n, bits, sign, gold, keys):
             keys[i] = np.uint64(u if u > sign else (low if u == sign else u ^ low))
             positives += gold[start + i] == 1
     return positives
-
-
-@njit(cache=True)
-def _distinct(keys, n, shift):
-    """Distinct values of ``keys[:n] >> shift``, the keys sorted."""
-    distinct = 1 if n else 0
-    for i in range(1, n):
-        if (keys[i] >> np.uint64(shift)) != (keys[i - 1] >> np.uint64(shift)):
-            distinct += 1
-    return distinct
 
 
 @njit(cache=True, parallel=True)

@@ -47,7 +47,8 @@ def _rows(draw):
     group = rng.integers(0, n_groups, n)
     if draw(st.booleans()):
         group = np.sort(group)  # rows already grouped: no counting sort
-    pool = np.array(SPECIAL + list(rng.normal(size=8)) + list(rng.integers(-3, 4, 8)))
+    near = 1.0 + np.arange(draw(st.sampled_from([3, 40]))) * 2.0**-52  # one high half, many low ones
+    pool = np.array(SPECIAL + list(rng.normal(size=8)) + list(rng.integers(-3, 4, 8)) + list(near))
     score = rng.choice(pool, n) if draw(st.booleans()) else rng.normal(size=n) * 10.0 ** rng.integers(-40, 30)
     dtype = draw(st.sampled_from([np.float32, np.float64]))
     with np.errstate(over="ignore"):
