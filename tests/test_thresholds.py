@@ -32,8 +32,14 @@ def _runs(seed=0, systems=3, topics=6, items=40, signal=1.0):
     return pa.table(rows), gold
 
 
+@pytest.mark.parametrize("path", ["numpy", "kernels"])  # numpy: a small sweep; kernels: a large one
 @pytest.mark.parametrize("grid", ["system", "quantile"])
-def test_fitted_grids_count_like_a_loop(grid):
+def test_fitted_grids_count_like_a_loop(grid, path, monkeypatch):
+    from fastmetrics.count import assemble, fitted
+
+    if path == "kernels":
+        monkeypatch.setattr(assemble, "SMALL_EXACT", 0)
+        monkeypatch.setattr(fitted, "SMALL_EXACT", 0)
     table, _ = _runs()
     tensor = fm.count(table, thresholds=7, grid=grid)
     data = table.to_pydict()

@@ -374,42 +374,31 @@ def partials_to_counts(partial, out, rows):
             rows[g] += below
 
 
-@njit(cache=True, parallel=True)
-def rows_by_group(group, n_groups, n_chunks):
+@njit(cache=True)
+def rows_by_group(group, n_groups):
     """A stable counting sort of the rows by group: (row order, group offsets). The order is
     empty when the rows come in group order already (then group g is rows offsets[g] to
     offsets[g + 1]), as a run file written system by system and topic by topic does: no
-    scatter of every row. Chunks of rows count and scatter in parallel; the result does not
-    depend on ``n_chunks``."""
-    n = group.size
-    chunk = (n + n_chunks - 1) // n_chunks
-    per_chunk = np.zeros((n_chunks, n_groups + 1), np.int64)
-    unsorted = np.zeros(n_chunks, np.int64)
-    for c in prange(n_chunks):
-        for r in range(c * chunk, min(n, (c + 1) * chunk)):
-            per_chunk[c, group[r] + 1] += 1
-            if r > 0 and group[r] < group[r - 1]:
-                unsorted[c] = 1
+    scatter of every row. Serial: one pass when the rows are grouped, and a parallel kernel
+    costs seconds to compile on the first call."""
     offsets = np.zeros(n_groups + 1, np.int64)
+    grouped = True
+    for r in range(group.size):
+        offsets[group[r] + 1] += 1
+        if r > 0 and group[r] < group[r - 1]:
+            grouped = False
     for g in range(n_groups):
-        total = offsets[g]
-        for c in range(n_chunks):
-            total += per_chunk[c, g + 1]
-        offsets[g + 1] = total
-    if unsorted.sum() == 0:
+        offsets[g + 1] += offsets[g]
+    if grouped:
         return np.empty(0, np.int64), offsets
-    for g in range(n_groups):  # each chunk's cursor: after the earlier chunks' rows of the group
-        cursor = offsets[g]
-        for c in range(n_chunks):
-            rows = per_chunk[c, g + 1]
-            per_chunk[c, g] = cursor
-            cursor += rows
-    order = np.empty(n, np.int64)
-    for c in prange(n_chunks):
-        for r in range(c * chunk, min(n, (c + 1) * chunk)):
-            g = group[r]
-            order[per_chunk[c, g]] = r
-            per_chunk[c, g] += 1
+    cursor = np.empty(n_groups, np.int64)
+    for g in range(n_groups):
+        cursor[g] = offsets[g]
+    order = np.empty(group.size, np.int64)
+    for r in range(group.size):
+        g = group[r]
+        order[cursor[g]] = r
+        cursor[g] += 1
     return order, offsets
 
 
@@ -419,58 +408,49 @@ _U255 = np.uint64(255)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(cache=True, inline="always")
-def _slot(hist, b, key, shift):
-    """The next place of ``key`` in radix pass ``b`` (its byte at ``shift``), taken."""
-    d = np.int64((np.uint64(key) >> shift) & _U255)
-    p = hist[b, d]
-    hist[b, d] = p + 1
-    return p
-
-
 @njit(cache=True)
-def _radix_sort(keys, rows, keys_tmp, rows_tmp, hist, n, first_byte):
-    """Stable LSD radix sort of ``keys[:n]`` (unsigned) on their bytes ``first_byte`` and up,
-    ``rows[:n]`` moved alongside unless empty; one byte a pass, bytes equal in every key
-    skipped. ``hist`` is (key bytes sorted on, 256)."""
-    n_bytes = hist.shape[0]
-    hist[:, :] = 0
-    for b in range(n_bytes):
-        shift = _U8 * np.uint64(first_byte + b)
-        for i in range(n):
-            hist[b, np.int64((np.uint64(keys[i]) >> shift) & _U255)] += 1
-    src_k, src_r, dst_k, dst_r = keys, rows, keys_tmp, rows_tmp
-    swapped = False
-    for b in range(n_bytes):
-        shift = _U8 * np.uint64(first_byte + b)
-        if hist[b, np.int64((np.uint64(keys[0]) >> shift) & _U255)] == n:
+def _radix_sort(keys, lo, n, tmp, hist):
+    """Stable LSD radix sort of ``keys[lo:lo + n]`` (uint64) by their high 32 bits, one byte a
+    pass, bytes equal in every key skipped; ``tmp`` holds ``n`` keys, ``hist`` is (4, 256)."""
+    for b in range(4):  # loops, not slice assignments: those take seconds to compile
+        for d in range(256):
+            hist[b, d] = 0
+    for b in range(4):
+        shift = _U8 * np.uint64(4 + b)
+        for i in range(lo, lo + n):
+            hist[b, np.int64((keys[i] >> shift) & _U255)] += 1
+    in_tmp = False
+    for b in range(4):
+        shift = _U8 * np.uint64(4 + b)
+        if hist[b, np.int64((keys[lo] >> shift) & _U255)] == n:
             continue
         total = 0
         for d in range(256):
             c = hist[b, d]
             hist[b, d] = total
             total += c
-        if src_r.size:  # the branch outside the loops: each loop stays a tight scatter
+        if in_tmp:
             for i in range(n):
-                p = _slot(hist, b, src_k[i], shift)
-                dst_k[p] = src_k[i]
-                dst_r[p] = src_r[i]
+                d = np.int64((tmp[i] >> shift) & _U255)
+                keys[lo + hist[b, d]] = tmp[i]
+                hist[b, d] += 1
         else:
-            for i in range(n):
-                dst_k[_slot(hist, b, src_k[i], shift)] = src_k[i]
-        src_k, src_r, dst_k, dst_r = dst_k, dst_r, src_k, src_r
-        swapped = not swapped
-    if swapped:
-        keys[:n] = keys_tmp[:n]
-        if rows.size:
-            rows[:n] = rows_tmp[:n]
+            for i in range(lo, lo + n):
+                d = np.int64((keys[i] >> shift) & _U255)
+                tmp[hist[b, d]] = keys[i]
+                hist[b, d] += 1
+        in_tmp = not in_tmp
+    if in_tmp:
+        for i in range(n):
+            keys[lo + i] = tmp[i]
 
 
-@njit(cache=True, parallel=True)
-def sort_groups_by_score(order, offsets, bits, sign, gold, sorted_rows, sizes, totals, bounds):
-    """Each group's rows by descending score into ``sorted_rows``, its distinct scores into
-    ``sizes[g]`` and its negative and positive rows into ``totals[g]``. Rows of group g are
-    ``order[offsets[g]:offsets[g + 1]]`` (those rows themselves when ``order`` is empty).
+@njit(cache=True, nogil=True)
+def sort_groups(g0, g1, order, offsets, bits, sign, gold, sorted_rows, sizes, totals):
+    """Groups ``g0`` to ``g1``: each group's rows by descending score into ``sorted_rows``, its
+    distinct scores into ``sizes[g]`` and its negative and positive rows into ``totals[g]``. Rows
+    of group g are ``order[offsets[g]:offsets[g + 1]]`` (those rows themselves when ``order`` is
+    empty).
 
     ``bits`` is the float score column viewed as unsigned integers of its width and ``sign`` its
     sign bit: flipping the other bits of a positive float and keeping a negative one gives keys
@@ -478,37 +458,35 @@ def sort_groups_by_score(order, offsets, bits, sign, gold, sorted_rows, sizes, t
     sort does in a few passes what a comparison sort does in log2(rows) (issue 16: the sort was
     the floor of an exact sweep). Four passes: the key's high 32 bits travel with the row's place
     in its group in one 64-bit word; a 64-bit key's rows that share the high half are then ordered
-    by the low half (:func:`_order_ties`). Chunks of groups (``bounds``, of about equal rows) run
-    in parallel, each with its own buffers."""
+    by the low half (:func:`_order_ties`). Callers run chunks of groups on threads (it releases
+    the GIL): a numba ``parallel`` loop around it took 2 s to compile on every first call."""
     wide = bits.itemsize == 8
     high = _U32 if wide else np.uint64(0)
-    for c in prange(bounds.size - 1):
-        g0, g1 = bounds[c], bounds[c + 1]
-        largest = 1
-        for g in range(g0, g1):
-            largest = max(largest, offsets[g + 1] - offsets[g])
-        keys = np.empty(largest, np.uint64)
-        packed = np.empty(largest, np.uint64)
-        tmp = np.empty(largest, np.uint64)
-        hist = np.empty((4, 256), np.int64)
-        for g in range(g0, g1):
-            start = offsets[g]
-            n = offsets[g + 1] - start
-            positives = _gather_keys(order, start, n, bits, sign, gold, keys)
-            totals[g, 0] = n - positives
-            totals[g, 1] = positives
+    largest = 1
+    for g in range(g0, g1):
+        largest = max(largest, offsets[g + 1] - offsets[g])
+    keys = np.empty(largest, np.uint64)
+    packed = np.empty(largest, np.uint64)
+    tmp = np.empty(largest, np.uint64)
+    hist = np.empty((4, 256), np.int64)
+    for g in range(g0, g1):
+        start = offsets[g]
+        n = offsets[g + 1] - start
+        positives = _gather_keys(order, start, n, bits, sign, gold, keys)
+        totals[g, 0] = n - positives
+        totals[g, 1] = positives
+        for i in range(n):
+            packed[i] = ((keys[i] >> high) << _U32) | np.uint64(i)
+        _radix_sort(packed, 0, n, tmp, hist)
+        if wide:
+            _order_ties(packed, keys, tmp, hist, n)
+        if order.size:
             for i in range(n):
-                packed[i] = ((keys[i] >> high) << _U32) | np.uint64(i)
-            _radix_sort(packed, tmp[:0], tmp, tmp[:0], hist, n, 4)
-            if wide:
-                _order_ties(packed, keys, tmp, hist, n)
-            if order.size:
-                for i in range(n):
-                    sorted_rows[start + i] = order[start + np.int64(packed[i] & _LOW32)]
-            else:
-                for i in range(n):
-                    sorted_rows[start + i] = start + np.int64(packed[i] & _LOW32)
-            sizes[g] = _distinct(packed, keys, n, wide)
+                sorted_rows[start + i] = order[start + np.int64(packed[i] & _LOW32)]
+        else:
+            for i in range(n):
+                sorted_rows[start + i] = start + np.int64(packed[i] & _LOW32)
+        sizes[g] = _distinct(packed, keys, n, wide)
 
 
 @njit(cache=True)
@@ -523,20 +501,19 @@ def _order_ties(packed, keys, tmp, hist, n):
         while j < n and (packed[j] >> _U32) == top:
             j += 1
         if j - i > 1:
-            run = packed[i:j]
-            for r in range(j - i):
-                at = run[r] & _LOW32
-                run[r] = ((keys[np.int64(at)] & _LOW32) << _U32) | at
+            for r in range(i, j):
+                at = packed[r] & _LOW32
+                packed[r] = ((keys[np.int64(at)] & _LOW32) << _U32) | at
             if j - i <= 16:
-                for r in range(1, j - i):  # insertion sort: stable, cheapest for a few
-                    value = run[r]
+                for r in range(i + 1, j):  # insertion sort: stable, cheapest for a few
+                    value = packed[r]
                     q = r - 1
-                    while q >= 0 and (run[q] >> _U32) > (value >> _U32):
-                        run[q + 1] = run[q]
+                    while q >= i and (packed[q] >> _U32) > (value >> _U32):
+                        packed[q + 1] = packed[q]
                         q -= 1
-                    run[q + 1] = value
+                    packed[q + 1] = value
             else:
-                _radix_sort(run, tmp[:0], tmp, tmp[:0], hist, j - i, 4)
+                _radix_sort(packed, i, j - i, tmp, hist)
         i = j
 
 

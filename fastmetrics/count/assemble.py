@@ -7,6 +7,8 @@ histogram becomes counts at every threshold, and the hidden identity axes are su
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import numba
 import numpy as np
 import pyarrow as pa
@@ -15,6 +17,8 @@ from .._errors import InputError
 from ..tensor import ConfusionTensor
 from . import _kernels as k
 from .tally import Tally, missing_rows
+
+SMALL_EXACT = 1 << 16  # rows: an exact sweep of fewer, unweighted, runs in numpy
 
 
 def assemble(tally: Tally) -> ConfusionTensor:
@@ -173,6 +177,8 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     instead of a group per cell; ``grouped`` is ``(order, offsets)`` of the rows by group when
     known already."""
     group = np.asarray(group, np.int64)
+    if group.size < SMALL_EXACT and weight is None:
+        return _small_exact_sweep(group, gold, score, n_groups)
     w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
     order, offsets = rows_by_group(group, n_groups) if grouped is None else grouped
     score = np.asarray(score)
@@ -183,7 +189,11 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     sizes = np.empty(n_groups, np.int64)
     totals = np.empty((n_groups, 2), np.int64)
     sign = width(1 << (8 * score.itemsize - 1))
-    k.sort_groups_by_score(order, offsets, score.view(width), sign, gold, sorted_rows, sizes, totals, _chunks(offsets))
+    bounds = _chunks(offsets)
+    args = (order, offsets, score.view(width), sign, gold, sorted_rows, sizes, totals)
+    with concurrent.futures.ThreadPoolExecutor(numba.get_num_threads()) as pool:
+        for job in [pool.submit(k.sort_groups, bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)]:
+            job.result()
     out_offsets = np.zeros(n_groups + 1, np.int64)
     np.cumsum(sizes, out=out_offsets[1:])
     n_out = int(out_offsets[-1])
@@ -193,12 +203,32 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     return out_offsets, out_threshold, out_counts
 
 
+def _small_exact_sweep(group, gold, score, n_groups: int):
+    """:func:`_exact_sweep` of a few unweighted rows by numpy: the first call of a process that
+    sweeps a small file (a report) does not wait for the sort kernels to compile. Integer
+    counts, so the order of the sums does not matter; weights take the kernels."""
+    score = np.asarray(score, np.float64) + 0.0  # -0.0 is 0.0
+    order = np.lexsort((-score, group))
+    group, score, positive = group[order], score[order], np.asarray(gold)[order] == 1
+    last = np.ones(group.size, bool)  # the last row of each (group, score) run: a cell
+    last[:-1] = (group[1:] != group[:-1]) | (score[1:] != score[:-1])
+    first = np.searchsorted(group, np.arange(n_groups))
+    counts = np.empty((int(last.sum()), 2, 2), np.int64)
+    for side, rows in ((1, positive), (0, ~positive)):
+        above = np.cumsum(rows)
+        before = np.r_[0, above][first]  # rows of the earlier groups
+        total = np.bincount(group, rows, minlength=n_groups).astype(np.int64)
+        counts[:, side, 1] = above[last] - before[group[last]]
+        counts[:, side, 0] = total[group[last]] - counts[:, side, 1]
+    out_offsets = np.zeros(n_groups + 1, np.int64)
+    np.cumsum(np.bincount(group[last], minlength=n_groups), out=out_offsets[1:])
+    return out_offsets, score[last], counts
+
+
 def rows_by_group(group: np.ndarray, n_groups: int):
     """Sort the rows by group (a counting sort): ``(order, offsets)``.
 
-    ``order`` is empty when the rows come grouped. Parallel only while the per-thread group
-    tables stay small against the rows: a sparse group space is sorted by one thread with one
-    table.
+    ``order`` is empty when the rows come grouped.
 
     Parameters
     ----------
@@ -212,9 +242,7 @@ def rows_by_group(group: np.ndarray, n_groups: int):
     order, offsets : numpy.ndarray of int64
         The rows in group order (empty: as they are), and where each group starts.
     """
-    threads = numba.get_num_threads()
-    chunks = threads if (n_groups + 1) * threads <= max(group.size, 1 << 16) else 1
-    return k.rows_by_group(group, n_groups, chunks)
+    return k.rows_by_group(group, n_groups)
 
 
 def _chunks(offsets: np.ndarray, per_thread: int = 16) -> np.ndarray:
@@ -273,6 +301,8 @@ def _exact_groups(plan, group, coords):
     grouped = None
     if not any(plan.encoders[c].compact for c in plan.axes):
         keep = {}
+    elif group.size < SMALL_EXACT:
+        keep = kept_labels(plan, np.bincount(group, minlength=n_groups).reshape(plan.sizes) > 0)
     elif n_groups <= 4 * group.size + (1 << 20):  # the rows grouped once: what the sweep needs too
         grouped = rows_by_group(group, n_groups)
         keep = kept_labels(plan, (np.diff(grouped[1]) > 0).reshape(plan.sizes))

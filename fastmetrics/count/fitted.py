@@ -22,6 +22,7 @@ import numpy as np
 
 from .._errors import ParameterError, parameter_error
 from ..tensor import ConfusionTensor, group_starts
+from .assemble import SMALL_EXACT
 from .grid import threshold_grid
 
 GRIDS = ("global", "system", "quantile")
@@ -95,12 +96,27 @@ def resample_sweep(exact: ConfusionTensor, grids: dict) -> ConfusionTensor:
     out_counts = np.empty((n_out, 2, 2), exact.counts.dtype)
     out_thresholds = np.empty(n_out)
     exact_thresholds = np.asarray(exact.coords["threshold"], np.float64)
-    _resample_groups(
-        exact.counts, exact_thresholds, starts, thresholds, group_grid, grid_starts, out_counts, out_thresholds
-    )
+    resample = _resample_groups if exact.counts.shape[0] >= SMALL_EXACT else _small_resample
+    resample(exact.counts, exact_thresholds, starts, thresholds, group_grid, grid_starts, out_counts, out_thresholds)
     coords = {a: np.repeat(np.asarray(exact.coords[a])[starts[:-1]], per_group) for a in axes}
     coords["threshold"] = out_thresholds
     return ConfusionTensor(out_counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=exact.classes)
+
+
+def _small_resample(counts, exact_thresholds, starts, thresholds, group_grid, grid_starts, out_counts, out_thresholds):
+    """:func:`_resample_groups` by numpy, a group at a time: a small sweep (a report's) does not
+    wait for the kernel to compile."""
+    cell = 0
+    for g in range(starts.size - 1):
+        lo, hi = starts[g], starts[g + 1]
+        grid = thresholds[grid_starts[group_grid[g]] : grid_starts[group_grid[g] + 1]][::-1]
+        passed = np.searchsorted(-exact_thresholds[lo:hi], -grid, side="right")  # cells with threshold >= t
+        picked = counts[lo + np.maximum(passed - 1, 0)]
+        positives, negatives = counts[lo, 1].sum(), counts[lo, 0].sum()
+        picked[passed == 0] = [[negatives, 0], [positives, 0]]  # t above every score
+        out_counts[cell : cell + grid.size] = picked
+        out_thresholds[cell : cell + grid.size] = grid
+        cell += grid.size
 
 
 @numba.njit(cache=True)
@@ -123,8 +139,10 @@ def _resample_groups(counts, exact_thresholds, starts, thresholds, group_grid, g
                 out_counts[cell, 0, 1] = 0
                 out_counts[cell, 1, 0] = positives
                 out_counts[cell, 0, 0] = negatives
-            else:
-                out_counts[cell] = counts[i]
+            else:  # cell by cell: a row assignment compiles numba's array setitem, 2 s on a first call
+                for a_ in range(2):
+                    for b_ in range(2):
+                        out_counts[cell, a_, b_] = counts[i, a_, b_]
             cell += 1
 
 

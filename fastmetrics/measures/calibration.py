@@ -38,7 +38,7 @@ from .registry import Measure, Param, register
 NAN = np.nan
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # no module of its own to compile
 def _level(tp, fp, k):
     """(weight, positives' weight) of the items scoring exactly the k-th highest distinct score."""
     if k == 0:
@@ -46,7 +46,7 @@ def _level(tp, fp, k):
     return tp[k] + fp[k] - tp[k - 1] - fp[k - 1], tp[k] - tp[k - 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # no module of its own to compile
 def _total(tp, fp, fn, tn):
     return tp[0] + fp[0] + fn[0] + tn[0]
 
@@ -102,7 +102,7 @@ def brier_uncertainty(tp, fp, fn, tn, scores, params):
     return base * (1.0 - base)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # no module of its own to compile
 def _width_bin(f, bins):
     """The equal-width bin of score f: the largest b with b / bins <= f, at most bins - 1."""
     b = min(int(f * bins), bins - 1)
@@ -197,16 +197,6 @@ def reliability_bins(counts, scores, bins: int = 10):
     _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, mean_score, frequency, weight)
     with np.errstate(invalid="ignore", divide="ignore"):
         return mean_score / weight, frequency / weight, weight
-
-
-# not cached, as curves.over_groups: it takes a jitted function
-@numba.njit(cache=False)
-def over_scored_groups(measure, counts, scores, starts, params, out):
-    """``out[g]`` = ``measure`` over the cells ``starts[g]:starts[g + 1]`` and their scores."""
-    for g in range(starts.size - 1):
-        lo, hi = starts[g], starts[g + 1]
-        c = counts[lo:hi]
-        out[g] = measure(c[:, 1, 1], c[:, 0, 1], c[:, 1, 0], c[:, 0, 0], scores[lo:hi], params) if hi > lo else NAN
 
 
 # -- the records -------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ without a relevant item (within the cutoff) has no average precision or reciproc
 
 from __future__ import annotations
 
-import concurrent.futures
 import math
 
 import numba
@@ -38,7 +37,7 @@ from .registry import Measure, Param, register
 NAN = np.nan
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # no module of its own to compile
 def _sizes(tp, fp, fn, tn):
     """Positives and negatives of the group (the same in every cell)."""
     return tp[0] + fn[0], fp[0] + tn[0]
@@ -167,17 +166,6 @@ def tpr_at_fpr_curve(tp, fp, fn, tn, params):
     return tpr_at_fpr_point(tp, fp, fn, tn, params)[0]
 
 
-@numba.njit(cache=False)  # takes a jitted function: see over_groups
-def cell_of_groups(point, counts, starts, params, out):
-    """``out[g]`` = the cell (within its group) reaching ``point``'s operating point.
-
-    :data:`ALL_POSITIVE` / :data:`NOTHING` for the points no cell holds."""
-    for g in range(starts.size - 1):
-        lo, hi = starts[g], starts[g + 1]
-        c = counts[lo:hi]
-        out[g] = point(c[:, 1, 1], c[:, 0, 1], c[:, 1, 0], c[:, 0, 0], params)[1] if hi > lo else NOTHING
-
-
 # operating-point measures: the function giving (value, cell) -- the threshold reaching each
 POINTS = {
     "precision_at_recall": precision_at_recall_point,
@@ -242,40 +230,6 @@ def reciprocal_rank(tp, fp, fn, tn, params):
 @numba.njit(cache=True)
 def _cutoff(value, size):
     return size if value >= size else int(value)
-
-
-# not cached: numba cannot reload from its cache a function that takes another jitted function as
-# an argument ("underlying object has vanished" in the next process); compiling it takes ~0.1 s.
-# Not parallel either: a parallel loop around a function argument compiles for ~0.3 s per measure
-# in every process, more than it saves; threads over halves of the groups share the work instead.
-@numba.njit(cache=False, nogil=True)
-def _over_groups(curve, counts, starts, params, out):
-    for g in range(starts.size - 1):
-        lo, hi = starts[g], starts[g + 1]
-        c = counts[lo:hi]
-        out[g] = curve(c[:, 1, 1], c[:, 0, 1], c[:, 1, 0], c[:, 0, 0], params) if hi > lo else NAN
-
-
-def over_groups(curve, counts, starts, params, out, kernel=_over_groups):
-    """``out[g]`` = ``curve`` over the cells ``starts[g]:starts[g + 1]`` of ``counts[cell, 2, 2]``.
-
-    Large inputs (an exact sweep's counts are as large as its rows) are split into runs of
-    groups of about equal cells, one per thread; ``kernel`` releases the GIL.
-    """
-    threads = numba.get_num_threads()
-    if threads < 2 or starts[-1] < (1 << 20):
-        kernel(curve, counts, starts, params, out)
-        return
-    cut = np.searchsorted(starts, np.linspace(0, starts[-1], threads + 1)[1:-1])
-    bounds = [0, *np.unique(cut).tolist(), starts.size - 1]
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        jobs = [
-            pool.submit(kernel, curve, counts, starts[a : b + 1], params, out[a:b])
-            for a, b in zip(bounds[:-1], bounds[1:])
-            if b > a
-        ]
-        for job in jobs:
-            job.result()
 
 
 _SEED = "scikit-learn's definition (Pedregosa et al., JMLR 2011); "

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
-from . import api, averaging, calibration, curves, intervals, registry
+from . import _groups, api, averaging, curves, intervals, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
 _SAMPLE_MEASURES = ("precision", "recall", "f1")
@@ -308,10 +308,8 @@ def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) 
         out = np.empty(starts.size - 1)
         params = np.asarray(spec.params, np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            if spec.measure.kind == "calibration":
-                calibration.over_scored_groups(spec.measure.kernel, flat, scores, starts, params, out)
-            else:
-                curves.over_groups(spec.measure.kernel, flat, starts, params, out)
+            calibrated = spec.measure.kind == "calibration"
+            _groups.over_groups(spec.measure.kernel, flat, starts, params, out, scores if calibrated else None)
         values[i, place] = api.apply_undefined(out, undefined, spec.base_label, warn)
     values = values.reshape((len(specs),) + shape)
     if any(spec.average not in (None, "none") for spec in specs):
@@ -430,7 +428,8 @@ def operating_points(tensor: ConfusionTensor, measures) -> pa.Table:
     present = np.unravel_index(place, tuple(len(coords[a]) for a in axes)) if axes else ()
     for i, spec in enumerate(specs):
         cell = np.empty(starts.size - 1, np.int64)
-        curves.cell_of_groups(curves.POINTS[spec.measure.name], flat, starts, np.asarray(spec.params, np.float64), cell)
+        params = np.asarray(spec.params, np.float64)
+        _groups.over_groups(curves.POINTS[spec.measure.name], flat, starts, params, cell, kind="point")
         value = scores.values[i].reshape(-1)[place]
         at = np.where(
             cell >= 0,

@@ -1,12 +1,14 @@
 """The exact sweep's radix sort of scores by their bits, against a numpy loop over thresholds.
 
-The kernel reads float32 scores as 32-bit keys packed with the row's place in its group, float64
-scores as 64-bit keys carried with the row, and skips the counting sort when rows arrive grouped:
-every path is checked on ties, signed zeros, infinities and subnormals, groups in any order and
-empty groups, with and without weights.
+The kernel packs the key's high 32 bits with the row's place in its group (float64 keys sharing a
+high half are then ordered by the low half) and skips the counting sort when rows arrive grouped;
+a small unweighted sweep runs in numpy instead. Every path is checked on ties, signed zeros,
+infinities and subnormals, groups in any order and empty groups, with and without weights.
 """
 
 from __future__ import annotations
+
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastmetrics as fm
-from fastmetrics.count import exact_counts
+from fastmetrics.count import assemble, exact_counts
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -np.inf, 1e-45, -1e-45, 3.4e38, -3.4e38, 2.0**-126, 7.0]
 
@@ -58,11 +60,13 @@ def _rows(draw):
     return group, rng.integers(0, 2, n).astype(np.int8), score, n_groups, weight
 
 
+@pytest.mark.parametrize("path", ["kernels", "numpy"])  # numpy: a small unweighted sweep
 @settings(max_examples=150, deadline=None)
-@given(_rows())
-def test_exact_counts_equal_a_loop_over_thresholds(rows):
+@given(rows=_rows())
+def test_exact_counts_equal_a_loop_over_thresholds(path, rows):
     group, gold, score, n_groups, weight = rows
-    out_group, out_threshold, out_counts = exact_counts(group, gold, score, n_groups, weight=weight)
+    with mock.patch.object(assemble, "SMALL_EXACT", 0 if path == "kernels" else 1 << 16):
+        out_group, out_threshold, out_counts = exact_counts(group, gold, score, n_groups, weight=weight)
     ref_group, ref_threshold, ref_counts = _reference(group, gold, score, n_groups, weight)
     np.testing.assert_array_equal(out_group, ref_group)
     np.testing.assert_array_equal(out_threshold, ref_threshold)
@@ -74,8 +78,10 @@ def test_exact_counts_equal_a_loop_over_thresholds(rows):
         np.testing.assert_allclose(out_counts, ref_counts, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("small", [0, 1 << 16])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_signed_zeros_are_one_threshold(dtype):
+def test_signed_zeros_are_one_threshold(dtype, small, monkeypatch):
+    monkeypatch.setattr(assemble, "SMALL_EXACT", small)
     score = np.array([0.0, -0.0, -0.0, 0.0, 1.0, -1.0], dtype)
     gold = np.array([1, 0, 1, 0, 1, 0], np.int8)
     _, threshold, counts = exact_counts(np.zeros(6, np.int64), gold, score, 1)
