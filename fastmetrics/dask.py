@@ -29,14 +29,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, ParameterError, in_user_names
+from ._errors import InputError, ParameterError
 from .count.api import count as local_count
-from .count.api import gold_in_roles, in_role_names, prepare
+from .count.api import in_role_names, prepare, roles_of, under_roles
 from .count.assemble import assemble
 from .count.plan import NeedValues, Survey, build
 from .count.tally import Tally
-from .io.readers import gold_table as load_gold
-from .tensor import ConfusionTensor, inverse, role_names
+from .tensor import ConfusionTensor, role_names
 
 
 def _require_dask():
@@ -146,22 +145,17 @@ def count(
         partitions.
     """
     _require_dask()
-    roles = role_names(system, topic)
-    by = tuple((system, topic) if by is None else (by,) if isinstance(by, str) else by)
-    if roles:  # the columns take the parts' names on the workers, as fm.count renames its input
-        source = _frame(source).rename(columns=roles)
-        gold = None if gold is None else gold_in_roles(load_gold(gold), roles, topic)
-        by = tuple(roles.get(c, c) for c in by)
+    if role_names(system, topic):  # the columns take the parts' names on the workers, as fm.count renames its input
+        frame = _frame(source)
+        gold, by, roles = roles_of(list(frame.columns), str(source), gold, by, system, topic)
+        source = frame.rename(columns=roles)
         pred, score, gold_column, item, weight = (
             in_role_names(c, roles) for c in (pred, score, gold_column, item, weight)
         )
+    else:
+        gold, by, roles = roles_of([], "", gold, by, system, topic)
     options = dict(pred=pred, score=score, gold_column=gold_column, item=item, weight=weight, missing=missing)
-    try:
-        tensor = _count(source, gold, by, thresholds, client, task, classes, retries, options)
-    except InputError as exc:  # name the user's columns, not the parts they play
-        in_user_names(exc, inverse(roles))
-        raise
-    return tensor.rename(inverse(roles)) if roles else tensor
+    return under_roles(roles, _count, source, gold, by, thresholds, client, task, classes, retries, options)
 
 
 def _frame(source):
@@ -170,7 +164,7 @@ def _frame(source):
 
     try:
         return source if isinstance(source, dd.DataFrame) else dd.read_parquet(source)
-    except (ValueError, OSError, FileNotFoundError) as exc:
+    except (ValueError, OSError) as exc:
         raise InputError(f"Cannot read the Parquet dataset {source!r}: {exc}") from None
 
 
@@ -280,12 +274,7 @@ def _partitions(source):
             if not files:
                 raise InputError(f"The Parquet dataset {source!r} holds no file.")
             return files, dataset.schema, source
-    import dask.dataframe as dd
-
-    try:
-        frame = source if isinstance(source, dd.DataFrame) else dd.read_parquet(source)
-    except (ValueError, OSError, FileNotFoundError) as exc:
-        raise InputError(f"Cannot read the Parquet dataset {source!r}: {exc}") from None
+    frame = _frame(source)
     schema = pa.Schema.from_pandas(frame._meta, preserve_index=False)
     return frame.to_delayed(), schema, "<dask dataframe>"
 

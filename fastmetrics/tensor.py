@@ -1002,23 +1002,40 @@ def _from_pieces(pieces: dict, groups: list, labels: dict, classes) -> Confusion
 
 
 def _merge_sweeps(pieces: list) -> tuple[np.ndarray, np.ndarray]:
-    """One group's cells from several parts: a cell at every threshold of any part.
-
-    At a threshold ``t`` a part's items with ``score >= t`` are predicted positive: its counts are
-    those of its lowest threshold ``>= t``, or (no such threshold) every item negative.
-    """
+    """One group's cells from several parts: a cell at every threshold of any part."""
     if len(pieces) == 1:
         return pieces[0]
     thresholds = np.unique(np.concatenate([t for t, _ in pieces]))[::-1]  # decreasing, as count() orders them
-    out = np.zeros((thresholds.size, 2, 2), np.result_type(*(c for _, c in pieces)))
-    for own, counts in pieces:
-        at_or_above = own.size - np.searchsorted(own[::-1], thresholds, side="left")
-        reached = at_or_above > 0
-        out[reached] += counts[at_or_above[reached] - 1]
-        if counts.shape[0]:
-            out[~reached, 0, 0] += counts[0, 0].sum()  # nothing predicted positive: every negative a tn,
-            out[~reached, 1, 0] += counts[0, 1].sum()  # every positive a fn
-    return thresholds, out
+    return thresholds, sum(counts_at(own, counts, thresholds) for own, counts in pieces)
+
+
+def counts_at(own: np.ndarray, counts: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """One group's counts at any ``thresholds`` from its exact-sweep cells.
+
+    At a threshold ``t`` the items with ``score >= t`` are predicted positive: the counts are those
+    of the group's lowest own threshold ``>= t``, or, when it has none, every item negative.
+
+    Parameters
+    ----------
+    own : ndarray of float64
+        The group's own thresholds, decreasing (as an exact sweep orders its cells).
+    counts : ndarray, shape (len(own), 2, 2)
+        The counts at each of them.
+    thresholds : ndarray of float64
+        Where to read the counts.
+
+    Returns
+    -------
+    ndarray, shape (len(thresholds), 2, 2)
+    """
+    at_or_above = own.size - np.searchsorted(own[::-1], thresholds, side="left")
+    reached = at_or_above > 0
+    out = np.zeros((thresholds.size, 2, 2), counts.dtype)
+    out[reached] = counts[at_or_above[reached] - 1]
+    if counts.shape[0]:
+        out[~reached, 0, 0] = counts[0, 0].sum()  # nothing predicted positive: every negative a tn,
+        out[~reached, 1, 0] = counts[0, 1].sum()  # every positive a fn
+    return out
 
 
 def _combine_multilabel(parts, along: str | None) -> MultilabelTensor:

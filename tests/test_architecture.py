@@ -22,6 +22,7 @@ STAGES = {
     "fastmetrics._memory": "base",
     "fastmetrics._version": "base",
     "fastmetrics._progress": "base",
+    "fastmetrics._threads": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",

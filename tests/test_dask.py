@@ -221,3 +221,8 @@ def test_cli_scheduler_takes_the_column_options(renamed, tmp_path):
         assert main(args + ["--measures", "f1,mcc", "--no-baselines", "--out", str(out)] + extra) == 0
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0].startswith(b'"annotator"')
+
+
+def test_a_missing_column_playing_the_system_is_refused_on_dask(client, renamed):
+    with pytest.raises(fm.InputError, match="'judge'.*play the system"):
+        fmd.count(renamed, system="judge", topic="batch", client=client)

@@ -174,22 +174,19 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
-    try:
-        tensor = _count_source(
-            src,
-            gold,
-            options,
-            thresholds=thresholds,
-            grid=grid,
-            ties=ties,
-            category=category,
-            progress=progress,
-            multiclass=multiclass,
-        )
-    except InputError as exc:  # name the user's columns, not the parts they play
-        in_user_names(exc, inverse(roles))
-        raise
-    return tensor.rename(inverse(roles)) if roles else tensor
+    return under_roles(
+        roles,
+        _count_source,
+        src,
+        gold,
+        options,
+        thresholds=thresholds,
+        grid=grid,
+        ties=ties,
+        category=category,
+        progress=progress,
+        multiclass=multiclass,
+    )
 
 
 def source_in_roles(src, gold, by, system: str, topic: str):
@@ -211,15 +208,61 @@ def source_in_roles(src, gold, by, system: str, topic: str):
     src, gold, by, roles
         Renamed, and ``roles`` (column -> part; empty when nothing is renamed).
     """
+    gold, by, roles = roles_of(src.column_names, src.names[0], gold, by, system, topic)
+    return (src.renamed(roles) if roles else src), gold, by, roles
+
+
+def roles_of(columns, where: str, gold, by, system: str, topic: str):
+    """The renaming that gives the columns ``system`` and ``topic`` those parts' names (checked to
+    exist among ``columns``), with ``by`` and the gold renamed alike: ``(gold, by, roles)``.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The input's columns.
+    where : str
+        The input's name, for the error.
+    gold, by, system, topic
+        As in :func:`source_in_roles`.
+
+    Returns
+    -------
+    gold, by, roles
+    """
     by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
     roles = role_names(system, topic)
     if roles:
         for column, role in ((system, "system"), (topic, "topic")):
             if column != role:
-                require_columns(src.column_names, [column], src.names[0], f" to play the {role}")
-        src, by = src.renamed(roles), tuple(roles.get(c, c) for c in by)
+                require_columns(columns, [column], where, f" to play the {role}")
+        by = tuple(roles.get(c, c) for c in by)
         gold = None if gold is None else gold_in_roles(load_gold(gold), roles, topic)
-    return src, gold, by, roles
+    return gold, by, roles
+
+
+def under_roles(roles: dict, function, *args, **kwargs):
+    """Run a count of input renamed by ``roles``: its result and its data errors name the user's
+    columns again (:func:`fastmetrics._errors.in_user_names`).
+
+    Parameters
+    ----------
+    roles : dict
+        Old name -> new name, as the input was renamed.
+    function : callable
+        The count, returning a tensor.
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    ConfusionTensor or MultilabelTensor
+    """
+    try:
+        result = function(*args, **kwargs)
+    except InputError as exc:
+        in_user_names(exc, inverse(roles))
+        raise
+    return result.rename(inverse(roles)) if roles else result
 
 
 def in_role_names(column, roles: dict):

@@ -7,13 +7,12 @@ histogram becomes counts at every threshold, and the hidden identity axes are su
 
 from __future__ import annotations
 
-import concurrent.futures
-
 import numba
 import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError
+from .._threads import on_threads
 from ..tensor import ConfusionTensor
 from . import _kernels as k
 from .tally import Tally, missing_rows
@@ -191,9 +190,7 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     sign = width(1 << (8 * score.itemsize - 1))
     bounds = _chunks(offsets)
     args = (order, offsets, score.view(width), sign, gold, sorted_rows, sizes, totals)
-    with concurrent.futures.ThreadPoolExecutor(numba.get_num_threads()) as pool:
-        for job in [pool.submit(k.sort_groups, bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)]:
-            job.result()
+    on_threads(k.sort_groups, ((bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)))
     out_offsets = np.zeros(n_groups + 1, np.int64)
     np.cumsum(sizes, out=out_offsets[1:])
     n_out = int(out_offsets[-1])

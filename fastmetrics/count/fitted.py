@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from .._errors import ParameterError, parameter_error
-from ..tensor import ConfusionTensor, group_starts
+from ..tensor import ConfusionTensor, counts_at, group_starts
 from .assemble import SMALL_EXACT
 from .grid import threshold_grid
 
@@ -110,11 +110,7 @@ def _small_resample(counts, exact_thresholds, starts, thresholds, group_grid, gr
     for g in range(starts.size - 1):
         lo, hi = starts[g], starts[g + 1]
         grid = thresholds[grid_starts[group_grid[g]] : grid_starts[group_grid[g] + 1]][::-1]
-        passed = np.searchsorted(-exact_thresholds[lo:hi], -grid, side="right")  # cells with threshold >= t
-        picked = counts[lo + np.maximum(passed - 1, 0)]
-        positives, negatives = counts[lo, 1].sum(), counts[lo, 0].sum()
-        picked[passed == 0] = [[negatives, 0], [positives, 0]]  # t above every score
-        out_counts[cell : cell + grid.size] = picked
+        out_counts[cell : cell + grid.size] = counts_at(exact_thresholds[lo:hi], counts[lo:hi], grid)
         out_thresholds[cell : cell + grid.size] = grid
         cell += grid.size
 

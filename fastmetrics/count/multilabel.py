@@ -354,7 +354,7 @@ def _keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa
     return gold
 
 
-def _unjudged(joined: pa.Table, unjudged: str, shown: list) -> None:
+def _unjudged(joined: pa.Table, unjudged: str, shown: list) -> pa.Table:
     """Run items the gold lacks (null gold after the join): an error, or no gold category."""
     lacking = pc.is_null(joined.column("gold"))
     if not pc.any(lacking).as_py():

@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._errors import InputError, ParameterError, in_user_names
+from .._errors import InputError, ParameterError
 from .._seeding import rng_of
 from ..io.labels import require_columns
 from ..io.readers import open_source
-from ..tensor import ConfusionTensor, inverse
-from .api import in_role_names, plan, source_in_roles
+from ..tensor import ConfusionTensor
+from .api import in_role_names, plan, source_in_roles, under_roles
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .tally import DuplicateItem, Tally, missing_rows
 
@@ -84,12 +84,9 @@ def split_half_counts(
     rng = rng_of(seed)
     src, gold, by, roles = source_in_roles(open_source(source, format=format), gold, by, system, topic)
     pred, gold_column, item = (in_role_names(c, roles) for c in (pred, gold_column, item))
-    try:
-        halves = _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes)
-    except InputError as exc:  # name the user's columns, not the parts they play
-        in_user_names(exc, inverse(roles))
-        raise
-    return halves.rename(inverse(roles)) if roles else halves
+    return under_roles(
+        roles, _split_halves, src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes
+    )
 
 
 def _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes):

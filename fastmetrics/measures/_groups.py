@@ -5,17 +5,16 @@ The loop takes the measure's kernel as a first-class function of a fixed type (n
 Passed as a plain dispatcher argument instead, the kernel made the loop a new function per
 measure that numba cannot cache: it was compiled again in every process (about 0.3 s per
 measure, 1.8 s of a report). Large inputs run on threads over runs of groups (the loop releases
-the GIL).
+the GIL, :func:`fastmetrics._threads.on_threads`).
 """
 
 from __future__ import annotations
-
-import concurrent.futures
 
 import numba
 import numpy as np
 from numba import types
 
+from .._threads import on_threads
 from .curves import NOTHING
 
 NAN = np.nan
@@ -92,17 +91,11 @@ def over_groups(kernel, counts, starts, params, out, scores=None, kind=None) -> 
     params = np.ascontiguousarray(params, np.float64)
     loop = _loop(kind or ("scored" if scores is not None else "curve"), dtype)
     data = (counts,) if scores is None else (counts, np.ascontiguousarray(scores, np.float64))
-    threads = numba.get_num_threads()
-    if threads < 2 or starts[-1] < (1 << 20):
+    if starts[-1] < (1 << 20):
         loop(kernel, *data, starts, params, out)
         return
+    threads = numba.get_num_threads()
     cut = np.searchsorted(starts, np.linspace(0, starts[-1], threads + 1)[1:-1])
     bounds = [0, *np.unique(cut).tolist(), starts.size - 1]
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        jobs = [
-            pool.submit(loop, kernel, *data, starts[a : b + 1], params, out[a:b])
-            for a, b in zip(bounds[:-1], bounds[1:])
-            if b > a
-        ]
-        for job in jobs:
-            job.result()
+    runs = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    on_threads(loop, ((kernel, *data, starts[a : b + 1], params, out[a:b]) for a, b in runs))

@@ -21,15 +21,14 @@ random stream, on every thread) and the measure's kernel runs on them like on an
 
 from __future__ import annotations
 
-import concurrent.futures
 import warnings
 from statistics import NormalDist
 
-import numba
 import numpy as np
 
 from .._errors import ParameterError, parameter_error
 from .._seeding import rng_of
+from .._threads import on_threads
 from . import api, registry
 
 METHODS = ("bootstrap", "wilson", "jeffreys")
@@ -169,10 +168,7 @@ def bootstrap_intervals(
             chunk(0, 0, n.size)
         elif len(starts) > 1:
             chunk(-1, 0, 1)  # one cell first, alone: it compiles the kernels the measures need
-            with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
-                jobs = [pool.submit(chunk, j, start, min(start + step, n.size)) for j, start in enumerate(starts)]
-                for job in jobs:
-                    job.result()
+            on_threads(chunk, ((j, start, min(start + step, n.size)) for j, start in enumerate(starts)))
     shape = (len(specs),) + counts.shape[:-2]
     low, high = low.reshape(shape), high.reshape(shape)
     if interval == "basic":

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastmetrics as fm
+from fastmetrics import _threads
 from fastmetrics.measures import intervals
 
 proportion = pytest.importorskip("statsmodels.stats.proportion")
@@ -157,7 +158,7 @@ def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
     filters = list(warnings.filters)
     several = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
     assert warnings.filters == filters  # set and restored around the threads, not inside them
-    monkeypatch.setattr(intervals.numba, "get_num_threads", lambda: 1)
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 1)  # every chunk on this thread
     one = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
     np.testing.assert_array_equal(several.low, one.low)
     np.testing.assert_array_equal(several.high, one.high)
