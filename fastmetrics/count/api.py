@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 import numba
@@ -29,7 +28,7 @@ from .fitted import check_grid, fitted_grids, resample_sweep
 from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
 from .multilabel import count_multilabel, join_gold
-from .plan import CountPlan, NeedValues, Request, Survey, build, check_unique_gold
+from .plan import CountPlan, NeedValues, Request, Survey, build, normalised_gold
 from .probabilities import is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
@@ -213,8 +212,9 @@ def source_in_roles(src, gold, by, system: str, topic: str):
 
 
 def roles_of(columns, where: str, gold, by, system: str, topic: str):
-    """The renaming that gives the columns ``system`` and ``topic`` those parts' names (checked to
-    exist among ``columns``), with ``by`` and the gold renamed alike: ``(gold, by, roles)``.
+    """Name the parts the columns ``system`` and ``topic`` play, checked to exist among ``columns``.
+
+    ``by`` and the gold are renamed alike.
 
     Parameters
     ----------
@@ -241,8 +241,9 @@ def roles_of(columns, where: str, gold, by, system: str, topic: str):
 
 
 def under_roles(roles: dict, function, *args, **kwargs):
-    """Run a count of input renamed by ``roles``: its result and its data errors name the user's
-    columns again (:func:`fastmetrics._errors.in_user_names`).
+    """Run a count of input renamed by ``roles``, giving its result and errors the user's names.
+
+    The data errors are reworded by :func:`fastmetrics._errors.in_user_names`.
 
     Parameters
     ----------
@@ -704,33 +705,6 @@ def prepare(columns, schema, part, gold=None, *, by=("system", "topic"), **optio
     request.validate()
     types = {f.name: f.type for f in schema}
     return request, types, gold_table
-
-
-def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
-    """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys)."""
-    table = load_gold(gold)
-    names = table.column_names
-    item = item if item in names else "item"
-    label = gold_column if gold_column in names else "gold"
-    require_columns(
-        names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
-    )
-    cols = (["topic"] if "topic" in names else []) + [item, label]
-    table = table.select(cols).rename_columns((["topic"] if "topic" in names else []) + ["item", "gold"])
-    if table.num_rows == 0:
-        raise InputError("The gold table has no rows.")
-    for name in table.column_names:
-        column = table.column(name)
-        if column.null_count:
-            raise InputError(f"Column '{name}' in 'gold' has a missing (null) value.")
-    if pa.types.is_dictionary(table.schema.field("item").type):
-        table = table.set_column(
-            table.column_names.index("item"),
-            "item",
-            table.column("item").cast(table.schema.field("item").type.value_type),
-        )
-    check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
-    return table
 
 
 def _list_typed(src, column: str) -> bool:

@@ -24,7 +24,7 @@ from ..io.labels import empty_input
 from ..io.readers import gold_table as load_gold
 from ..tensor import MultilabelTensor
 from .encoders import Encoder
-from .plan import check_unique_gold, column_codes
+from .plan import check_unique_gold, column_codes, gold_keys_like
 
 
 @njit(cache=True)
@@ -269,7 +269,7 @@ def join_gold(
     run_keys = ["topic" if k == "topic" else item for k in keys]
     enc.require_columns(src.column_names, run_keys, src.names[0], " to join the gold")
     runs = _run_lists(src, list(dict.fromkeys([*group_cols, *run_keys])), pred, weight, category)
-    gold = _keys_like(gold, runs, keys, run_keys)
+    gold = gold_keys_like(gold, runs, keys, run_keys)
     joined = _left_join(runs, gold, run_keys, keys)
     joined = _unjudged(joined, unjudged, [*group_cols, item])
     lacking = _lacking(runs, gold, group_cols, keys, run_keys, missing)
@@ -338,20 +338,6 @@ def _run_lists(src, read: list, pred: str, weight, category) -> pa.Table:
     if runs.num_rows == 0:
         raise empty_input(src)
     return runs
-
-
-def _keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa.Table:
-    """The gold with its key columns cast to the runs' types."""
-    for key, run_key in zip(keys, run_keys):
-        target = runs.schema.field(run_key).type
-        try:
-            gold = gold.set_column(gold.column_names.index(key), key, gold.column(key).cast(target))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            raise InputError(
-                f"Column '{key}' of the gold has type {gold.schema.field(key).type}, which does not convert to the "
-                f"runs' '{run_key}' type {target}: the gold cannot be joined to the runs."
-            ) from None
-    return gold
 
 
 def _unjudged(joined: pa.Table, unjudged: str, shown: list) -> pa.Table:

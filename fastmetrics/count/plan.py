@@ -15,6 +15,7 @@ the result is pooled; the hidden axes are summed away at the end.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +26,7 @@ from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
+from ..io.readers import gold_table as load_gold
 from ._kernels import N_KINDS, _rows_chunk
 from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
 from .grid import bucket_guide, is_count, threshold_grid
@@ -541,3 +543,68 @@ def check_unique_gold(gold: pa.Table, keys: list) -> None:
     if dup.num_rows:
         where = ", ".join(f"{k}={dup.column(k)[0].as_py()!r}" for k in keys)
         raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once.")
+
+
+def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
+    """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys).
+
+    Parameters
+    ----------
+    gold : path or pyarrow.Table
+    item, gold_column : str
+        The gold's item and label columns when it has them (else ``item`` and ``gold``).
+
+    Returns
+    -------
+    pyarrow.Table
+    """
+    table = load_gold(gold)
+    names = table.column_names
+    item = item if item in names else "item"
+    label = gold_column if gold_column in names else "gold"
+    require_columns(
+        names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
+    )
+    cols = (["topic"] if "topic" in names else []) + [item, label]
+    table = table.select(cols).rename_columns((["topic"] if "topic" in names else []) + ["item", "gold"])
+    if table.num_rows == 0:
+        raise InputError("The gold table has no rows.")
+    for name in table.column_names:
+        column = table.column(name)
+        if column.null_count:
+            raise InputError(f"Column '{name}' in 'gold' has a missing (null) value.")
+    if pa.types.is_dictionary(table.schema.field("item").type):
+        table = table.set_column(
+            table.column_names.index("item"),
+            "item",
+            table.column("item").cast(table.schema.field("item").type.value_type),
+        )
+    check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
+    return table
+
+
+def gold_keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa.Table:
+    """Cast the gold's key columns ``keys`` to the types of the runs' ``run_keys``, for a join.
+
+    A key that does not convert is an :class:`InputError`.
+
+    Parameters
+    ----------
+    gold, runs : pyarrow.Table
+    keys, run_keys : list of str
+        The join keys in each.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
+    for key, run_key in zip(keys, run_keys):
+        target = runs.schema.field(run_key).type
+        try:
+            gold = gold.set_column(gold.column_names.index(key), key, gold.column(key).cast(target))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            raise InputError(
+                f"Column '{key}' of the gold has type {gold.schema.field(key).type}, which does not convert to the "
+                f"runs' '{run_key}' type {target}: the gold cannot be joined to the runs."
+            ) from None
+    return gold

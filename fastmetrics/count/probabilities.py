@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError
 from ..io import labels as enc
-from ..io.readers import gold_table
+from .plan import gold_keys_like, normalised_gold
 
 MULTICLASS = ("ovr", "ovo")
 
@@ -105,10 +105,10 @@ def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
         table = table.append_column(item, pa.array(np.arange(table.num_rows, dtype=np.int64)))
     if gold is None:
         return table
-    truth = gold_table(gold)
+    truth = normalised_gold(gold, item, gold_column)  # [topic,] item, gold: no nulls, unique keys
     keys = [c for c in ("topic",) if c in group_cols and c in truth.column_names]
-    enc.require_columns(truth.column_names, [*keys, "item", "gold"], "the gold", "")
-    truth = truth.select([*keys, "item", "gold"]).rename_columns([*keys, item, gold_column])
+    truth = gold_keys_like(truth.select([*keys, "item", "gold"]), table, [*keys, "item"], [*keys, item])
+    truth = truth.rename_columns([*keys, item, gold_column])
     joined = table.join(truth, keys=[*keys, item], join_type="left outer")
     lacking = joined.column(gold_column).null_count
     if lacking and missing != "drop":
@@ -117,7 +117,33 @@ def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
             f"{lacking} run item(s) have no gold label, e.g. item {joined.column(item)[row].as_py()!r}: class "
             "probabilities are scored against gold, so the gold must cover every item (or missing='drop')."
         )
-    return joined.filter(pc.is_valid(joined.column(gold_column))) if lacking else joined
+    joined = joined.filter(pc.is_valid(joined.column(gold_column))) if lacking else joined
+    if missing != "drop":
+        _every_gold_item(joined, truth, [c for c in group_cols if c not in keys])
+    return joined
+
+
+def _every_gold_item(joined: pa.Table, truth: pa.Table, run_cols: list) -> None:
+    """Refuse a run that lacks gold items: with class probabilities no prediction can be assumed
+    for them (``missing='negative'`` has no meaning), so they are an error unless dropped."""
+    if not run_cols:
+        held = joined.num_rows
+        if held < truth.num_rows:
+            raise InputError(
+                f"The runs score {held} of the gold's {truth.num_rows} items: class probabilities have no "
+                "prediction to assume for the others; give them, or missing='drop' (--missing drop)."
+            )
+        return
+    per_run = joined.group_by(run_cols).aggregate([([], "count_all")])
+    short = pc.less(per_run.column("count_all"), truth.num_rows)
+    if pc.any(short).as_py():
+        row = pc.index(short, True).as_py()
+        run = ", ".join(f"{c}={per_run.column(c)[row].as_py()!r}" for c in run_cols)
+        raise InputError(
+            f"The run ({run}) scores {per_run.column('count_all')[row].as_py()} of the gold's {truth.num_rows} "
+            "items: class probabilities have no prediction to assume for the others; give them, or "
+            "missing='drop' (--missing drop)."
+        )
 
 
 def _classes(gold: pa.ChunkedArray, score_cols, given) -> pa.Array:

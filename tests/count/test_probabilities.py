@@ -209,3 +209,45 @@ def test_top_k_counts_have_a_top_k_axis_not_k():
     assert tensor.axes == ("system", "top_k") and list(tensor.coords["top_k"]) == [1, 2, 3, 4]
     wide = tensor.evaluate(["recall", "k"]).to_arrow(wide=True)
     assert wide.column_names == ["system", "top_k", "recall", "k"]
+
+
+def _runs_and_gold(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    scores = rng.dirichlet(np.ones(3), n)
+    runs = pa.table({"system": ["a"] * n, "topic": [1] * n, "item": np.arange(n)})
+    for c in range(3):
+        runs = runs.append_column(f"p{c}", pa.array(scores[:, c]))
+    gold = pa.table({"topic": [1] * n, "item": np.arange(n), "gold": rng.integers(0, 3, n)})
+    return runs, gold
+
+
+def _count(runs, gold, **kw):
+    return fm.count(runs, gold=gold, score=["p0", "p1", "p2"], classes=[0, 1, 2], **kw)
+
+
+def test_the_gold_of_class_probabilities_is_checked_as_any_gold():
+    runs, gold = _runs_and_gold()
+    expected = _count(runs, gold).counts
+    as_text = gold.set_column(1, "item", pa.array([str(i) for i in range(30)]))  # keys cast to the runs' type
+    np.testing.assert_array_equal(_count(runs, as_text).counts, expected)
+    named = gold.rename_columns(["topic", "doc", "label"])
+    np.testing.assert_array_equal(
+        _count(
+            runs.rename_columns(["system", "topic", "doc", "p0", "p1", "p2"]), named, item="doc", gold_column="label"
+        ).counts,
+        expected,
+    )
+    with pytest.raises(fm.InputError, match="does not convert"):
+        _count(runs, gold.set_column(1, "item", pa.array([f"x{i}" for i in range(30)])))
+    with pytest.raises(fm.InputError, match="more than once"):
+        _count(runs, pa.concat_tables([gold, gold.slice(0, 1)]))
+    with pytest.raises(fm.InputError, match="null"):
+        _count(runs, gold.set_column(2, "gold", pa.array([None] + [1] * 29)))
+
+
+def test_a_run_lacking_gold_items_is_refused_unless_dropped():
+    runs, gold = _runs_and_gold()
+    with pytest.raises(fm.InputError, match="20 of the gold's 30 items"):
+        _count(runs.slice(0, 20), gold)
+    dropped = _count(runs.slice(0, 20), gold, missing="drop")
+    assert dropped.counts.sum() == 20
