@@ -152,6 +152,7 @@ def count(
         ``(system, topic, item)`` anywhere in the input (any batch, row group, file), gold
         items missing from a run, empty input, unreadable files.
     """
+    _check_column_options(system=system, topic=topic, pred=pred, score=score, gold_column=gold_column, item=item)
     src = open_source(source, format=format)
     saved = saved_layout(src.schema).get("roles")
     if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
@@ -186,6 +187,24 @@ def count(
         progress=progress,
         multiclass=multiclass,
     )
+
+
+def _check_column_options(score, **named) -> None:
+    """Refuse column options of the wrong kind before any reading: a name for each part, and for
+    class probabilities two or more distinct score columns."""
+    for option, column in named.items():
+        if not isinstance(column, str):
+            raise parameter_error(option, "count", "a column name (str)", column)
+    if isinstance(score, str):
+        return
+    columns = list(score) if isinstance(score, (list, tuple)) else None
+    if columns is None or len(columns) < 2 or not all(isinstance(c, str) for c in columns):
+        raise parameter_error("score", "count", "a column name, or two or more (one per class)", score)
+    if len(set(columns)) < len(columns) or set(columns) & set(named.values()):
+        raise ParameterError(
+            f"score={columns!r}: each class needs a score column of its own, none of them a column "
+            "playing another part."
+        )
 
 
 def source_in_roles(src, gold, by, system: str, topic: str):

@@ -251,3 +251,19 @@ def test_a_run_lacking_gold_items_is_refused_unless_dropped():
         _count(runs.slice(0, 20), gold)
     dropped = _count(runs.slice(0, 20), gold, missing="drop")
     assert dropped.counts.sum() == 20
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        (dict(score=["p0"]), "two or more"),
+        (dict(score=["p0", "p0", "p1"]), "own"),
+        (dict(score=["p0", "p1", "system"]), "another part"),
+        (dict(topic=["topic"]), "'topic'.*column name"),
+        (dict(system=3), "'system'.*column name"),
+    ],
+)
+def test_column_options_of_the_wrong_kind_are_refused(options, match):
+    runs, gold = _runs_and_gold()
+    with pytest.raises(fm.ParameterError, match=match):
+        fm.count(runs.append_column("gold", gold.column("gold")), **options)
