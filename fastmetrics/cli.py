@@ -22,7 +22,7 @@ from .board import macro_leaderboard
 from .count import count
 from .count.api import halves_sweep, in_role_names, normalised_gold
 from .count.fitted import ranges_differ
-from .io.labels import require_columns
+from .io.labels import COUNT_COLUMNS, require_columns
 from .io.readers import open_source
 from .measures import api as measures_api
 from .measures import ordinal_costs, registry
@@ -599,9 +599,12 @@ def cmd_sweep(args) -> None:
     from .board import best_thresholds
 
     by = _grouping(args, "system")
-    thresholds = _parse_thresholds(args.thresholds)
+    thresholds = _parse_thresholds(args.thresholds) if args.thresholds is not None else None
     measures = _measure_list(args, "binary")
     src = _open_runs(args)
+    saved_sweep = all(c in src.column_names for c in COUNT_COLUMNS) and {"threshold", "cell"} & set(src.column_names)
+    if args.thresholds is None and not saved_sweep:
+        thresholds = 101  # runs: 101 thresholds; saved sweeps keep the thresholds they were counted at
     grid = args.grid
     if grid == "auto":
         grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score) else "global"
@@ -993,7 +996,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--measures", default=None, help="comma-separated measure specs")
     p.add_argument("--by", default=None, help="system (default: topics pooled) or system,topic")
     p.add_argument(
-        "--thresholds", default="101", help="an int k (a grid, see --grid), floats a,b,c, or 'exact' (every score)"
+        "--thresholds",
+        default=None,
+        help="an int k (a grid, see --grid; default 101, or the thresholds of saved counts), floats a,b,c, or "
+        "'exact' (every score)",
     )
     selection_options(p, ("auto", "global", "system", "quantile"), "auto")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the folds and halves (default 0)")

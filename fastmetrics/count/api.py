@@ -29,7 +29,7 @@ from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
 from .multilabel import count_multilabel, join_gold
 from .plan import CountPlan, NeedValues, Request, Survey, build, normalised_gold
-from .probabilities import is_probability_input, probability_rows
+from .probabilities import MULTICLASS, is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
 
@@ -337,7 +337,15 @@ def _count_source(
     by, columns = options["by"], src.column_names
     group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
     require_columns(columns, group_cols, src.names[0], " to group by")
+    check_grid(grid, thresholds)
+    if multiclass not in MULTICLASS:
+        raise parameter_error("multiclass", "count", "'ovr' or 'ovo'", multiclass)
     if is_probability_input(columns, src.schema, options["score"]):
+        if grid != "global" or ties != "input" or category is not None:
+            raise ParameterError(
+                "Class probabilities are swept on one shared grid (thresholds=k), exactly, or by the gold "
+                "class's rank: grid=, ties= and category= (--grid, --ties, --category) do not apply to them."
+            )
         names = ("score", "gold_column", "item", "weight", "classes")
         return _count_probabilities(
             src, gold, group_cols, *(options[k] for k in names), thresholds, multiclass, options["missing"]
@@ -345,7 +353,6 @@ def _count_source(
     special = _other_forms(src, group_cols, gold, thresholds, category=category, **options)
     if special is not None:
         return special
-    check_grid(grid, thresholds)
     if grid != "global":
         return fitted_sweep(src, gold, int(thresholds), grid, **options)
     if isinstance(thresholds, str) and thresholds == "ranks":

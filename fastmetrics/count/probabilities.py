@@ -59,8 +59,6 @@ def probability_rows(
     options : dict
         ``thresholds`` and ``classes`` for :func:`fastmetrics.count`.
     """
-    if multiclass not in MULTICLASS:
-        raise ParameterError(f"multiclass must be 'ovr' or 'ovo'; got {multiclass!r}.")
     score_cols = [score] if isinstance(score, str) else list(score)
     table = _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
     class_array = _classes(table.column(gold_column), score_cols, classes)

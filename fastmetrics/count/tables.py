@@ -73,6 +73,11 @@ def from_count_table(src, group_cols, thresholds=None) -> ConfusionTensor:
             f"The input {src.names[0]} is a table of counts without thresholds: it cannot be swept. "
             "Count the runs with thresholds (fastmetrics count --thresholds ...) and save those counts."
         )
+    if thresholds is not None and sweep:
+        raise ParameterError(
+            f"The input {src.names[0]} is a table of counts saved with its own {sweep[0]}s: it is read as "
+            "saved. Drop thresholds (--thresholds), or count the runs again with the thresholds you want."
+        )
     if "cell" in columns:
         return _cells(src, group_cols)
     # every other column names groups: those not asked for are pooled, as count() pools the runs

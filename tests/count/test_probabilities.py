@@ -140,7 +140,7 @@ def test_measures_need_their_form():
         fm.count(table, by="system").evaluate("top_k_accuracy")
     with pytest.raises(fm.ParameterError, match="@macro"):
         fm.count(table, by="system", thresholds="exact").evaluate(["roc_auc@macro", "roc_auc"])
-    with pytest.raises(fm.ParameterError, match="multiclass must be"):
+    with pytest.raises(fm.ParameterError, match="'multiclass'.*'ovr' or 'ovo'.*'pairs'"):
         fm.count(table, by="system", thresholds="exact", multiclass="pairs")
 
 
@@ -267,3 +267,13 @@ def test_column_options_of_the_wrong_kind_are_refused(options, match):
     runs, gold = _runs_and_gold()
     with pytest.raises(fm.ParameterError, match=match):
         fm.count(runs.append_column("gold", gold.column("gold")), **options)
+
+
+def test_options_that_do_not_apply_to_probabilities_are_refused():
+    runs, gold = _runs_and_gold()
+    with pytest.raises(fm.ParameterError, match="grid=.*do not apply"):
+        _count(runs, gold, thresholds=5, grid="system")
+    with pytest.raises(fm.ParameterError, match="'multiclass'"):
+        fm.count(
+            runs.append_column("pred", gold.column("gold")).append_column("gold", gold.column("gold")), multiclass="x"
+        )

@@ -246,3 +246,13 @@ def test_a_run_file_without_system_is_saved_under_the_name_leaderboard_gives_it(
     assert main(["leaderboard", "--quiet", str(tmp_path / "c.parquet"), "--out", str(tmp_path / "b.csv")]) == 0
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
     assert "teamA" in (tmp_path / "b.csv").read_text()
+
+
+def test_saved_thresholds_are_not_silently_replaced(tmp_path):
+    runs = tmp_path / "runs.parquet"
+    pq.write_table(_runs(), runs)
+    counts = tmp_path / "grid.parquet"
+    assert main(["count", str(runs), "--thresholds", "5", "--out", str(counts)]) == 0
+    with pytest.raises(fm.ParameterError, match="saved with its own thresholds.*--thresholds"):
+        fm.count(counts, thresholds=3)
+    assert main(["evaluate", str(counts), "--thresholds", "3"]) == 2
