@@ -7,6 +7,7 @@ count -> evaluate path as every other input, so its values are those of ``fm.cou
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -180,6 +181,9 @@ def _weighted(table: pa.Table, weight: pa.Array) -> pa.Table:
 def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options) -> Scores:
     """Each measure on the count of class probabilities it reads (argmax counts, the gold class's
     rank, one-vs-rest or one-vs-one sweeps), joined into one Scores over the group axes."""
+    average = evaluate_options.get("average")
+    if average in ("macro", "weighted"):  # the class average of a curve measure is its @macro / @weighted
+        specs = [replace(s, average=average) if s.measure.kind == "curve" and s.average is None else s for s in specs]
     forms = {"point": None, "topk": "topk", "curve": "exact" if thresholds is None else thresholds}
     wrong = [s.label for s in specs if s.measure.kind not in forms]
     if wrong:
@@ -189,7 +193,7 @@ def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_
         asked = [s for s in specs if s.measure.kind == kind]
         if asked:
             tensor = count(table, thresholds=form, multiclass=multiclass, **options)
-            parts.append((asked, tensor.evaluate(asked, **(evaluate_options if kind == "point" else {}))))
+            parts.append((asked, tensor.evaluate(asked, **evaluate_options)))
     first = parts[0][1]
     if any(p.axes != first.axes for _, p in parts):
         raise ParameterError("Per-class values (@none) cannot share one Scores with averaged ones: score them apart.")

@@ -197,3 +197,15 @@ def test_make_scorer_on_string_targets_and_per_class_specs():
     Xi, yi = load_iris(return_X_y=True)
     with pytest.raises(fm.ParameterError, match="one number"):
         fm.sklearn.make_scorer("f1@none")(LogisticRegression(max_iter=2000).fit(Xi, yi), Xi, yi)
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_class_probabilities_take_the_evaluate_options(average):
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(5)
+    y, proba = rng.integers(0, 3, 300), rng.dirichlet(np.ones(3), 300)
+    value = fm.score(y, y_score=proba, measures=["roc_auc"], average=average)
+    assert float(value.values.ravel()[0]) == pytest.approx(roc_auc_score(y, proba, multi_class="ovr", average=average))
+    with pytest.raises(fm.ParameterError, match="ci="):  # refused, not dropped
+        fm.score(y, y_score=proba, measures=["roc_auc"], ci=0.95)

@@ -179,7 +179,7 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     if group.size < SMALL_EXACT and weight is None:
         return _small_exact_sweep(group, gold, score, n_groups)
     w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
-    order, offsets = rows_by_group(group, n_groups) if grouped is None else grouped
+    order, offsets = k.rows_by_group(group, n_groups) if grouped is None else grouped
     score = np.asarray(score)
     if score.dtype != np.float32:
         score = np.asarray(score, np.float64)
@@ -220,26 +220,6 @@ def _small_exact_sweep(group, gold, score, n_groups: int):
     out_offsets = np.zeros(n_groups + 1, np.int64)
     np.cumsum(np.bincount(group[last], minlength=n_groups), out=out_offsets[1:])
     return out_offsets, score[last], counts
-
-
-def rows_by_group(group: np.ndarray, n_groups: int):
-    """Sort the rows by group (a counting sort): ``(order, offsets)``.
-
-    ``order`` is empty when the rows come grouped.
-
-    Parameters
-    ----------
-    group : numpy.ndarray of int64
-        Group code of each row.
-    n_groups : int
-        Number of groups.
-
-    Returns
-    -------
-    order, offsets : numpy.ndarray of int64
-        The rows in group order (empty: as they are), and where each group starts.
-    """
-    return k.rows_by_group(group, n_groups)
 
 
 def _chunks(offsets: np.ndarray, per_thread: int = 16) -> np.ndarray:
@@ -301,7 +281,7 @@ def _exact_groups(plan, group, coords):
     elif group.size < SMALL_EXACT:
         keep = kept_labels(plan, np.bincount(group, minlength=n_groups).reshape(plan.sizes) > 0)
     elif n_groups <= 4 * group.size + (1 << 20):  # the rows grouped once: what the sweep needs too
-        grouped = rows_by_group(group, n_groups)
+        grouped = k.rows_by_group(group, n_groups)
         keep = kept_labels(plan, (np.diff(grouped[1]) > 0).reshape(plan.sizes))
     else:  # a sparse group space (hidden axes): one bincount per axis, bounded by its labels
         strides = [int(np.prod(plan.sizes[i + 1 :], dtype=np.int64)) for i in range(len(plan.axes))]

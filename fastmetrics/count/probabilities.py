@@ -61,7 +61,7 @@ def probability_rows(
     """
     score_cols = [score] if isinstance(score, str) else list(score)
     table = _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
-    class_array = _classes(table.column(gold_column), score_cols, classes)
+    class_array = _classes(table.column(gold_column), score_cols, classes, gold_column)
     matrix = _score_matrix(table, score_cols, len(class_array), src.names[0])
     gold_codes = enc.encode_with(
         table.column(gold_column), class_array, gold_column, src.names[0], unknown="which is not among the classes"
@@ -144,7 +144,8 @@ def _every_gold_item(joined: pa.Table, truth: pa.Table, run_cols: list) -> None:
         )
 
 
-def _classes(gold: pa.ChunkedArray, score_cols, given) -> pa.Array:
+def _classes(gold: pa.ChunkedArray, score_cols, given, name: str) -> pa.Array:
+    enc.no_nulls(gold.combine_chunks(), name, None)  # a null is itself the error, not a class mismatch
     if given is not None or len(score_cols) == 1:
         return enc.class_labels([gold.combine_chunks()], ["gold"], given)
     try:  # one column per class: without classes=, the columns name the classes

@@ -277,3 +277,10 @@ def test_options_that_do_not_apply_to_probabilities_are_refused():
         fm.count(
             runs.append_column("pred", gold.column("gold")).append_column("gold", gold.column("gold")), multiclass="x"
         )
+
+
+def test_a_null_gold_label_is_named_as_such():
+    runs, gold = _runs_and_gold()
+    runs = runs.append_column("label", pa.array([None] + ["p1"] * 29))
+    with pytest.raises(fm.InputError, match="'label'.*null.*row 0"):
+        fm.count(runs, score=["p0", "p1", "p2"], gold_column="label")
