@@ -209,3 +209,10 @@ def test_class_probabilities_take_the_evaluate_options(average):
     assert float(value.values.ravel()[0]) == pytest.approx(roc_auc_score(y, proba, multi_class="ovr", average=average))
     with pytest.raises(fm.ParameterError, match="ci="):  # refused, not dropped
         fm.score(y, y_score=proba, measures=["roc_auc"], ci=0.95)
+
+
+def test_an_option_no_measure_takes_is_refused():
+    with pytest.raises(fm.ParameterError, match="'avreage'.*Did you mean: average"):
+        fm.score([0, 1, 1, 0], [0, 1, 0, 0], measures=["f1"], avreage="macro")
+    with pytest.raises(fm.ParameterError, match="'cost'"):
+        fm.score([0, 1, 1, 0], [0, 1, 0, 0], measures=["f1"], cost=np.eye(2))

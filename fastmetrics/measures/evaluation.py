@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .._errors import ParameterError
+from .._errors import ParameterError, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
 from . import _groups, api, averaging, curves, intervals, registry
 
@@ -91,6 +91,14 @@ def evaluate(
     if not isinstance(tensor, ConfusionTensor):
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)
+    taken = {name for spec in specs for name in spec.measure.matrix_params}
+    unknown = [name for name in matrix_params if name not in taken]
+    if unknown:
+        raise ParameterError(
+            f"evaluate got {', '.join(map(repr, unknown))}, which no measure asked for takes"
+            + (f" (only {', '.join(sorted(taken))})" if taken else "")
+            + f".{suggest(unknown[0], ['smoothing', 'average', 'undefined', 'warn', 'ci', 'method', *taken])}"
+        )
     other = _other_layout(tensor, specs, average, ci, smoothing=smoothing, undefined=undefined, warn=warn)
     if other is not None:
         return other
