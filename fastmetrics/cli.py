@@ -124,12 +124,11 @@ def _open_runs(args):
     if roles and (args.system, args.topic) == ("system", "topic"):
         args.system, args.topic = roles["system"], roles["topic"]  # counts saved with --system/--topic
     _distinct_columns(args)
-    for column, default, option in (
-        (args.system, "system", "--system"),
-        (args.topic, "topic", "--topic"),
-        (args.item, "item", "--item"),
-    ):
-        if column != default:
+    named = [(args.system, "system", "--system"), (args.topic, "topic", "--topic"), (args.item, "item", "--item")]
+    named += [(c, "score", "--score") for c in args.score.split(",")] if hasattr(args, "score") else []
+    named += [(args.weight, None, "--weight")] if getattr(args, "weight", None) else []
+    for column, default, option in named:
+        if column != default:  # a column the user named must exist, or the job would quietly do without
             require_columns(src.column_names, [column], src.names[0], f" named by {option}")
     if args.command not in ("evaluate", "count") and _probability_scores(src, args.score):
         raise ParameterError(

@@ -12,6 +12,7 @@ import pytest
 import fastmetrics as fm
 from fastmetrics.board import leaderboard
 from fastmetrics.cli import build_parser, main
+from fastmetrics.measures import parse_spec
 
 OURS = {"system": "annotator", "topic": "query", "item": "id", "gold": "label", "pred": "guess", "score": "prob"}
 OPTIONS = [
@@ -394,3 +395,27 @@ def test_a_column_moved_aside_by_the_renaming_is_still_read(tmp_path, capsys):
         out,
     )
     assert _table(out).column("value").to_pylist() == pytest.approx(expected.evaluate("accuracy").values[0].ravel())
+
+
+def test_leaderboard_refuses_a_cost_matrix_no_measure_takes(sentiment, tmp_path, capsys):
+    square = tmp_path / "square.csv"
+    square.write_text(SQUARE)
+    assert main(["leaderboard", str(sentiment), "--measures", "accuracy", "--cost", str(square)]) == 2
+    assert "cost matrix, --cost, is k_cost's" in capsys.readouterr().err
+
+
+def test_two_columns_of_one_name_and_named_columns_that_are_absent(tmp_path, capsys):
+    dup = tmp_path / "dup.csv"
+    dup.write_text("system,topic,gold,pred,gold\na,1,1,1,0\n")
+    assert main(["evaluate", str(dup)]) == 2
+    assert "two columns named 'gold'" in capsys.readouterr().err
+    runs = tmp_path / "runs.csv"
+    runs.write_text("system,topic,item,gold,pred\na,1,1,1,1\na,1,2,0,0\n")
+    for option, column in (("--score", "prob"), ("--weight", "w")):
+        assert main(["report", str(runs), option, column, "--out", str(tmp_path / "r.html")]) == 2
+        assert f"'{column}' named by {option}" in capsys.readouterr().err
+
+
+def test_a_number_of_bins_has_a_bound():
+    with pytest.raises(fm.ParameterError, match="bins.*<= 1e\\+06"):
+        parse_spec("ece(bins=1e19)")  # overflowed int64 and hung the bin search

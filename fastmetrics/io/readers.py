@@ -862,7 +862,9 @@ def open_source(
     if isinstance(source, Source):
         return source  # opened once by the caller (the pipeline reads it for counts, then for curves)
     if not isinstance(source, (str, os.PathLike, list, tuple)):
-        return Source([_table_from_object(source)], ["<table>"])
+        table = _table_from_object(source)
+        _unique_names(table.schema, "the table")
+        return Source([table], ["<table>"])
     parts, names = [], []
     for path in expand_paths(source, kind=kind):
         fmt = detect_format(path) if format == "auto" else format
@@ -896,6 +898,7 @@ def open_source(
                 table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
             parts.append(table)
         names.append(path)
+        _unique_names(parts[-1].schema, f"'{path}'")
     schemas = {tuple(sorted(p.schema.names)) for p in parts}
     if len(schemas) > 1:
         raise InputError(
@@ -903,6 +906,15 @@ def open_source(
             + "; ".join(f"{n}: {', '.join(p.schema.names)}" for n, p in zip(names, parts))
         )
     return Source(parts, names)
+
+
+def _unique_names(schema: pa.Schema, where: str) -> None:
+    """Refuse an input with two columns of one name: no option could say which one is meant."""
+    seen = set()
+    for name in schema.names:
+        if name in seen:
+            raise InputError(f"The input {where} has two columns named '{name}': rename one of them.")
+        seen.add(name)
 
 
 def read_runs(paths, format: str = "auto") -> pa.Table:

@@ -201,7 +201,7 @@ def reliability_bins(counts, scores, bins: int = 10):
 
 # -- the records -------------------------------------------------------------------------------
 _CAL = dict(family="none", kind="calibration", undefined_when="the group has no item")
-_BINS = Param("bins", 15.0, "number of bins", low=1.0, integer=True)
+_BINS = Param("bins", 15.0, "number of bins", low=1.0, high=1e6, integer=True)  # a bound: 1e19 overflowed int64
 _BRIER = "Brier (1950), Monthly Weather Review 78(1); scikit-learn's brier_score_loss"
 _MURPHY = "Murphy (1973), J. Applied Meteorology 12(4): BS = REL - RES + UNC, one bin per distinct score"
 _ECE = "Naeini, Cooper & Hauskrecht (AAAI 2015); Guo et al. (ICML 2017)"

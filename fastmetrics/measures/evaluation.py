@@ -91,14 +91,7 @@ def evaluate(
     if not isinstance(tensor, ConfusionTensor):
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)
-    taken = {name for spec in specs for name in spec.measure.matrix_params}
-    unknown = [name for name in matrix_params if name not in taken]
-    if unknown:
-        raise ParameterError(
-            f"evaluate got {', '.join(map(repr, unknown))}, which no measure asked for takes"
-            + (f" (only {', '.join(sorted(taken))})" if taken else "")
-            + f".{suggest(unknown[0], ['smoothing', 'average', 'undefined', 'warn', 'ci', 'method', *taken])}"
-        )
+    _check_matrix_params(specs, matrix_params)
     other = _other_layout(tensor, specs, average, ci, smoothing=smoothing, undefined=undefined, warn=warn)
     if other is not None:
         return other
@@ -159,6 +152,20 @@ def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
     return None
 
 
+def _check_matrix_params(specs, matrix_params) -> None:
+    """Refuse a keyword no measure asked for takes: a misspelt option, or a cost matrix without
+    ``k_cost``, would otherwise be ignored."""
+    taken = {name for spec in specs for name in spec.measure.matrix_params}
+    unknown = [name for name in (matrix_params or {}) if name not in taken]
+    if unknown:
+        raise ParameterError(
+            f"No measure asked for takes {', '.join(map(repr, unknown))}"
+            + (" (a cost matrix, --cost, is k_cost's)" if "cost" in unknown else "")
+            + (f"; they take {', '.join(sorted(taken))}" if taken else "")
+            + f".{suggest(unknown[0], ['smoothing', 'average', 'undefined', 'warn', 'ci', 'method', *taken])}"
+        )
+
+
 def values_over(
     counts, specs, *, average=None, smoothing=None, undefined=None, warn=False, matrix_params=None
 ) -> tuple[np.ndarray, list[str]]:
@@ -178,6 +185,7 @@ def values_over(
     labels : list of str
         One label per spec (:func:`label_of`).
     """
+    _check_matrix_params(specs, matrix_params)
     default = None if average == "none" else average
     api.check_options(default, smoothing)
     c = api.checked_counts(counts)

@@ -61,7 +61,7 @@ class Param:
         if self.infinite:
             return f"a float >= {self.low:g}, or inf"
         if self.integer:
-            return f"a whole number >= {self.low:g}"
+            return f"a whole number >= {self.low:g}" + (f" and <= {self.high:g}" if self.high is not None else "")
         if self.low is None and self.high is None:
             return "a finite float"
         parts = []

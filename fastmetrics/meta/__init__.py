@@ -6,7 +6,6 @@ between measures (seed 003 §5), paired significance and discriminative power. E
 property checker is the package :mod:`fastmetrics.meta.axioms` (imported on its own).
 """
 
-from .._progress import Progress
 from ._common import MetaResult, higher_is_better, labels_array, system_topic_values, user_names
 from .inconsistency import inconsistency
 from .items import adjust, item_tests, mcnemar_p
@@ -20,7 +19,6 @@ __all__ = [
     "adjust",
     "item_tests",
     "mcnemar_p",
-    "Progress",
     "higher_is_better",
     "holm",
     "inconsistency",

@@ -156,6 +156,7 @@ def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
     tensor = fm.ConfusionTensor(counts, ("cell",))
     monkeypatch.setattr(intervals, "_CHUNK_VALUES", 20 * 100)  # 20 cells a chunk: 15 chunks
     filters = list(warnings.filters)
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 4)  # threads even on a one-core runner
     several = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
     assert warnings.filters == filters  # set and restored around the threads, not inside them
     monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 1)  # every chunk on this thread
