@@ -6,6 +6,15 @@ needs no pass over the data -- every cell's replicates are drawn from its counts
 (numpy's ``Generator.multinomial``; chunks of cells so memory stays bounded, each with its own
 random stream, on every thread) and the measure's kernel runs on them like on any counts.
 
+On a binary threshold sweep (a ``threshold`` axis whose cells are nested counts of one set of
+items, as :func:`fastmetrics.count` makes them) the draw is made per group instead: its items
+are resampled with replacement once per replicate and every threshold's counts read from that
+draw (:func:`._resample_kernels.sweep_replicates`). Each cell's replicates are the same
+``Multinomial(n, counts / n)``; what changes is that the thresholds of a replicate come from one
+resampled test set, as the item bootstrap makes them, and that ``n`` draws serve all the
+thresholds. Thresholds with equal counts (no item between them) share their replicates and
+their interval. Intervals on other tensors are unchanged.
+
 - ``method="bootstrap"``: ``resamples`` replicates per cell; ``interval="percentile"`` (the
   ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of the replicates) or ``"basic"``
   (``2·θ - `` those quantiles, reversed). Replicates where the measure is undefined are left out;
@@ -29,13 +38,18 @@ import numpy as np
 from .._errors import ParameterError, parameter_error
 from .._seeding import rng_of
 from .._threads import on_threads
-from . import api, registry
+from . import _resample_kernels, api, registry
 
 METHODS = ("bootstrap", "wilson", "jeffreys")
 INTERVALS = ("percentile", "basic")
 _CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
 _MIN_CHUNK_VALUES = 100_000  # below this, a chunk is not worth a thread
+_SWEEP_CHUNK_VALUES = 250_000  # replicates of a sweep's cells per chunk: ~8 MB, near the cache
+# a replicate of a sweep draws its group's items (~0.7 ns each) where a multinomial per cell
+# costs ~230 ns: items beyond this many per cell make the per-cell draws cheaper
+_SWEEP_DRAWS_PER_CELL = 200
+_KERNEL_QUANTILES = 1 << 20  # replicate values from which the quantile kernel beats numpy with its compile
 
 
 def check(ci, method, resamples, interval) -> None:
@@ -110,7 +124,18 @@ def interval(
 
 
 def bootstrap_intervals(
-    specs, counts, estimates, *, ci, resamples, seed, interval, averages, smoothing=None, matrix_args=None
+    specs,
+    counts,
+    estimates,
+    *,
+    ci,
+    resamples,
+    seed,
+    interval,
+    averages,
+    smoothing=None,
+    matrix_args=None,
+    sweep_axis=None,
 ):
     """Bootstrap intervals of several measures on every cell, from one set of replicates.
 
@@ -133,42 +158,35 @@ def bootstrap_intervals(
         As the measures were evaluated.
     matrix_args : list of mapping, optional
         Array parameters of each measure's multiclass kernel.
+    sweep_axis : int, optional
+        The batch axis of a threshold sweep. When the cells along it are nested binary counts
+        of one set of items (as :func:`fastmetrics.count` makes them), each group's items are
+        resampled once per replicate for all its thresholds (:func:`_sweep_bounds`): every
+        cell's replicates are still ``Multinomial(n, counts / n)``, drawn for a fraction of the
+        cost.
 
     Returns
     -------
     low, high : ndarray of float64, shape (len(specs), ...)
         NaN where there is no interval.
     """
-    m = counts.shape[-1]
-    flat = counts.reshape(-1, m * m)
-    n = flat.sum(axis=1)
-    low, high = np.full((len(specs), n.size), np.nan), np.full((len(specs), n.size), np.nan)
     rng_of(seed)  # refuses a bad seed
     q = np.array([(1 - ci) / 2, (1 + ci) / 2])
-    # 16 chunks for the threads to share, however many there are (the chunks fix the streams), unless
-    # that makes chunks too small to be worth a thread
-    step = max(1, min(_CHUNK_VALUES // resamples, max(-(-n.size // 16), -(-_MIN_CHUNK_VALUES // resamples))))
-    starts = range(0, n.size, step)
-    # one stream per chunk of cells: the same seed gives the same intervals on any number of threads
-    streams = np.random.SeedSequence(int(seed)).spawn(len(starts))
-
-    def chunk(j: int, start: int, stop: int) -> None:
-        rng = np.random.default_rng(streams[j] if j >= 0 else 0)
-        draws = _multinomial(rng, flat[start:stop], n[start:stop], resamples).reshape(stop - start, resamples, m, m)
-        for i, spec in enumerate(specs):
-            args = (matrix_args or [None] * len(specs))[i]
-            values = api.values_of(spec, draws, average=averages[i], smoothing=smoothing, matrix_args=args)
-            if j >= 0:
-                low[i, start:stop], high[i, start:stop] = _quantiles(values, q)
-
+    options = dict(
+        averages=averages,
+        smoothing=smoothing,
+        matrix_args=matrix_args or [None] * len(specs),
+        q=q,
+        kernel=len(specs) * resamples * (counts.size // counts.shape[-1] ** 2) >= _KERNEL_QUANTILES,
+    )
+    sweep = _sweep_layout(counts, sweep_axis)
     # warnings filters are process-wide and not thread-safe: set once here, not in the threads
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
-        if len(starts) == 1:
-            chunk(0, 0, n.size)
-        elif len(starts) > 1:
-            chunk(-1, 0, 1)  # one cell first, alone: it compiles the kernels the measures need
-            on_threads(chunk, ((j, start, min(start + step, n.size)) for j, start in enumerate(starts)))
+        if sweep is None:
+            low, high = _cell_bounds(specs, counts, resamples, seed, options)
+        else:
+            low, high = _sweep_bounds(specs, sweep, resamples, seed, options)
     shape = (len(specs),) + counts.shape[:-2]
     low, high = low.reshape(shape), high.reshape(shape)
     if interval == "basic":
@@ -177,10 +195,150 @@ def bootstrap_intervals(
     return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
 
 
-def _quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``np.nanpercentile(values, 100 * q, axis=1)`` (linear interpolation), by a partition
-    around the order statistics it reads instead of a sort of every row; rows with an undefined
-    replicate (NaN) take numpy's path, whose count of defined values differs by row."""
+def _bounds_of(specs, draws, options, low, high, rows) -> None:
+    """Every measure on ``draws`` (``[rows, resamples, m, m]``), its quantiles written to
+    ``low[:, rows]`` and ``high[:, rows]``."""
+    for i, spec in enumerate(specs):
+        values = api.values_of(
+            spec,
+            draws,
+            average=options["averages"][i],
+            smoothing=options["smoothing"],
+            matrix_args=options["matrix_args"][i],
+        )
+        low[i, rows], high[i, rows] = _quantiles(values, options["q"], options["kernel"])
+
+
+def _chunk_starts(rows, resamples, chunk_values):
+    """Chunk starts over ``rows`` rows of ``resamples`` replicates: 16 chunks for the threads to
+    share, however many threads there are (the chunks fix the random streams), unless that
+    makes chunks too small to be worth a thread."""
+    step = max(1, min(chunk_values // resamples, max(-(-rows // 16), -(-_MIN_CHUNK_VALUES // resamples))))
+    return range(0, rows, step), step
+
+
+def _cell_bounds(specs, counts, resamples, seed, options):
+    """Each cell's replicates drawn from its own multinomial; ``low, high`` of shape
+    ``[measure, cell]``."""
+    m = counts.shape[-1]
+    flat = counts.reshape(-1, m * m)
+    n = flat.sum(axis=1)
+    low, high = np.full((len(specs), n.size), np.nan), np.full((len(specs), n.size), np.nan)
+    starts, step = _chunk_starts(n.size, resamples, _CHUNK_VALUES)
+    # one stream per chunk of cells: the same seed gives the same intervals on any number of threads
+    streams = np.random.SeedSequence(int(seed)).spawn(len(starts))
+    scratch = (np.empty((len(specs), 1)), np.empty((len(specs), 1)))
+
+    def chunk(j: int, start: int, stop: int) -> None:
+        rng = np.random.default_rng(streams[j] if j >= 0 else 0)
+        draws = _multinomial(rng, flat[start:stop], n[start:stop], resamples).reshape(stop - start, resamples, m, m)
+        _bounds_of(
+            specs, draws, options, *((low, high) if j >= 0 else scratch), slice(start, stop) if j >= 0 else slice(0, 1)
+        )
+
+    _run_chunks(chunk, starts, step, n.size)
+    return low, high
+
+
+def _run_chunks(chunk, starts, step, size) -> None:
+    if len(starts) == 1:
+        chunk(0, 0, size)
+    elif len(starts) > 1:
+        chunk(-1, 0, 1)  # one row first, alone, into scratch: it compiles the kernels the measures need
+        on_threads(chunk, ((j, start, min(start + step, size)) for j, start in enumerate(starts)))
+
+
+def _sweep_layout(counts, axis):
+    """``counts`` as ``[group, threshold, 2, 2]`` nested sweeps (``tp`` and ``fp`` falling along
+    the thresholds, the positives and negatives fixed), or None when they are not one (or when
+    drawing each group's items would cost more than a multinomial per cell).
+
+    Returns
+    -------
+    dict or None
+        ``groups`` (the nested counts), ``back`` (a function of ``[measure, group, threshold]``
+        arrays to the batch shape of ``counts``).
+    """
+    if axis is None or counts.shape[-1] != 2 or not np.issubdtype(counts.dtype, np.integer):
+        return None
+    last = counts.ndim - 3  # the last batch axis
+    moved = np.moveaxis(counts, axis, last)
+    cells = moved.shape[last]
+    groups = np.ascontiguousarray(moved.reshape(-1, cells, 2, 2), dtype=np.int64)
+    if cells < 2 or groups.shape[0] == 0:
+        return None
+    positives, negatives = groups[:, :, 1].sum(axis=2), groups[:, :, 0].sum(axis=2)
+    if (positives != positives[:, :1]).any() or (negatives != negatives[:, :1]).any():
+        return None
+    rising = np.diff(groups[:, :, :, 1], axis=1)  # of fp and tp
+    reverse = bool((rising >= 0).all() and (rising != 0).any())
+    if not reverse and (rising > 0).any():
+        return None
+    if reverse:
+        groups = np.ascontiguousarray(groups[:, ::-1])
+    items = positives[:, 0] + negatives[:, 0]
+    if items.sum() > _SWEEP_DRAWS_PER_CELL * groups.shape[0] * cells:
+        return None
+
+    def back(values):
+        values = values[:, :, ::-1] if reverse else values
+        return np.moveaxis(values.reshape((values.shape[0],) + moved.shape[:-2]), last + 1, axis + 1)
+
+    return {"groups": groups, "back": back}
+
+
+def _sweep_bounds(specs, sweep, resamples, seed, options):
+    """The intervals of nested sweeps (:func:`_sweep_layout`): each group's items resampled
+    once per replicate (:func:`~._resample_kernels.sweep_replicates`), the measures read on the
+    replicates of its distinct cells only -- a cell equal to the one below it has an empty bin
+    between them, so equal replicates -- and the bounds given back to every cell."""
+    groups = sweep["groups"]
+    n_groups, cells = groups.shape[:2]
+    distinct = np.ones((n_groups, cells), bool)
+    distinct[:, 1:] = (groups[:, 1:] != groups[:, :-1]).any(axis=(2, 3))
+    row_of = np.cumsum(distinct.reshape(-1)).reshape(n_groups, cells) - 1  # each cell's distinct row
+    cell_index = np.where(distinct, row_of, -1)
+    first_row = row_of[:, 0]
+    rows = int(row_of[-1, -1]) + 1
+    low, high = np.full((len(specs), rows), np.nan), np.full((len(specs), rows), np.nan)
+    per_group = max(1, rows // n_groups)
+    starts, step = _chunk_starts(n_groups, resamples * per_group, _SWEEP_CHUNK_VALUES)
+    key = np.uint64(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+
+    def chunk(j: int, start: int, stop: int) -> None:
+        top = int(first_row[stop]) if stop < n_groups else rows
+        bottom = int(first_row[start])
+        out = np.empty((2, 2, top - bottom, resamples))
+        local = np.where(cell_index[start:stop] >= 0, cell_index[start:stop] - bottom, -1)
+        _resample_kernels.sweep_replicates(groups[start:stop], local, key, start, out)
+        draws = out.transpose(2, 3, 0, 1)  # [row, replicate, 2, 2], each count contiguous
+        target = (low, high) if j >= 0 else (np.empty_like(low), np.empty_like(high))
+        _bounds_of(specs, draws, options, *target, slice(bottom, top))
+
+    _run_chunks(chunk, starts, step, n_groups)
+    return sweep["back"](low[:, row_of]), sweep["back"](high[:, row_of])
+
+
+def _quantiles(values: np.ndarray, q: np.ndarray, kernel: bool) -> np.ndarray:
+    """``np.nanpercentile(values, 100 * q, axis=1)`` (linear interpolation) for ``q[0] <= q[1]``.
+
+    With ``kernel`` (a call with many replicates in all) by
+    :func:`~._resample_kernels.row_quantiles`, which reads each row's ends (1.6 ns a value
+    against numpy's partition's 11); otherwise by numpy, so that a call on a few cells -- a
+    leaderboard's micro intervals, a report -- does not pay the kernel's 1.4 s compile in a
+    fresh environment.
+    """
+    if not kernel:
+        return _partition_quantiles(values, q)
+    out = np.empty((2, values.shape[0]))
+    _resample_kernels.row_quantiles(np.ascontiguousarray(values, dtype=np.float64), np.asarray(q, np.float64), out)
+    return out
+
+
+def _partition_quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """:func:`_quantiles` by numpy: a partition around the order statistics it reads instead of
+    a sort of every row; rows with an undefined replicate (NaN) take numpy's nanpercentile,
+    whose count of defined values differs by row."""
     rows, count = values.shape
     out = np.full((q.size, rows), np.nan)
     nan_rows = np.isnan(values).any(axis=1)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import fastmetrics as fm
 from fastmetrics import _threads
-from fastmetrics.measures import intervals
+from fastmetrics.measures import _resample_kernels, intervals
 
 proportion = pytest.importorskip("statsmodels.stats.proportion")
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -136,18 +136,134 @@ def test_same_seed_same_intervals_and_options_checked():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(10, 400), st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]))
-def test_quantiles_by_partition_equal_numpy(seed, resamples, level):
+@given(
+    st.integers(0, 2**32 - 1),
+    st.one_of(st.integers(10, 400), st.integers(512, 3000)),  # below and beyond the pilot's reach
+    st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]),
+    st.sampled_from(["normal", "few", "skewed"]),
+    st.sampled_from(["kernel", "numpy"]),
+)
+def test_quantiles_equal_numpy(seed, resamples, level, shape, path):
     rng = np.random.default_rng(seed)
-    values = rng.choice(np.r_[rng.normal(size=6), 0.0, 1.0, np.inf], size=(30, resamples))
+    if shape == "normal":  # ties, an inf and some undefined rows among continuous values
+        values = rng.choice(np.r_[rng.normal(size=6), 0.0, 1.0, np.inf], size=(30, resamples))
+        values[:, : resamples // 2] = rng.normal(size=(30, resamples // 2))
+    elif shape == "few":  # a handful of values: order statistics inside long runs of ties
+        values = rng.integers(0, rng.integers(1, 5, (30, 1)) + 1, (30, resamples)) / 4
+    else:  # a long tail beyond the pilot: its bounds miss, the whole row is read
+        values = rng.standard_exponential((30, resamples)) ** 4 * rng.choice([-1, 1], (30, 1))
     values[rng.random((30, resamples)) < 0.05 * rng.integers(0, 2, (30, 1))] = np.nan  # some rows undefined
     values[0] = np.nan
+    values[1, : max(1, resamples - 300)] = np.nan  # fewer defined values than the pilot
     q = np.array([(1 - level) / 2, (1 + level) / 2])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = np.nanpercentile(values, 100 * q, axis=1)
-        mine = intervals._quantiles(values, q)
+        if path == "kernel":
+            mine = np.empty((2, values.shape[0]))
+            _resample_kernels.row_quantiles(values, q, mine)
+        else:
+            mine = intervals._partition_quantiles(values, q)
     np.testing.assert_allclose(mine, expected, rtol=1e-12, atol=1e-12)
+
+
+def _sweep(n_groups=6, n_items=60, thresholds=7, seed=0):
+    """Counts of a threshold sweep from items: [group, threshold, 2, 2], rising thresholds."""
+    rng = np.random.default_rng(seed)
+    gold = rng.random((n_groups, n_items)) < 0.3
+    score = rng.normal(size=(n_groups, n_items)) + gold
+    grid = np.linspace(-1.5, 2.5, thresholds)
+    predicted = score[:, None, :] >= grid[None, :, None]
+    counts = np.empty((n_groups, thresholds, 2, 2), np.int64)
+    for i, truth in enumerate((~gold, gold)):
+        counts[:, :, i, 1] = (predicted & truth[:, None, :]).sum(axis=2)
+        counts[:, :, i, 0] = truth.sum(axis=1)[:, None] - counts[:, :, i, 1]
+    return counts
+
+
+def test_sweep_replicates_are_each_cells_multinomial():
+    """A group's items resampled once for all thresholds: every cell's replicates follow
+    Multinomial(n, counts / n) (chi-square against the exact pmf), and the thresholds of one
+    replicate stay nested, as counts of one resampled test set."""
+    counts = _sweep(n_groups=1, n_items=7, thresholds=4, seed=3)
+    resamples = 40_000
+    cells = counts.shape[1]
+    out = np.empty((2, 2, cells, resamples))
+    _resample_kernels.sweep_replicates(counts, np.arange(cells)[None], np.uint64(11), 0, out)
+    draws = out.transpose(2, 3, 0, 1).reshape(cells, resamples, 4).astype(np.int64)
+    assert (np.diff(draws[:, :, 3], axis=0) <= 0).all() and (np.diff(draws[:, :, 1], axis=0) <= 0).all()
+    for cell in range(cells):
+        p = counts[0, cell].reshape(4) / 7
+        outcomes, observed = np.unique(draws[cell], axis=0, return_counts=True)
+        pmf = scipy_stats.multinomial.pmf(outcomes, 7, p)
+        assert pmf.sum() == pytest.approx(1.0, abs=0.01)  # (nearly) every outcome seen
+        expected = pmf / pmf.sum() * resamples
+        assert scipy_stats.chisquare(observed, expected).pvalue > 1e-3, cell
+
+
+def test_sweep_intervals_agree_with_per_cell_intervals():
+    counts = _sweep(n_groups=4, n_items=80, thresholds=9, seed=5)
+    names = ["accuracy", "f1", "mcc"]
+    sweep = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.9, resamples=4000, seed=1)
+    cells = fm.ConfusionTensor(counts, ("group", "cell")).evaluate(names, ci=0.9, resamples=4000, seed=1)
+    np.testing.assert_array_equal(np.isnan(sweep.low), np.isnan(cells.low))
+    # two Monte-Carlo estimates of the same quantiles, on 80 items: within a few replicates' steps
+    assert np.nanmax(np.abs(sweep.low - cells.low)) < 0.08
+    assert np.nanmedian(np.abs(sweep.high - cells.high)) < 0.01
+    assert not np.array_equal(sweep.low, cells.low, equal_nan=True)  # the sweep path was taken
+
+
+def test_sweep_intervals_in_any_layout_and_chunking(monkeypatch):
+    counts = _sweep(n_groups=5, n_items=40, thresholds=12, seed=2)
+    counts[2, 4:8] = counts[2, 4]  # a run of equal cells: one row of replicates, one interval
+    counts[2, 8:, :, 1] = np.minimum(counts[2, 8:, :, 1], counts[2, 4, :, 1])
+    counts[2, 8:, :, 0] = counts[2, 4, :, :].sum(axis=1) - counts[2, 8:, :, 1]
+    names = ["precision", "mcc"]
+    base = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.95, resamples=300, seed=4)
+    assert (base.low[:, 2, 4:8] == base.low[:, 2, 4:5]).all()
+    falling = fm.ConfusionTensor(counts[:, ::-1], ("group", "threshold")).evaluate(
+        names, ci=0.95, resamples=300, seed=4
+    )
+    np.testing.assert_array_equal(falling.low[:, :, ::-1], base.low)
+    first = fm.ConfusionTensor(counts.transpose(1, 0, 2, 3), ("threshold", "group"))
+    np.testing.assert_array_equal(
+        first.evaluate(names, ci=0.95, resamples=300, seed=4).high, base.high.transpose(0, 2, 1)
+    )
+    monkeypatch.setattr(intervals, "_SWEEP_CHUNK_VALUES", 1)  # a chunk a group, on 4 threads
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 4)
+    chunked = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.95, resamples=300, seed=4)
+    np.testing.assert_array_equal(chunked.low, base.low)
+    np.testing.assert_array_equal(chunked.high, base.high)
+
+
+def test_counts_not_nested_along_thresholds_are_resampled_per_cell():
+    rng = np.random.default_rng(8)
+    counts = rng.integers(0, 30, (3, 5, 2, 2))  # named threshold, but no one set of items
+    named = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate("f1", ci=0.9, resamples=200, seed=2)
+    plain = fm.ConfusionTensor(counts, ("group", "cell")).evaluate("f1", ci=0.9, resamples=200, seed=2)
+    np.testing.assert_array_equal(named.low, plain.low)
+
+
+def test_sweep_coverage_by_simulation():
+    """95 % intervals of accuracy and F1 at every threshold of 400 simulated sweeps of 200
+    items cover the population's value at least 93 % of the time."""
+    rng = np.random.default_rng(12)
+    n_sets, n_items, grid = 400, 200, np.array([-0.5, 0.25, 1.0])
+    gold = rng.random((n_sets, n_items)) < 0.4
+    score = rng.normal(size=(n_sets, n_items)) + 1.2 * gold
+    predicted = score[:, None, :] >= grid[None, :, None]
+    counts = np.empty((n_sets, grid.size, 2, 2), np.int64)
+    for i, truth in enumerate((~gold, gold)):
+        counts[:, :, i, 1] = (predicted & truth[:, None, :]).sum(axis=2)
+        counts[:, :, i, 0] = truth.sum(axis=1)[:, None] - counts[:, :, i, 1]
+    tpr, fpr = scipy_stats.norm.sf(grid - 1.2), scipy_stats.norm.sf(grid)
+    population = np.stack([0.6 * (1 - fpr), 0.6 * fpr, 0.4 * (1 - tpr), 0.4 * tpr], axis=1).reshape(-1, 2, 2)
+    truth = fm.ConfusionTensor(population, ("threshold",)).evaluate(["accuracy", "f1"]).values
+    scores = fm.ConfusionTensor(counts, ("test_set", "threshold")).evaluate(
+        ["accuracy", "f1"], ci=0.95, resamples=1000, seed=3
+    )
+    covered = (scores.low <= truth[:, None, :]) & (truth[:, None, :] <= scores.high)
+    assert (covered.mean(axis=1) >= 0.93).all(), covered.mean(axis=1)
 
 
 def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
@@ -165,3 +281,16 @@ def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
     np.testing.assert_array_equal(several.high, one.high)
     empty = fm.ConfusionTensor(np.zeros((0, 2, 2), np.int64), ("cell",)).evaluate("f1", ci=0.9, resamples=10)
     assert empty.low.shape == (1, 0)
+
+
+def test_quantile_kernel_and_numpy_give_the_same_intervals(monkeypatch):
+    counts = _sweep(n_groups=3, n_items=50, thresholds=6, seed=9)
+    names = ["accuracy", "precision", "mcc"]
+    for axes in (("group", "threshold"), ("group", "cell")):
+        tensor = fm.ConfusionTensor(counts, axes)
+        monkeypatch.setattr(intervals, "_KERNEL_QUANTILES", 1 << 40)
+        by_numpy = tensor.evaluate(names, ci=0.9, resamples=700, seed=2)
+        monkeypatch.setattr(intervals, "_KERNEL_QUANTILES", 0)
+        by_kernel = tensor.evaluate(names, ci=0.9, resamples=700, seed=2)
+        np.testing.assert_array_equal(by_kernel.low, by_numpy.low)
+        np.testing.assert_array_equal(by_kernel.high, by_numpy.high)
