@@ -3,7 +3,7 @@
 - :func:`sweep_replicates`: the replicates of a binary threshold sweep, drawn once per group
   for all its thresholds -- the group's items resampled with replacement, as resampling the test
   set does, and every threshold's counts read from the same draw.
-- :func:`row_quantiles`: two quantiles of every row of replicates, as ``np.nanpercentile``
+- :func:`row_quantiles`: two quantiles of every row of replicates, as ``np.nanquantile``
   (linear) gives them, from the candidates beyond a pilot's bounds instead of a partition of the
   whole row.
 """
@@ -200,12 +200,12 @@ def _order_pair(a, lo, hi, k, last):
 
 @njit(nogil=True, cache=True)
 def row_quantiles(values, q, out):
-    """``np.nanpercentile(values, 100 * q, axis=1)`` (linear) for two levels ``q[0] <= q[1]``.
+    """``np.nanquantile(values, q, axis=1)`` (linear) for two levels ``q[0] <= q[1]``.
 
     Parameters
     ----------
     values : float64 array, shape (rows, count)
-        Replicates per row; NaN = undefined (left out, as nanpercentile leaves it out).
+        Replicates per row; NaN = undefined (left out, as nanquantile leaves it out).
     q : float64 array, shape (2,)
     out : float64 array, shape (2, rows)
         NaN for a row without a defined value.

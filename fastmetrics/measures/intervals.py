@@ -179,7 +179,7 @@ def bootstrap_intervals(
         q=q,
         kernel=len(specs) * resamples * (counts.size // counts.shape[-1] ** 2) >= _KERNEL_QUANTILES,
     )
-    sweep = _sweep_layout(counts, sweep_axis)
+    sweep = _sweep_layout(counts, sweep_axis, resamples)
     # warnings filters are process-wide and not thread-safe: set once here, not in the threads
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
@@ -248,15 +248,17 @@ def _run_chunks(chunk, starts, step, size) -> None:
         on_threads(chunk, ((j, start, min(start + step, size)) for j, start in enumerate(starts)))
 
 
-def _sweep_layout(counts, axis):
+def _sweep_layout(counts, axis, resamples):
     """``counts`` as ``[group, threshold, 2, 2]`` nested sweeps (``tp`` and ``fp`` falling along
-    the thresholds, the positives and negatives fixed), or None when they are not one (or when
-    drawing each group's items would cost more than a multinomial per cell).
+    the thresholds, the positives and negatives fixed), or None when they are not one, when
+    drawing a group's items would cost more than a multinomial per cell, or when one group's
+    replicates would not fit a chunk (the per-cell path bounds memory for any number of cells).
 
     Returns
     -------
     dict or None
-        ``groups`` (the nested counts), ``back`` (a function of ``[measure, group, threshold]``
+        ``groups`` (the nested counts), ``distinct`` (``[group, threshold]``: the cell differs
+        from the one below it), ``back`` (a function of ``[measure, group, threshold]``
         arrays to the batch shape of ``counts``).
     """
     if axis is None or counts.shape[-1] != 2 or not np.issubdtype(counts.dtype, np.integer):
@@ -264,9 +266,9 @@ def _sweep_layout(counts, axis):
     last = counts.ndim - 3  # the last batch axis
     moved = np.moveaxis(counts, axis, last)
     cells = moved.shape[last]
-    groups = np.ascontiguousarray(moved.reshape(-1, cells, 2, 2), dtype=np.int64)
-    if cells < 2 or groups.shape[0] == 0:
+    if cells < 2 or moved.size == 0:
         return None
+    groups = np.ascontiguousarray(moved.reshape(-1, cells, 2, 2), dtype=np.int64)
     positives, negatives = groups[:, :, 1].sum(axis=2), groups[:, :, 0].sum(axis=2)
     if (positives != positives[:, :1]).any() or (negatives != negatives[:, :1]).any():
         return None
@@ -277,14 +279,18 @@ def _sweep_layout(counts, axis):
     if reverse:
         groups = np.ascontiguousarray(groups[:, ::-1])
     items = positives[:, 0] + negatives[:, 0]
-    if items.sum() > _SWEEP_DRAWS_PER_CELL * groups.shape[0] * cells:
+    if items.max() > _SWEEP_DRAWS_PER_CELL * cells or items.max() >= 2**31:
+        return None
+    distinct = np.ones((groups.shape[0], cells), bool)
+    distinct[:, 1:] = (groups[:, 1:] != groups[:, :-1]).any(axis=(2, 3))
+    if distinct.sum(axis=1).max() * resamples > _CHUNK_VALUES:  # a group is a chunk: memory stays bounded
         return None
 
     def back(values):
         values = values[:, :, ::-1] if reverse else values
         return np.moveaxis(values.reshape((values.shape[0],) + moved.shape[:-2]), last + 1, axis + 1)
 
-    return {"groups": groups, "back": back}
+    return {"groups": groups, "distinct": distinct, "back": back}
 
 
 def _sweep_bounds(specs, sweep, resamples, seed, options):
@@ -292,10 +298,8 @@ def _sweep_bounds(specs, sweep, resamples, seed, options):
     once per replicate (:func:`~._resample_kernels.sweep_replicates`), the measures read on the
     replicates of its distinct cells only -- a cell equal to the one below it has an empty bin
     between them, so equal replicates -- and the bounds given back to every cell."""
-    groups = sweep["groups"]
+    groups, distinct = sweep["groups"], sweep["distinct"]
     n_groups, cells = groups.shape[:2]
-    distinct = np.ones((n_groups, cells), bool)
-    distinct[:, 1:] = (groups[:, 1:] != groups[:, :-1]).any(axis=(2, 3))
     row_of = np.cumsum(distinct.reshape(-1)).reshape(n_groups, cells) - 1  # each cell's distinct row
     cell_index = np.where(distinct, row_of, -1)
     first_row = row_of[:, 0]
@@ -320,7 +324,7 @@ def _sweep_bounds(specs, sweep, resamples, seed, options):
 
 
 def _quantiles(values: np.ndarray, q: np.ndarray, kernel: bool) -> np.ndarray:
-    """``np.nanpercentile(values, 100 * q, axis=1)`` (linear interpolation) for ``q[0] <= q[1]``.
+    """``np.nanquantile(values, q, axis=1)`` (linear interpolation) for ``q[0] <= q[1]``.
 
     With ``kernel`` (a call with many replicates in all) by
     :func:`~._resample_kernels.row_quantiles`, which reads each row's ends (1.6 ns a value
@@ -337,14 +341,14 @@ def _quantiles(values: np.ndarray, q: np.ndarray, kernel: bool) -> np.ndarray:
 
 def _partition_quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
     """:func:`_quantiles` by numpy: a partition around the order statistics it reads instead of
-    a sort of every row; rows with an undefined replicate (NaN) take numpy's nanpercentile,
+    a sort of every row; rows with an undefined replicate (NaN) take numpy's nanquantile,
     whose count of defined values differs by row."""
     rows, count = values.shape
     out = np.full((q.size, rows), np.nan)
     nan_rows = np.isnan(values).any(axis=1)
     if nan_rows.any():  # (its all-NaN RuntimeWarning is silenced by the caller, outside the threads)
         with np.errstate(all="ignore"):
-            out[:, nan_rows] = np.nanpercentile(values[nan_rows], 100 * q, axis=1)
+            out[:, nan_rows] = np.nanquantile(values[nan_rows], q, axis=1)
         values = values[~nan_rows]
     if values.size:
         position = q * (count - 1)

@@ -158,13 +158,29 @@ def test_quantiles_equal_numpy(seed, resamples, level, shape, path):
     q = np.array([(1 - level) / 2, (1 + level) / 2])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        expected = np.nanpercentile(values, 100 * q, axis=1)
+        expected = np.nanquantile(values, q, axis=1)
         if path == "kernel":
             mine = np.empty((2, values.shape[0]))
             _resample_kernels.row_quantiles(values, q, mine)
         else:
             mine = intervals._partition_quantiles(values, q)
-    np.testing.assert_allclose(mine, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(mine, expected)  # the same order statistics, numpy's interpolation
+
+
+@pytest.mark.parametrize("side", ["low", "high"])
+def test_quantile_kernel_reads_the_whole_row_when_the_candidates_end_at_the_order_statistic(side):
+    """2000 values, q = 0.025: order statistics 49 and 50 are read. A pilot (the first 128
+    values) whose 11th least is 49 puts exactly 50 values (0 .. 49) below the filter bound: the
+    candidates hold statistic 49 but not 50, so the row must be read whole."""
+    rng = np.random.default_rng(0)
+    pilot = np.r_[np.arange(10), 49, np.arange(1000, 1117)]
+    rest = np.setdiff1d(np.arange(2000), pilot)
+    row = np.r_[rng.permutation(pilot), rng.permutation(rest)].astype(np.float64)
+    values = (row if side == "low" else -row)[None]
+    q = np.array([0.025, 0.975])
+    mine = np.empty((2, 1))
+    _resample_kernels.row_quantiles(values, q, mine)
+    np.testing.assert_array_equal(mine[:, 0], np.quantile(values[0], q))
 
 
 def _sweep(n_groups=6, n_items=60, thresholds=7, seed=0):
@@ -199,6 +215,25 @@ def test_sweep_replicates_are_each_cells_multinomial():
         assert pmf.sum() == pytest.approx(1.0, abs=0.01)  # (nearly) every outcome seen
         expected = pmf / pmf.sum() * resamples
         assert scipy_stats.chisquare(observed, expected).pvalue > 1e-3, cell
+
+
+def test_sweep_replicates_of_more_than_65536_items():
+    """Beyond 2**16 items a draw takes 32 bits (two a step): the replicates' means and
+    variances are the multinomial's."""
+    n = 70_001
+    counts = np.array([[[n // 2, n // 4], [n // 8, n - n // 2 - n // 4 - n // 8]]] * 2)[None]
+    counts[0, 1, :, 1] //= 2  # a higher threshold: fewer predicted positive
+    counts[0, 1, :, 0] = counts[0, 0].sum(axis=1) - counts[0, 1, :, 1]
+    resamples = 400
+    out = np.empty((2, 2, 2, resamples))
+    _resample_kernels.sweep_replicates(counts, np.arange(2)[None], np.uint64(3), 0, out)
+    for cell in range(2):
+        p = counts[0, cell] / n
+        draws = out[:, :, cell]
+        assert (draws.sum(axis=(0, 1)) == n).all()
+        z = (draws.mean(axis=2) - n * p) / np.sqrt(n * p * (1 - p) / resamples)
+        assert np.abs(z).max() < 4.5, z
+        np.testing.assert_allclose(draws.var(axis=2), n * p * (1 - p), rtol=0.25)
 
 
 def test_sweep_intervals_agree_with_per_cell_intervals():
@@ -236,12 +271,18 @@ def test_sweep_intervals_in_any_layout_and_chunking(monkeypatch):
     np.testing.assert_array_equal(chunked.high, base.high)
 
 
-def test_counts_not_nested_along_thresholds_are_resampled_per_cell():
-    rng = np.random.default_rng(8)
-    counts = rng.integers(0, 30, (3, 5, 2, 2))  # named threshold, but no one set of items
-    named = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate("f1", ci=0.9, resamples=200, seed=2)
-    plain = fm.ConfusionTensor(counts, ("group", "cell")).evaluate("f1", ci=0.9, resamples=200, seed=2)
-    np.testing.assert_array_equal(named.low, plain.low)
+def test_counts_not_nested_along_thresholds_are_resampled_per_cell(monkeypatch):
+    def same_as_per_cell(counts):
+        named = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate("f1", ci=0.9, resamples=200, seed=2)
+        plain = fm.ConfusionTensor(counts, ("group", "cell")).evaluate("f1", ci=0.9, resamples=200, seed=2)
+        np.testing.assert_array_equal(named.low, plain.low)
+        return named
+
+    same_as_per_cell(np.random.default_rng(8).integers(0, 30, (3, 5, 2, 2)))  # no one set of items
+    assert same_as_per_cell(np.ones((4, 0, 2, 2), np.int64)).low.shape == (1, 4, 0)
+    assert same_as_per_cell(np.ones((0, 3, 2, 2), np.int64)).low.shape == (1, 0, 3)
+    monkeypatch.setattr(intervals, "_CHUNK_VALUES", 200 * 3)  # a group's replicates beyond a chunk
+    same_as_per_cell(_sweep(n_groups=2, n_items=40, thresholds=6))
 
 
 def test_sweep_coverage_by_simulation():
