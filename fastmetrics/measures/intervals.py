@@ -316,8 +316,10 @@ def _sweep_bounds(specs, sweep, resamples, seed, options):
         local = np.where(cell_index[start:stop] >= 0, cell_index[start:stop] - bottom, -1)
         _resample_kernels.sweep_replicates(groups[start:stop], local, key, start, out)
         draws = out.transpose(2, 3, 0, 1)  # [row, replicate, 2, 2], each count contiguous
-        target = (low, high) if j >= 0 else (np.empty_like(low), np.empty_like(high))
-        _bounds_of(specs, draws, options, *target, slice(bottom, top))
+        if j >= 0:
+            _bounds_of(specs, draws, options, low, high, slice(bottom, top))
+        else:  # the compiling first call: into scratch
+            _bounds_of(specs, draws, options, *np.empty((2, len(specs), top - bottom)), slice(None))
 
     _run_chunks(chunk, starts, step, n_groups)
     return sweep["back"](low[:, row_of]), sweep["back"](high[:, row_of])
