@@ -1,8 +1,8 @@
 """Numba kernels of the per-cell bootstrap (:mod:`fastmetrics.measures.intervals`).
 
-- :func:`sweep_replicates`: the replicates of a binary threshold sweep, drawn once per group
-  for all its thresholds -- the group's items resampled with replacement, as resampling the test
-  set does, and every threshold's counts read from the same draw.
+- :func:`item_prefix`: the bootstrap weights of ``n`` items (one multinomial draw over the
+  positions a replicate), as prefix sums, from which every cell of ``n`` items reads its
+  replicates.
 - :func:`row_quantiles`: two quantiles of every row of replicates, as ``np.nanquantile``
   (linear) gives them, from the candidates beyond a pilot's bounds instead of a partition of the
   whole row.
@@ -32,12 +32,12 @@ def _splitmix(x):
 
 
 @njit(inline="always")
-def _draw_items(hist, table, n, s0, s1, s2, s3, bits):
-    """``n`` items drawn uniformly with replacement, each counted in its bin: ``hist[table[i]]``.
+def _draw_positions(hist, n, s0, s1, s2, s3, bits):
+    """``n`` positions drawn uniformly from ``[0, n)`` with replacement, each counted: ``hist``.
 
     xoshiro256++ gives 64 bits a step, cut into ``64 // bits`` uniform integers below ``2**bits``;
     Lemire's multiply-shift maps each onto ``[0, n)`` and rejects the few that would bias it, so
-    every item has probability exactly ``1 / n``.
+    every position has probability exactly ``1 / n``.
     """
     mask = uint64((1 << bits) - 1)
     nn = uint64(n)
@@ -57,91 +57,57 @@ def _draw_items(hist, table, n, s0, s1, s2, s3, bits):
             for k in range(chunks):
                 m = ((x >> uint64(k * bits)) & mask) * nn
                 kept = (m & mask) >= reject
-                hist[table[m >> uint64(bits)]] += kept
+                hist[m >> uint64(bits)] += kept
                 drawn += kept
         else:
             for k in range(chunks):
                 m = ((x >> uint64(k * bits)) & mask) * nn
                 if (m & mask) >= reject and drawn < n:
-                    hist[table[m >> uint64(bits)]] += 1
+                    hist[m >> uint64(bits)] += 1
                     drawn += 1
     return s0, s1, s2, s3
 
 
 @njit(nogil=True, cache=True)
-def sweep_replicates(counts, cell_index, key, first_group, out):
-    """Bootstrap replicates of every distinct cell of binary threshold sweeps.
+def item_prefix(key, out):
+    """Bootstrap weights of ``n`` items, as prefix sums: the common draw of every cell of ``n``.
 
     Parameters
     ----------
-    counts : int64 array, shape (groups, thresholds, 2, 2)
-        Nested counts: along the threshold axis ``tp`` and ``fp`` do not increase and the
-        positives and negatives stay the same (one set of items at rising thresholds).
-    cell_index : int64 array, shape (groups, thresholds)
-        The replicate row of each cell in ``out``; -1 for a cell equal to the one before it
-        (no item between the two thresholds: their replicates are equal too).
     key : uint64
-        The seed's key; group ``first_group + g`` has its own xoshiro256++ stream seeded by
-        SplitMix64 from the key and its index, so a group's replicates do not depend on how
-        the groups are chunked.
-    first_group : int
-    out : float64 array, shape (2, 2, rows, resamples)
-        ``out[i, j, row, r]``: replicate ``r`` of the cell's count of true ``i`` predicted ``j``.
+        The seed's key. Replicate ``r`` has its own xoshiro256++ stream, seeded by SplitMix64
+        from the key, ``n`` and ``r``: the weights depend on nothing else.
+    out : int32 array, shape (n + 1, resamples)
+        ``out[k, r]``: how many of replicate ``r``'s ``n`` draws (uniform over the positions
+        ``0 .. n-1``, with replacement) fell below position ``k``.
 
     Notes
     -----
-    Resampling a group's ``n`` items and counting each threshold's cell from the same draw
-    gives every cell the replicates ``Multinomial(n, counts / n)`` -- the per-cell bootstrap --
-    at the cost of ``n`` draws a replicate for all thresholds, instead of one multinomial draw a
-    cell and threshold.
+    Lay a cell's items out on the positions by category -- its first ``c_0`` items in category
+    0, the next ``c_1`` in category 1, and so on -- and the count of category ``j`` in
+    replicate ``r`` is ``out[b_j+1, r] - out[b_j, r]`` (``b_j = c_0 + ... + c_j-1``), which is
+    ``Multinomial(n, counts / n)``: the cell's bootstrap. Any cell of ``n`` items reads its
+    replicates from the same table, at the cost of two loads a count.
     """
-    groups, cells = counts.shape[0], counts.shape[1]
-    resamples = out.shape[3]
-    hist = np.empty(2 * (cells + 1), np.int64)
-    table = np.empty(0, np.int32)
-    for g in range(groups):
-        positives = counts[g, 0, 1, 1] + counts[g, 0, 1, 0]
-        negatives = counts[g, 0, 0, 1] + counts[g, 0, 0, 0]
-        n = positives + negatives
-        if table.size < n:
-            table = np.empty(n, np.int32)
-        # bin b of a class: its items above b of the thresholds (b = 0 .. cells)
-        item = 0
-        for side in range(2):
-            above_before = positives if side else negatives
-            for b in range(cells + 1):
-                above = counts[g, b, side, 1] if b < cells else 0
-                for _ in range(above_before - above):
-                    table[item] = side * (cells + 1) + b
-                    item += 1
-                above_before = above
-        x = key ^ (uint64(first_group + g) * uint64(0xD1B54A32D192ED03))
+    n = out.shape[0] - 1
+    hist = np.zeros(max(n, 1), np.int32)
+    for r in range(out.shape[1]):
+        x = key ^ (uint64(n) * uint64(0xD1B54A32D192ED03)) ^ (uint64(r) * uint64(0x8CB92BA72F3D8DD7))
         x, s0 = _splitmix(x)
         x, s1 = _splitmix(x)
         x, s2 = _splitmix(x)
         x, s3 = _splitmix(x)
-        for r in range(resamples):
-            for b in range(hist.size):
-                hist[b] = 0
-            if n > 0:
-                if n <= 65536:
-                    s0, s1, s2, s3 = _draw_items(hist, table, n, s0, s1, s2, s3, 21)
-                else:
-                    s0, s1, s2, s3 = _draw_items(hist, table, n, s0, s1, s2, s3, 32)
-            drawn_negatives, drawn_positives = 0, 0
-            for b in range(cells + 1):
-                drawn_negatives += hist[b]
-                drawn_positives += hist[cells + 1 + b]
-            tp, fp = 0, 0
-            for j in range(cells - 1, -1, -1):
-                fp += hist[j + 1]
-                tp += hist[cells + 2 + j]
-                row = cell_index[g, j]
-                if row >= 0:
-                    out[1, 1, row, r] = tp
-                    out[0, 1, row, r] = fp
-                    out[1, 0, row, r] = drawn_positives - tp
-                    out[0, 0, row, r] = drawn_negatives - fp
+        hist[:] = 0
+        if n > 0:
+            if n <= 65536:
+                _draw_positions(hist, n, s0, s1, s2, s3, 21)
+            else:
+                _draw_positions(hist, n, s0, s1, s2, s3, 32)
+        total = 0
+        out[0, r] = 0
+        for k in range(n):
+            total += hist[k]
+            out[k + 1, r] = total
 
 
 @njit(nogil=True, cache=True)

@@ -121,7 +121,6 @@ def evaluate(
                 averages=[spec.averaged(default) for spec in specs],
                 smoothing=smoothing,
                 matrix_args=matrix_args,
-                sweep_axis=tensor.axes.index("threshold") if "threshold" in tensor.axes else None,
             )
         else:
             pairs = [intervals.interval(spec, c, values[i], ci=ci, method=method) for i, spec in enumerate(specs)]

@@ -2,18 +2,30 @@
 
 Resampling the items of a cell with replacement is a multinomial draw over its ``m x m``
 counts: ``counts* ~ Multinomial(n, counts / n)``. So a bootstrap interval of any point measure
-needs no pass over the data -- every cell's replicates are drawn from its counts at once
-(numpy's ``Generator.multinomial``; chunks of cells so memory stays bounded, each with its own
-random stream, on every thread) and the measure's kernel runs on them like on any counts.
+needs no pass over the data -- every cell's replicates come from its counts, and the measure's
+kernel runs on them like on any counts.
 
-On a binary threshold sweep (a ``threshold`` axis whose cells are nested counts of one set of
-items, as :func:`fastmetrics.count` makes them) the draw is made per group instead: its items
-are resampled with replacement once per replicate and every threshold's counts read from that
-draw (:func:`._resample_kernels.sweep_replicates`). Each cell's replicates are the same
-``Multinomial(n, counts / n)``; what changes is that the thresholds of a replicate come from one
-resampled test set, as the item bootstrap makes them, and that ``n`` draws serve all the
-thresholds. Thresholds with equal counts (no item between them) share their replicates and
-their interval. Intervals on other tensors are unchanged.
+The cells of ``n`` items share one draw of the weights of ``n`` items
+(:func:`._resample_kernels.item_prefix`): each replicate draws ``n`` positions uniformly with
+replacement, kept as prefix sums. A cell's items are laid out on the positions by category
+(row-major: ``tn, fp, fn, tp`` for binary counts), and each count of a replicate is the weight of
+its category's run of positions -- two loads, where a multinomial per cell costs ~230 ns. Each
+cell's replicates are still exactly ``Multinomial(n, counts / n)``; what follows from sharing:
+
+- a cell's replicates depend on its counts, ``resamples`` and ``seed`` only, so equal cells
+  have equal intervals wherever they are (and are computed once);
+- the Monte-Carlo errors of cells of one size are correlated (common random numbers): each
+  interval is its cell's bootstrap interval, but two cells' bounds are not independent draws;
+- on a threshold sweep (as :func:`fastmetrics.count` makes it: negatives and positives fixed,
+  ``fp`` and ``tp`` falling), the thresholds of one replicate are nested -- the counts of one
+  resampled test set, as an item bootstrap gives them.
+
+Cells whose size too few cells share for the draw to pay (``n`` beyond
+:data:`_SHARED_DRAWS_PER_CELL` times their number and ``m * m - 1``), whose table would
+exceed :data:`_PREFIX_VALUES` values (``(n + 1) * resamples``), weighted counts, and calls of
+fewer than :data:`_SHARED_VALUES` replicates in all draw a multinomial per cell instead
+(numpy's ``Generator.multinomial``; chunks of cells, each with its own random stream). Either
+way, chunks of cells run on every thread, and the result does not depend on how many there are.
 
 - ``method="bootstrap"``: ``resamples`` replicates per cell; ``interval="percentile"`` (the
   ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of the replicates) or ``"basic"``
@@ -45,10 +57,14 @@ INTERVALS = ("percentile", "basic")
 _CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
 _MIN_CHUNK_VALUES = 100_000  # below this, a chunk is not worth a thread
-_SWEEP_CHUNK_VALUES = 250_000  # replicates of a sweep's cells per chunk: ~8 MB, near the cache
-# a replicate of a sweep draws its group's items (~0.7 ns each) where a multinomial per cell
-# costs ~230 ns: items beyond this many per cell make the per-cell draws cheaper
-_SWEEP_DRAWS_PER_CELL = 200
+_SHARED_CHUNK_VALUES = 250_000  # replicates of shared cells per chunk: ~8 MB of counts, near the cache
+# a shared draw costs ~1 ns an item and replicate, a multinomial per cell ~75 ns a category:
+# beyond this many items per cell and category, the cells draw their own
+_SHARED_DRAWS_PER_CELL = 75
+_PREFIX_VALUES = 1 << 25  # a table of shared weights: at most 128 MB
+# a call with fewer replicates than this draws per cell: faster than the shared draw's 0.9 s
+# compile in a fresh environment (a leaderboard's micro intervals, a report)
+_SHARED_VALUES = 1 << 20
 _KERNEL_QUANTILES = 1 << 20  # replicate values from which the quantile kernel beats numpy with its compile
 
 
@@ -135,7 +151,6 @@ def bootstrap_intervals(
     averages,
     smoothing=None,
     matrix_args=None,
-    sweep_axis=None,
 ):
     """Bootstrap intervals of several measures on every cell, from one set of replicates.
 
@@ -158,12 +173,6 @@ def bootstrap_intervals(
         As the measures were evaluated.
     matrix_args : list of mapping, optional
         Array parameters of each measure's multiclass kernel.
-    sweep_axis : int, optional
-        The batch axis of a threshold sweep. When the cells along it are nested binary counts
-        of one set of items (as :func:`fastmetrics.count` makes them), each group's items are
-        resampled once per replicate for all its thresholds (:func:`_sweep_bounds`): every
-        cell's replicates are still ``Multinomial(n, counts / n)``, drawn for a fraction of the
-        cost.
 
     Returns
     -------
@@ -171,28 +180,103 @@ def bootstrap_intervals(
         NaN where there is no interval.
     """
     rng_of(seed)  # refuses a bad seed
-    q = np.array([(1 - ci) / 2, (1 + ci) / 2])
+    m = counts.shape[-1]
+    rows, back = _distinct_rows(counts.reshape(-1, m * m))
     options = dict(
         averages=averages,
         smoothing=smoothing,
         matrix_args=matrix_args or [None] * len(specs),
-        q=q,
-        kernel=len(specs) * resamples * (counts.size // counts.shape[-1] ** 2) >= _KERNEL_QUANTILES,
+        q=np.array([(1 - ci) / 2, (1 + ci) / 2]),
+        kernel=len(specs) * resamples * len(rows) >= _KERNEL_QUANTILES,
     )
-    sweep = _sweep_layout(counts, sweep_axis, resamples)
     # warnings filters are process-wide and not thread-safe: set once here, not in the threads
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a cell without a defined replicate: no interval
-        if sweep is None:
-            low, high = _cell_bounds(specs, counts, resamples, seed, options)
-        else:
-            low, high = _sweep_bounds(specs, sweep, resamples, seed, options)
+        low, high = _row_bounds(specs, rows, m, resamples, seed, options)
     shape = (len(specs),) + counts.shape[:-2]
-    low, high = low.reshape(shape), high.reshape(shape)
+    low, high = low[:, back].reshape(shape), high[:, back].reshape(shape)
     if interval == "basic":
         low, high = 2 * estimates - high, 2 * estimates - low
     undefined = np.isnan(estimates)
     return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
+
+
+def _distinct_rows(flat):
+    """The distinct rows of ``flat`` (cells' counts), in order of their total, and the index of
+    each row of ``flat`` among them: equal cells have equal replicates, read once."""
+    if flat.shape[0] == 0:
+        return flat, np.zeros(0, np.int64)
+    n = flat.sum(axis=1)
+    if np.issubdtype(flat.dtype, np.integer):
+        bits = max(1, int(n.max()).bit_length())
+        if bits * flat.shape[1] <= 63:  # the total and all counts but the last packed in one int64
+            key = n.astype(np.int64)
+            for column in flat.T[:-1]:
+                key = (key << bits) | column.astype(np.int64)
+            _, first, back = np.unique(key, return_index=True, return_inverse=True)
+            return flat[first], back.reshape(-1)
+    order = np.lexsort(list(flat.T[::-1]) + [n])  # by the total first
+    ordered = flat[order]
+    new = np.ones(order.size, bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    back = np.empty(order.size, np.int64)
+    back[order] = np.cumsum(new) - 1
+    return ordered[new], back
+
+
+def _row_bounds(specs, rows, m, resamples, seed, options):
+    """``low, high`` (``[measure, row]``) of distinct cells sorted by their total ``n``: the cells
+    of an ``n`` shared by enough of them read their replicates from one draw of ``n`` items'
+    weights (:func:`_shared_bounds`), the others each draw a multinomial (:func:`_cell_bounds`)."""
+    low, high = np.full((len(specs), len(rows)), np.nan), np.full((len(specs), len(rows)), np.nan)
+    n = rows.sum(axis=1)
+    sizes, starts, cells = np.unique(n, return_index=True, return_counts=True)
+    shared = (
+        np.issubdtype(rows.dtype, np.integer)
+        & ((sizes + 1) * resamples <= _PREFIX_VALUES)
+        & (sizes <= _SHARED_DRAWS_PER_CELL * cells * max(m * m - 1, 1))
+        & (len(rows) * resamples >= _SHARED_VALUES)
+    )
+    alone = np.flatnonzero(np.repeat(~shared, cells))
+    if alone.size:
+        low[:, alone], high[:, alone] = _cell_bounds(specs, rows[alone], m, resamples, seed, options)
+    key = np.uint64(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+    for i in np.flatnonzero(shared):
+        part = slice(starts[i], starts[i] + cells[i])
+        low[:, part], high[:, part] = _shared_bounds(specs, rows[part], int(sizes[i]), m, resamples, key, options)
+    return low, high
+
+
+def _shared_bounds(specs, rows, n, m, resamples, key, options):
+    """The intervals of cells of ``n`` items each, from one table of ``n`` items' bootstrap
+    weights (:func:`~._resample_kernels.item_prefix`): a cell's items laid out on the positions
+    by category, each count of a replicate is the weight of its run of positions -- two loads
+    -- and ``Multinomial(n, counts / n)`` as a draw per cell would give it."""
+    prefix = np.empty((n + 1, resamples), np.int32)
+    _resample_kernels.item_prefix(key, prefix)
+    ends = np.zeros((len(rows), m * m + 1), np.int64)
+    np.cumsum(rows, axis=1, out=ends[:, 1:])
+    low, high = np.full((len(specs), len(rows)), np.nan), np.full((len(specs), len(rows)), np.nan)
+    starts, step = _chunk_starts(len(rows), resamples, _SHARED_CHUNK_VALUES)
+    scratch = (np.empty((len(specs), 1)), np.empty((len(specs), 1)))
+
+    def chunk(j: int, start: int, stop: int) -> None:
+        draws = _shared_draws(prefix, ends[start:stop], m)
+        _bounds_of(
+            specs, draws, options, *((low, high) if j >= 0 else scratch), slice(start, stop) if j >= 0 else slice(0, 1)
+        )
+
+    _run_chunks(chunk, starts, step, len(rows))
+    return low, high
+
+
+def _shared_draws(prefix, ends, m):
+    """Replicates ``[cell, resample, m, m]`` of cells whose category ``k`` holds the positions
+    ``ends[cell, k] .. ends[cell, k + 1] - 1``, read from the prefix sums of shared weights."""
+    draws = np.empty((m * m, len(ends), prefix.shape[1]))
+    for k in range(m * m):
+        np.subtract(prefix[ends[:, k + 1]], prefix[ends[:, k]], out=draws[k], casting="unsafe")
+    return draws.reshape(m, m, len(ends), -1).transpose(2, 3, 0, 1)  # each count contiguous
 
 
 def _bounds_of(specs, draws, options, low, high, rows) -> None:
@@ -217,11 +301,9 @@ def _chunk_starts(rows, resamples, chunk_values):
     return range(0, rows, step), step
 
 
-def _cell_bounds(specs, counts, resamples, seed, options):
+def _cell_bounds(specs, flat, m, resamples, seed, options):
     """Each cell's replicates drawn from its own multinomial; ``low, high`` of shape
-    ``[measure, cell]``."""
-    m = counts.shape[-1]
-    flat = counts.reshape(-1, m * m)
+    ``[measure, cell]`` for ``flat`` counts ``[cell, m * m]``."""
     n = flat.sum(axis=1)
     low, high = np.full((len(specs), n.size), np.nan), np.full((len(specs), n.size), np.nan)
     starts, step = _chunk_starts(n.size, resamples, _CHUNK_VALUES)
@@ -246,83 +328,6 @@ def _run_chunks(chunk, starts, step, size) -> None:
     elif len(starts) > 1:
         chunk(-1, 0, 1)  # one row first, alone, into scratch: it compiles the kernels the measures need
         on_threads(chunk, ((j, start, min(start + step, size)) for j, start in enumerate(starts)))
-
-
-def _sweep_layout(counts, axis, resamples):
-    """``counts`` as ``[group, threshold, 2, 2]`` nested sweeps (``tp`` and ``fp`` falling along
-    the thresholds, the positives and negatives fixed), or None when they are not one, when
-    drawing a group's items would cost more than a multinomial per cell, or when one group's
-    replicates would not fit a chunk (the per-cell path bounds memory for any number of cells).
-
-    Returns
-    -------
-    dict or None
-        ``groups`` (the nested counts), ``distinct`` (``[group, threshold]``: the cell differs
-        from the one below it), ``back`` (a function of ``[measure, group, threshold]``
-        arrays to the batch shape of ``counts``).
-    """
-    if axis is None or counts.shape[-1] != 2 or not np.issubdtype(counts.dtype, np.integer):
-        return None
-    last = counts.ndim - 3  # the last batch axis
-    moved = np.moveaxis(counts, axis, last)
-    cells = moved.shape[last]
-    if cells < 2 or moved.size == 0:
-        return None
-    groups = np.ascontiguousarray(moved.reshape(-1, cells, 2, 2), dtype=np.int64)
-    positives, negatives = groups[:, :, 1].sum(axis=2), groups[:, :, 0].sum(axis=2)
-    if (positives != positives[:, :1]).any() or (negatives != negatives[:, :1]).any():
-        return None
-    rising = np.diff(groups[:, :, :, 1], axis=1)  # of fp and tp
-    reverse = bool((rising >= 0).all() and (rising != 0).any())
-    if not reverse and (rising > 0).any():
-        return None
-    if reverse:
-        groups = np.ascontiguousarray(groups[:, ::-1])
-    items = positives[:, 0] + negatives[:, 0]
-    if items.max() > _SWEEP_DRAWS_PER_CELL * cells or items.max() >= 2**31:
-        return None
-    distinct = np.ones((groups.shape[0], cells), bool)
-    distinct[:, 1:] = (groups[:, 1:] != groups[:, :-1]).any(axis=(2, 3))
-    if distinct.sum(axis=1).max() * resamples > _CHUNK_VALUES:  # a group is a chunk: memory stays bounded
-        return None
-
-    def back(values):
-        values = values[:, :, ::-1] if reverse else values
-        return np.moveaxis(values.reshape((values.shape[0],) + moved.shape[:-2]), last + 1, axis + 1)
-
-    return {"groups": groups, "distinct": distinct, "back": back}
-
-
-def _sweep_bounds(specs, sweep, resamples, seed, options):
-    """The intervals of nested sweeps (:func:`_sweep_layout`): each group's items resampled
-    once per replicate (:func:`~._resample_kernels.sweep_replicates`), the measures read on the
-    replicates of its distinct cells only -- a cell equal to the one below it has an empty bin
-    between them, so equal replicates -- and the bounds given back to every cell."""
-    groups, distinct = sweep["groups"], sweep["distinct"]
-    n_groups, cells = groups.shape[:2]
-    row_of = np.cumsum(distinct.reshape(-1)).reshape(n_groups, cells) - 1  # each cell's distinct row
-    cell_index = np.where(distinct, row_of, -1)
-    first_row = row_of[:, 0]
-    rows = int(row_of[-1, -1]) + 1
-    low, high = np.full((len(specs), rows), np.nan), np.full((len(specs), rows), np.nan)
-    per_group = max(1, rows // n_groups)
-    starts, step = _chunk_starts(n_groups, resamples * per_group, _SWEEP_CHUNK_VALUES)
-    key = np.uint64(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
-
-    def chunk(j: int, start: int, stop: int) -> None:
-        top = int(first_row[stop]) if stop < n_groups else rows
-        bottom = int(first_row[start])
-        out = np.empty((2, 2, top - bottom, resamples))
-        local = np.where(cell_index[start:stop] >= 0, cell_index[start:stop] - bottom, -1)
-        _resample_kernels.sweep_replicates(groups[start:stop], local, key, start, out)
-        draws = out.transpose(2, 3, 0, 1)  # [row, replicate, 2, 2], each count contiguous
-        if j >= 0:
-            _bounds_of(specs, draws, options, low, high, slice(bottom, top))
-        else:  # the compiling first call: into scratch
-            _bounds_of(specs, draws, options, *np.empty((2, len(specs), top - bottom)), slice(None))
-
-    _run_chunks(chunk, starts, step, n_groups)
-    return sweep["back"](low[:, row_of]), sweep["back"](high[:, row_of])
 
 
 def _quantiles(values: np.ndarray, q: np.ndarray, kernel: bool) -> np.ndarray:

@@ -18,6 +18,13 @@ from fastmetrics.measures import _resample_kernels, intervals
 proportion = pytest.importorskip("statsmodels.stats.proportion")
 scipy_stats = pytest.importorskip("scipy.stats")
 
+
+@pytest.fixture(autouse=True)
+def _shared_draws_on_small_calls(monkeypatch):
+    """The calls here are small: let them take the shared draw that large calls take."""
+    monkeypatch.setattr(intervals, "_SHARED_VALUES", 0)
+
+
 PROPORTIONS = {
     "accuracy": ("tp+tn", "n"),
     "precision": ("tp", "tp+fp"),
@@ -197,92 +204,132 @@ def _sweep(n_groups=6, n_items=60, thresholds=7, seed=0):
     return counts
 
 
-def test_sweep_replicates_are_each_cells_multinomial():
-    """A group's items resampled once for all thresholds: every cell's replicates follow
-    Multinomial(n, counts / n) (chi-square against the exact pmf), and the thresholds of one
-    replicate stay nested, as counts of one resampled test set."""
-    counts = _sweep(n_groups=1, n_items=7, thresholds=4, seed=3)
-    resamples = 40_000
-    cells = counts.shape[1]
-    out = np.empty((2, 2, cells, resamples))
-    _resample_kernels.sweep_replicates(counts, np.arange(cells)[None], np.uint64(11), 0, out)
-    draws = out.transpose(2, 3, 0, 1).reshape(cells, resamples, 4).astype(np.int64)
-    assert (np.diff(draws[:, :, 3], axis=0) <= 0).all() and (np.diff(draws[:, :, 1], axis=0) <= 0).all()
-    for cell in range(cells):
-        p = counts[0, cell].reshape(4) / 7
-        outcomes, observed = np.unique(draws[cell], axis=0, return_counts=True)
-        pmf = scipy_stats.multinomial.pmf(outcomes, 7, p)
-        assert pmf.sum() == pytest.approx(1.0, abs=0.01)  # (nearly) every outcome seen
-        expected = pmf / pmf.sum() * resamples
-        assert scipy_stats.chisquare(observed, expected).pvalue > 1e-3, cell
+def _shared(counts, resamples, key=11):
+    """The replicates ``[cell, resample, m, m]`` the shared draw gives cells of one size."""
+    flat = counts.reshape(len(counts), -1)
+    n = int(flat[0].sum())
+    prefix = np.empty((n + 1, resamples), np.int32)
+    _resample_kernels.item_prefix(np.uint64(key), prefix)
+    ends = np.zeros((len(flat), flat.shape[1] + 1), np.int64)
+    np.cumsum(flat, axis=1, out=ends[:, 1:])
+    return intervals._shared_draws(prefix, ends, counts.shape[-1]).astype(np.int64)
 
 
-def test_sweep_replicates_of_more_than_65536_items():
+def _chi_square_multinomial(draws, counts):
+    """Replicates of one cell against the exact Multinomial(n, counts / n) pmf."""
+    n, flat = counts.sum(), counts.reshape(-1)
+    outcomes, observed = np.unique(draws.reshape(len(draws), -1), axis=0, return_counts=True)
+    pmf = scipy_stats.multinomial.pmf(outcomes, n, flat / n)
+    assert pmf.sum() == pytest.approx(1.0, abs=0.01)  # (nearly) every outcome seen
+    return scipy_stats.chisquare(observed, pmf / pmf.sum() * len(draws)).pvalue
+
+
+def test_shared_replicates_are_each_cells_multinomial():
+    """Cells of n items read from one draw of n items' weights: every cell's replicates follow
+    Multinomial(n, counts / n) (chi-square against the exact pmf), binary and 3 x 3, and the
+    thresholds of a sweep stay nested in every replicate, as counts of one resampled test set."""
+    counts = _sweep(n_groups=1, n_items=7, thresholds=4, seed=3)[0]
+    draws = _shared(counts, 40_000)
+    assert (np.diff(draws[:, :, 1, 1], axis=0) <= 0).all() and (np.diff(draws[:, :, 0, 1], axis=0) <= 0).all()
+    assert (draws[:, :, 1].sum(axis=2) == draws[:1, :, 1].sum(axis=2)).all()  # one set of positives a replicate
+    for cell in range(len(counts)):
+        assert _chi_square_multinomial(draws[cell], counts[cell]) > 1e-3, cell
+    classes = np.array([[[2, 0, 1], [0, 1, 0], [1, 0, 1]], [[0, 0, 0], [3, 0, 0], [0, 0, 3]]])
+    draws = _shared(classes, 40_000, key=5)
+    for cell in range(2):
+        assert _chi_square_multinomial(draws[cell], classes[cell]) > 1e-3, cell
+
+
+def test_shared_replicates_of_more_than_65536_items():
     """Beyond 2**16 items a draw takes 32 bits (two a step): the replicates' means and
     variances are the multinomial's."""
     n = 70_001
-    counts = np.array([[[n // 2, n // 4], [n // 8, n - n // 2 - n // 4 - n // 8]]] * 2)[None]
-    counts[0, 1, :, 1] //= 2  # a higher threshold: fewer predicted positive
-    counts[0, 1, :, 0] = counts[0, 0].sum(axis=1) - counts[0, 1, :, 1]
+    counts = np.array([[[n // 2, n // 4], [n // 8, n - n // 2 - n // 4 - n // 8]], [[n // 3, 5], [n - n // 3 - 7, 2]]])
     resamples = 400
-    out = np.empty((2, 2, 2, resamples))
-    _resample_kernels.sweep_replicates(counts, np.arange(2)[None], np.uint64(3), 0, out)
+    draws = _shared(counts, resamples, key=3)
     for cell in range(2):
-        p = counts[0, cell] / n
-        draws = out[:, :, cell]
-        assert (draws.sum(axis=(0, 1)) == n).all()
-        z = (draws.mean(axis=2) - n * p) / np.sqrt(n * p * (1 - p) / resamples)
+        p = counts[cell] / n
+        assert (draws[cell].sum(axis=(1, 2)) == n).all()
+        z = (draws[cell].mean(axis=0) - n * p) / np.sqrt(n * p * (1 - p) / resamples)
         assert np.abs(z).max() < 4.5, z
-        np.testing.assert_allclose(draws.var(axis=2), n * p * (1 - p), rtol=0.25)
+        np.testing.assert_allclose(draws[cell].var(axis=0), n * p * (1 - p), rtol=0.3)
 
 
-def test_sweep_intervals_agree_with_per_cell_intervals():
+def _per_cell(monkeypatch):
+    monkeypatch.setattr(intervals, "_SHARED_DRAWS_PER_CELL", 0)  # no size is shared: a draw per cell
+
+
+def test_shared_intervals_agree_with_per_cell_intervals(monkeypatch):
     counts = _sweep(n_groups=4, n_items=80, thresholds=9, seed=5)
     names = ["accuracy", "f1", "mcc"]
-    sweep = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.9, resamples=4000, seed=1)
-    cells = fm.ConfusionTensor(counts, ("group", "cell")).evaluate(names, ci=0.9, resamples=4000, seed=1)
-    np.testing.assert_array_equal(np.isnan(sweep.low), np.isnan(cells.low))
+    tensor = fm.ConfusionTensor(counts, ("group", "threshold"))
+    shared = tensor.evaluate(names, ci=0.9, resamples=4000, seed=1)
+    _per_cell(monkeypatch)
+    cells = tensor.evaluate(names, ci=0.9, resamples=4000, seed=1)
+    np.testing.assert_array_equal(np.isnan(shared.low), np.isnan(cells.low))
     # two Monte-Carlo estimates of the same quantiles, on 80 items: within a few replicates' steps
-    assert np.nanmax(np.abs(sweep.low - cells.low)) < 0.08
-    assert np.nanmedian(np.abs(sweep.high - cells.high)) < 0.01
-    assert not np.array_equal(sweep.low, cells.low, equal_nan=True)  # the sweep path was taken
+    assert np.nanmax(np.abs(shared.low - cells.low)) < 0.08
+    assert np.nanmedian(np.abs(shared.high - cells.high)) < 0.01
+    assert not np.array_equal(shared.low, cells.low, equal_nan=True)  # the paths differ
 
 
-def test_sweep_intervals_in_any_layout_and_chunking(monkeypatch):
+def test_a_cells_interval_depends_on_its_counts_only(monkeypatch):
+    """Shared draws: a cell's interval is the same in any layout, chunking, slice or company
+    -- equal cells have equal intervals wherever they are."""
     counts = _sweep(n_groups=5, n_items=40, thresholds=12, seed=2)
-    counts[2, 4:8] = counts[2, 4]  # a run of equal cells: one row of replicates, one interval
-    counts[2, 8:, :, 1] = np.minimum(counts[2, 8:, :, 1], counts[2, 4, :, 1])
-    counts[2, 8:, :, 0] = counts[2, 4, :, :].sum(axis=1) - counts[2, 8:, :, 1]
     names = ["precision", "mcc"]
     base = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.95, resamples=300, seed=4)
-    assert (base.low[:, 2, 4:8] == base.low[:, 2, 4:5]).all()
+    flat = counts.reshape(-1, 4)
+    _, first, back = np.unique(flat, axis=0, return_index=True, return_inverse=True)
+    low = base.low.reshape(2, -1)
+    np.testing.assert_array_equal(low, low[:, first][:, back.reshape(-1)])
+    assert len(first) < len(flat)  # (the sweep has equal cells)
     falling = fm.ConfusionTensor(counts[:, ::-1], ("group", "threshold")).evaluate(
         names, ci=0.95, resamples=300, seed=4
     )
     np.testing.assert_array_equal(falling.low[:, :, ::-1], base.low)
-    first = fm.ConfusionTensor(counts.transpose(1, 0, 2, 3), ("threshold", "group"))
+    first_axis = fm.ConfusionTensor(counts.transpose(1, 0, 2, 3), ("threshold", "group"))
     np.testing.assert_array_equal(
-        first.evaluate(names, ci=0.95, resamples=300, seed=4).high, base.high.transpose(0, 2, 1)
+        first_axis.evaluate(names, ci=0.95, resamples=300, seed=4).high, base.high.transpose(0, 2, 1)
     )
-    monkeypatch.setattr(intervals, "_SWEEP_CHUNK_VALUES", 1)  # a chunk a group, on 4 threads
+    for kind in (np.uint8, np.uint64, np.int32):
+        typed = fm.ConfusionTensor(counts.astype(kind), ("group", "threshold"))
+        np.testing.assert_array_equal(typed.evaluate(names, ci=0.95, resamples=300, seed=4).low, base.low)
+    others = np.concatenate([counts[2:4], _sweep(n_groups=3, n_items=40, thresholds=12, seed=8)])
+    company = fm.ConfusionTensor(others, ("group", "threshold")).evaluate(names, ci=0.95, resamples=300, seed=4)
+    np.testing.assert_array_equal(company.low[:, :2], base.low[:, 2:4])
+    monkeypatch.setattr(intervals, "_SHARED_CHUNK_VALUES", 1)  # a chunk a cell, on 4 threads
     monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 4)
     chunked = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.95, resamples=300, seed=4)
     np.testing.assert_array_equal(chunked.low, base.low)
     np.testing.assert_array_equal(chunked.high, base.high)
 
 
-def test_counts_not_nested_along_thresholds_are_resampled_per_cell(monkeypatch):
-    def same_as_per_cell(counts):
-        named = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate("f1", ci=0.9, resamples=200, seed=2)
-        plain = fm.ConfusionTensor(counts, ("group", "cell")).evaluate("f1", ci=0.9, resamples=200, seed=2)
-        np.testing.assert_array_equal(named.low, plain.low)
-        return named
+def test_sizes_few_cells_share_weighted_counts_large_tables_and_small_calls_draw_per_cell(monkeypatch):
+    """A size shared by too few cells for its draw to pay, a table beyond its cap, weighted
+    counts and a call too small to pay the shared draw's compile take a multinomial per cell;
+    several sizes and paths mix in one call."""
+    counts = _sweep(n_groups=3, n_items=30, thresholds=5, seed=1).reshape(-1, 2, 2)
+    lone = np.array([[[500, 120], [80, 300]]])  # n = 1000 > 75 x 1 cell x 3 categories
+    names = ["f1", "mcc"]
 
-    same_as_per_cell(np.random.default_rng(8).integers(0, 30, (3, 5, 2, 2)))  # no one set of items
-    assert same_as_per_cell(np.ones((4, 0, 2, 2), np.int64)).low.shape == (1, 4, 0)
-    assert same_as_per_cell(np.ones((0, 3, 2, 2), np.int64)).low.shape == (1, 0, 3)
-    monkeypatch.setattr(intervals, "_CHUNK_VALUES", 200 * 3)  # a group's replicates beyond a chunk
-    same_as_per_cell(_sweep(n_groups=2, n_items=40, thresholds=6))
+    def bounds(c, **patch):
+        with monkeypatch.context() as patched:
+            for name, value in patch.items():
+                patched.setattr(intervals, name, value)
+            return fm.ConfusionTensor(c, ("cell",)).evaluate(names, ci=0.9, resamples=200, seed=2).low
+
+    per_cell = {"_SHARED_DRAWS_PER_CELL": 0}
+    got = bounds(np.concatenate([counts, lone]))
+    np.testing.assert_array_equal(got[:, :-1], bounds(counts))
+    assert not np.array_equal(got[:, :-1], bounds(counts, **per_cell))
+    np.testing.assert_array_equal(got[:, -1:], bounds(lone, **per_cell))  # the lone size drew its own
+    np.testing.assert_array_equal(bounds(counts, _PREFIX_VALUES=31 * 200 - 1), bounds(counts, **per_cell))
+    np.testing.assert_array_equal(bounds(counts, _SHARED_VALUES=len(counts) * 200 + 1), bounds(counts, **per_cell))
+    weights = counts + np.random.default_rng(8).random(counts.shape) / 4  # no positions to lay out
+    assert np.isfinite(bounds(weights)[0]).all()
+    empty = fm.ConfusionTensor(np.ones((4, 0, 2, 2), np.int64), ("group", "threshold"))
+    assert empty.evaluate("f1", ci=0.9, resamples=20).low.shape == (1, 4, 0)
 
 
 def test_sweep_coverage_by_simulation():
@@ -312,6 +359,7 @@ def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
     counts = rng.integers(0, 40, (300, 2, 2))
     tensor = fm.ConfusionTensor(counts, ("cell",))
     monkeypatch.setattr(intervals, "_CHUNK_VALUES", 20 * 100)  # 20 cells a chunk: 15 chunks
+    monkeypatch.setattr(intervals, "_SHARED_CHUNK_VALUES", 5 * 100)  # (those of shared sizes: 5)
     filters = list(warnings.filters)
     monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 4)  # threads even on a one-core runner
     several = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
@@ -325,10 +373,11 @@ def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
 
 
 def test_quantile_kernel_and_numpy_give_the_same_intervals(monkeypatch):
-    counts = _sweep(n_groups=3, n_items=50, thresholds=6, seed=9)
+    tensor = fm.ConfusionTensor(_sweep(n_groups=3, n_items=50, thresholds=6, seed=9), ("group", "threshold"))
     names = ["accuracy", "precision", "mcc"]
-    for axes in (("group", "threshold"), ("group", "cell")):
-        tensor = fm.ConfusionTensor(counts, axes)
+    for shared in (True, False):
+        if not shared:
+            _per_cell(monkeypatch)
         monkeypatch.setattr(intervals, "_KERNEL_QUANTILES", 1 << 40)
         by_numpy = tensor.evaluate(names, ci=0.9, resamples=700, seed=2)
         monkeypatch.setattr(intervals, "_KERNEL_QUANTILES", 0)
