@@ -111,6 +111,15 @@ def test_all_measures_over_w1_cells(benchmark, w1_counts):
     benchmark(run)
 
 
+def test_bootstrap_intervals_w1(benchmark, w1_table):
+    """Issue 17: 95 % bootstrap intervals (2000 resamples) of 5 measures on all 1.01M cells of a
+    101-threshold sweep of W1 (benchmarks/intervals.py puts scipy.stats.bootstrap beside it)."""
+    tensor = fm.count(w1_table, thresholds=101)
+    names = ["accuracy", "precision", "recall", "f1", "mcc"]
+    fm.ConfusionTensor(tensor.counts[:1, :2], tensor.axes).evaluate(names, ci=0.95, resamples=20)
+    benchmark.pedantic(lambda: tensor.evaluate(names, ci=0.95, resamples=2000, seed=0), rounds=3, iterations=1)
+
+
 def test_exact_sweep_w1(benchmark, w1):
     """Every distinct score of every (system, topic): 10M rows, ~10M output cells."""
     try:

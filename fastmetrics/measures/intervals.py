@@ -5,22 +5,24 @@ counts: ``counts* ~ Multinomial(n, counts / n)``. So a bootstrap interval of any
 needs no pass over the data -- every cell's replicates come from its counts, and the measure's
 kernel runs on them like on any counts.
 
-The cells of ``n`` items share one draw of the weights of ``n`` items
-(:func:`._resample_kernels.item_prefix`): each replicate draws ``n`` positions uniformly with
-replacement, kept as prefix sums. A cell's items are laid out on the positions by category
-(row-major: ``tn, fp, fn, tp`` for binary counts), and each count of a replicate is the weight of
-its category's run of positions -- two loads, where a multinomial per cell costs ~230 ns. Each
-cell's replicates are still exactly ``Multinomial(n, counts / n)``; what follows from sharing:
+The cells of ``n`` items share draws of the weights of ``n`` items: :data:`_TABLES` independent
+tables (:func:`._resample_kernels.item_prefix`), each replicate of a table drawing ``n``
+positions uniformly with replacement, kept as prefix sums; a hash of a cell's counts picks its
+table. The cell's items are laid out on the positions by category (row-major: ``tn, fp, fn,
+tp`` for binary counts), and each count of a replicate is the weight of its category's run of
+positions -- two loads, where a multinomial per cell costs ~230 ns. Each cell's replicates are
+still exactly ``Multinomial(n, counts / n)``; what follows from sharing:
 
-- a cell's replicates depend on its counts, ``resamples`` and ``seed`` only, so equal cells
-  have equal intervals wherever they are (and are computed once);
-- the Monte-Carlo errors of cells of one size are correlated (common random numbers): each
-  interval is its cell's bootstrap interval, but two cells' bounds are not independent draws;
-- on a threshold sweep (as :func:`fastmetrics.count` makes it: negatives and positives fixed,
-  ``fp`` and ``tp`` falling), the thresholds of one replicate are nested -- the counts of one
-  resampled test set, as an item bootstrap gives them.
+- on this path a cell's replicates depend on its counts, ``resamples`` and ``seed`` only:
+  equal cells have equal intervals (and are computed once). Which path a size takes depends on
+  the call (how many of its cells it holds, how many replicates in all), so a slice evaluated
+  alone may take the other path and get other -- equally exact -- intervals;
+- the Monte-Carlo errors of the cells of one table are dependent (common random numbers; two
+  cells laid out as complements move in opposite directions): each interval is its cell's
+  bootstrap interval, but a sum over many cells rests on :data:`_TABLES` independent draws of
+  the weights, not one a cell.
 
-Cells whose size too few cells share for the draw to pay (``n`` beyond
+Cells whose size too few cells share for the tables to pay (``_TABLES * n`` beyond
 :data:`_SHARED_DRAWS_PER_CELL` times their number and ``m * m - 1``), whose table would
 exceed :data:`_PREFIX_VALUES` values (``(n + 1) * resamples``), weighted counts, and calls of
 fewer than :data:`_SHARED_VALUES` replicates in all draw a multinomial per cell instead
@@ -57,11 +59,13 @@ INTERVALS = ("percentile", "basic")
 _CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
 _MIN_CHUNK_VALUES = 100_000  # below this, a chunk is not worth a thread
-_SHARED_CHUNK_VALUES = 250_000  # replicates of shared cells per chunk: ~8 MB of counts, near the cache
-# a shared draw costs ~1 ns an item and replicate, a multinomial per cell ~75 ns a category:
-# beyond this many items per cell and category, the cells draw their own
+_SHARED_CHUNK_VALUES = 250_000  # replicates of shared binary cells per chunk: ~8 MB of counts, near the cache
+# a shared table costs ~1 ns an item and replicate, a multinomial per cell ~75 ns a category:
+# beyond this many items in the tables per cell and category, the cells draw their own
 _SHARED_DRAWS_PER_CELL = 75
 _PREFIX_VALUES = 1 << 25  # a table of shared weights: at most 128 MB
+# independent tables of a size: the Monte-Carlo errors of cells sharing one average out across them
+_TABLES = 64
 # a call with fewer replicates than this draws per cell: faster than the shared draw's 0.9 s
 # compile in a fresh environment (a leaderboard's micro intervals, a report)
 _SHARED_VALUES = 1 << 20
@@ -181,7 +185,7 @@ def bootstrap_intervals(
     """
     rng_of(seed)  # refuses a bad seed
     m = counts.shape[-1]
-    rows, back = _distinct_rows(counts.reshape(-1, m * m))
+    rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))
     options = dict(
         averages=averages,
         smoothing=smoothing,
@@ -199,6 +203,16 @@ def bootstrap_intervals(
         low, high = 2 * estimates - high, 2 * estimates - low
     undefined = np.isnan(estimates)
     return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
+
+
+def _as_integers(flat):
+    """Counts of whole items as int64 (booleans, or floats without a fraction -- counts read
+    through pandas): they have positions to lay out on a shared draw. Weighted counts stay."""
+    if flat.dtype == np.bool_:
+        return flat.astype(np.int64)
+    if np.issubdtype(flat.dtype, np.floating) and flat.size and flat.max() < 2**53 and (flat == np.floor(flat)).all():
+        return flat.astype(np.int64)
+    return flat
 
 
 def _distinct_rows(flat):
@@ -234,40 +248,68 @@ def _row_bounds(specs, rows, m, resamples, seed, options):
     shared = (
         np.issubdtype(rows.dtype, np.integer)
         & ((sizes + 1) * resamples <= _PREFIX_VALUES)
-        & (sizes <= _SHARED_DRAWS_PER_CELL * cells * max(m * m - 1, 1))
+        & (_TABLES * sizes <= _SHARED_DRAWS_PER_CELL * cells * max(m * m - 1, 1))
         & (len(rows) * resamples >= _SHARED_VALUES)
     )
     alone = np.flatnonzero(np.repeat(~shared, cells))
     if alone.size:
         low[:, alone], high[:, alone] = _cell_bounds(specs, rows[alone], m, resamples, seed, options)
-    key = np.uint64(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+    keys = np.random.SeedSequence(int(seed)).generate_state(_TABLES, np.uint64)
     for i in np.flatnonzero(shared):
         part = slice(starts[i], starts[i] + cells[i])
-        low[:, part], high[:, part] = _shared_bounds(specs, rows[part], int(sizes[i]), m, resamples, key, options)
+        low[:, part], high[:, part] = _shared_bounds(specs, rows[part], int(sizes[i]), m, resamples, keys, options)
     return low, high
 
 
-def _shared_bounds(specs, rows, n, m, resamples, key, options):
-    """The intervals of cells of ``n`` items each, from one table of ``n`` items' bootstrap
-    weights (:func:`~._resample_kernels.item_prefix`): a cell's items laid out on the positions
-    by category, each count of a replicate is the weight of its run of positions -- two loads
-    -- and ``Multinomial(n, counts / n)`` as a draw per cell would give it."""
-    prefix = np.empty((n + 1, resamples), np.int32)
-    _resample_kernels.item_prefix(key, prefix)
+def _shared_bounds(specs, rows, n, m, resamples, keys, options):
+    """The intervals of cells of ``n`` items each, from :data:`_TABLES` tables of ``n`` items'
+    bootstrap weights (:func:`~._resample_kernels.item_prefix`), a cell's table chosen by a hash
+    of its counts: its items laid out on the positions by category, each count of a replicate
+    is the weight of its run of positions -- two loads -- and ``Multinomial(n, counts / n)`` as a
+    draw per cell would give it."""
     ends = np.zeros((len(rows), m * m + 1), np.int64)
     np.cumsum(rows, axis=1, out=ends[:, 1:])
     low, high = np.full((len(specs), len(rows)), np.nan), np.full((len(specs), len(rows)), np.nan)
-    starts, step = _chunk_starts(len(rows), resamples, _SHARED_CHUNK_VALUES)
+    table = _table_of(rows)
+    order = np.argsort(table, kind="stable")
+    bounds = np.searchsorted(table[order], np.arange(_TABLES + 1))
+    prefix = np.empty((n + 1, resamples), np.int32)
     scratch = (np.empty((len(specs), 1)), np.empty((len(specs), 1)))
+    for t in range(_TABLES):
+        cells = order[bounds[t] : bounds[t + 1]]
+        if cells.size == 0:
+            continue
+        _resample_kernels.item_prefix(keys[t], prefix)
+        starts, step = _chunk_starts(cells.size, resamples * max(1, m * m // 4), _SHARED_CHUNK_VALUES)
 
-    def chunk(j: int, start: int, stop: int) -> None:
-        draws = _shared_draws(prefix, ends[start:stop], m)
-        _bounds_of(
-            specs, draws, options, *((low, high) if j >= 0 else scratch), slice(start, stop) if j >= 0 else slice(0, 1)
-        )
+        def chunk(j: int, start: int, stop: int, cells=cells) -> None:
+            draws = _shared_draws(prefix, ends[cells[start:stop]], m)
+            _bounds_of(
+                specs,
+                draws,
+                options,
+                *((low, high) if j >= 0 else scratch),
+                cells[start:stop] if j >= 0 else slice(0, 1),
+            )
 
-    _run_chunks(chunk, starts, step, len(rows))
+        _run_chunks(chunk, starts, step, cells.size)
     return low, high
+
+
+def _table_of(rows):
+    """The shared table of each cell: a hash of its counts (SplitMix64's finalizer after each
+    count), so that a cell's replicates depend on its counts alone and cells with similar
+    counts -- the cells an interval is compared with -- mostly read different tables."""
+    h = np.zeros(len(rows), np.uint64)
+    for column in rows.T:
+        h = _mix(h + column.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    return (h % np.uint64(_TABLES)).astype(np.int64)
+
+
+def _mix(h):
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
 
 
 def _shared_draws(prefix, ends, m):

@@ -25,6 +25,10 @@ def _shared_draws_on_small_calls(monkeypatch):
     monkeypatch.setattr(intervals, "_SHARED_VALUES", 0)
 
 
+def _per_cell(monkeypatch):
+    monkeypatch.setattr(intervals, "_SHARED_DRAWS_PER_CELL", 0)  # no size is shared: a draw per cell
+
+
 PROPORTIONS = {
     "accuracy": ("tp+tn", "n"),
     "precision": ("tp", "tp+fp"),
@@ -100,13 +104,16 @@ def _resample(gold, pred, seed):
     return gold[pick], pred[pick]
 
 
-def test_coverage_by_simulation():
+@pytest.mark.parametrize("path", ["shared", "per cell"])
+def test_coverage_by_simulation(path, monkeypatch):
     """95 % intervals of accuracy, F1 and MCC on 1000 test sets of 200 items cover the true value
     (the measure on the population's confusion probabilities) at least 93 % of the time."""
     rng = np.random.default_rng(7)
     prevalence, tpr, fpr = 0.4, 0.8, 0.15
     p = np.array([(1 - prevalence) * (1 - fpr), (1 - prevalence) * fpr, prevalence * (1 - tpr), prevalence * tpr])
     draws = rng.multinomial(200, p, size=1000)  # tn, fp, fn, tp
+    if path == "per cell":
+        _per_cell(monkeypatch)
     tensor = fm.ConfusionTensor(draws.reshape(1000, 2, 2), ["test_set"])
     truth = fm.ConfusionTensor(p.reshape(1, 2, 2) * 1e6, ["x"]).evaluate(["accuracy", "f1", "mcc"]).values[:, 0]
     for method in ("bootstrap", "wilson"):
@@ -226,18 +233,26 @@ def _chi_square_multinomial(draws, counts):
 
 def test_shared_replicates_are_each_cells_multinomial():
     """Cells of n items read from one draw of n items' weights: every cell's replicates follow
-    Multinomial(n, counts / n) (chi-square against the exact pmf), binary and 3 x 3, and the
-    thresholds of a sweep stay nested in every replicate, as counts of one resampled test set."""
+    Multinomial(n, counts / n) (chi-square against the exact pmf), binary and 3 x 3."""
     counts = _sweep(n_groups=1, n_items=7, thresholds=4, seed=3)[0]
     draws = _shared(counts, 40_000)
-    assert (np.diff(draws[:, :, 1, 1], axis=0) <= 0).all() and (np.diff(draws[:, :, 0, 1], axis=0) <= 0).all()
-    assert (draws[:, :, 1].sum(axis=2) == draws[:1, :, 1].sum(axis=2)).all()  # one set of positives a replicate
     for cell in range(len(counts)):
         assert _chi_square_multinomial(draws[cell], counts[cell]) > 1e-3, cell
     classes = np.array([[[2, 0, 1], [0, 1, 0], [1, 0, 1]], [[0, 0, 0], [3, 0, 0], [0, 0, 3]]])
     draws = _shared(classes, 40_000, key=5)
     for cell in range(2):
         assert _chi_square_multinomial(draws[cell], classes[cell]) > 1e-3, cell
+
+
+def test_cells_spread_evenly_over_the_shared_tables():
+    """The tables are picked by a hash of the counts: 6400 distinct cells -- neighbours along
+    sweeps, nearly equal counts -- fall on the 64 tables evenly, neighbours mostly apart."""
+    counts = _sweep(n_groups=100, n_items=300, thresholds=101, seed=4).reshape(-1, 4)
+    counts = np.unique(counts, axis=0)[:6400]
+    table = intervals._table_of(counts)
+    assert table.min() == 0 and table.max() == intervals._TABLES - 1
+    assert scipy_stats.chisquare(np.bincount(table, minlength=intervals._TABLES)).pvalue > 1e-3
+    assert (table[1:] != table[:-1]).mean() > 0.95  # lexicographic neighbours: nearly equal counts
 
 
 def test_shared_replicates_of_more_than_65536_items():
@@ -255,10 +270,6 @@ def test_shared_replicates_of_more_than_65536_items():
         np.testing.assert_allclose(draws[cell].var(axis=0), n * p * (1 - p), rtol=0.3)
 
 
-def _per_cell(monkeypatch):
-    monkeypatch.setattr(intervals, "_SHARED_DRAWS_PER_CELL", 0)  # no size is shared: a draw per cell
-
-
 def test_shared_intervals_agree_with_per_cell_intervals(monkeypatch):
     counts = _sweep(n_groups=4, n_items=80, thresholds=9, seed=5)
     names = ["accuracy", "f1", "mcc"]
@@ -273,9 +284,9 @@ def test_shared_intervals_agree_with_per_cell_intervals(monkeypatch):
     assert not np.array_equal(shared.low, cells.low, equal_nan=True)  # the paths differ
 
 
-def test_a_cells_interval_depends_on_its_counts_only(monkeypatch):
+def test_on_the_shared_path_a_cells_interval_depends_on_its_counts_only(monkeypatch):
     """Shared draws: a cell's interval is the same in any layout, chunking, slice or company
-    -- equal cells have equal intervals wherever they are."""
+    and for any type of whole counts -- equal cells have equal intervals wherever they are."""
     counts = _sweep(n_groups=5, n_items=40, thresholds=12, seed=2)
     names = ["precision", "mcc"]
     base = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate(names, ci=0.95, resamples=300, seed=4)
@@ -292,7 +303,7 @@ def test_a_cells_interval_depends_on_its_counts_only(monkeypatch):
     np.testing.assert_array_equal(
         first_axis.evaluate(names, ci=0.95, resamples=300, seed=4).high, base.high.transpose(0, 2, 1)
     )
-    for kind in (np.uint8, np.uint64, np.int32):
+    for kind in (np.uint8, np.uint64, np.int32, np.float64):
         typed = fm.ConfusionTensor(counts.astype(kind), ("group", "threshold"))
         np.testing.assert_array_equal(typed.evaluate(names, ci=0.95, resamples=300, seed=4).low, base.low)
     others = np.concatenate([counts[2:4], _sweep(n_groups=3, n_items=40, thresholds=12, seed=8)])
@@ -332,9 +343,12 @@ def test_sizes_few_cells_share_weighted_counts_large_tables_and_small_calls_draw
     assert empty.evaluate("f1", ci=0.9, resamples=20).low.shape == (1, 4, 0)
 
 
-def test_sweep_coverage_by_simulation():
+@pytest.mark.parametrize("path", ["shared", "per cell"])
+def test_sweep_coverage_by_simulation(path, monkeypatch):
     """95 % intervals of accuracy and F1 at every threshold of 400 simulated sweeps of 200
     items cover the population's value at least 93 % of the time."""
+    if path == "per cell":
+        _per_cell(monkeypatch)
     rng = np.random.default_rng(12)
     n_sets, n_items, grid = 400, 200, np.array([-0.5, 0.25, 1.0])
     gold = rng.random((n_sets, n_items)) < 0.4
@@ -354,7 +368,10 @@ def test_sweep_coverage_by_simulation():
     assert (covered.mean(axis=1) >= 0.93).all(), covered.mean(axis=1)
 
 
-def test_intervals_do_not_depend_on_the_thread_count(monkeypatch):
+@pytest.mark.parametrize("path", ["shared", "per cell"])
+def test_intervals_do_not_depend_on_the_thread_count(path, monkeypatch):
+    if path == "per cell":
+        _per_cell(monkeypatch)
     rng = np.random.default_rng(3)
     counts = rng.integers(0, 40, (300, 2, 2))
     tensor = fm.ConfusionTensor(counts, ("cell",))
