@@ -3,6 +3,7 @@
 Run: ``pytest benchmarks/ --benchmark-only`` (not part of the test suite).
 """
 
+import intervals
 import numpy as np
 import pytest
 import workloads
@@ -116,7 +117,8 @@ def test_bootstrap_intervals_w1(benchmark, w1_table):
     101-threshold sweep of W1 (benchmarks/intervals.py puts scipy.stats.bootstrap beside it)."""
     tensor = fm.count(w1_table, thresholds=101)
     names = ["accuracy", "precision", "recall", "f1", "mcc"]
-    fm.ConfusionTensor(tensor.counts[:1, :2], tensor.axes).evaluate(names, ci=0.95, resamples=20)
+    with intervals.compiling_intervals():
+        fm.ConfusionTensor(tensor.counts[:1, :2], tensor.axes).evaluate(names, ci=0.95, resamples=20)
     benchmark.pedantic(lambda: tensor.evaluate(names, ci=0.95, resamples=2000, seed=0), rounds=3, iterations=1)
 
 

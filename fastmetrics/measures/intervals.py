@@ -49,7 +49,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._errors import ParameterError, parameter_error
+from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
 from .._threads import on_threads
 from . import _resample_kernels, api, registry
@@ -63,6 +63,7 @@ _SHARED_CHUNK_VALUES = 250_000  # replicates of shared binary cells per chunk: ~
 # a shared table costs ~1 ns an item and replicate, a multinomial per cell ~75 ns a category:
 # beyond this many items in the tables per cell and category, the cells draw their own
 _SHARED_DRAWS_PER_CELL = 75
+_MAX_ITEMS = 2.0**62  # a cell's total, drawn as int64 without overflow
 _PREFIX_VALUES = 1 << 25  # a table of shared weights: at most 128 MB
 # independent tables of a size: the Monte-Carlo errors of cells sharing one average out across them
 _TABLES = 64
@@ -185,6 +186,13 @@ def bootstrap_intervals(
     """
     rng_of(seed)  # refuses a bad seed
     m = counts.shape[-1]
+    totals = counts.sum(axis=(-2, -1), dtype=np.float64)
+    if totals.size and totals.max() >= _MAX_ITEMS:
+        cell = np.unravel_index(int(np.argmax(totals)), totals.shape)
+        raise InputError(
+            f"A bootstrap resamples a cell's items: cell {tuple(int(i) for i in cell)} holds {totals.max():.3g} "
+            f"(at most 2**62); use method='wilson' or 'jeffreys' for proportions of counts this large."
+        )
     rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))
     options = dict(
         averages=averages,
@@ -210,7 +218,9 @@ def _as_integers(flat):
     through pandas): they have positions to lay out on a shared draw. Weighted counts stay."""
     if flat.dtype == np.bool_:
         return flat.astype(np.int64)
-    if np.issubdtype(flat.dtype, np.floating) and flat.size and flat.max() < 2**53 and (flat == np.floor(flat)).all():
+    if not np.issubdtype(flat.dtype, np.floating) or flat.size == 0:
+        return flat
+    if float(flat.max()) < 2**53 and (flat == np.floor(flat)).all():
         return flat.astype(np.int64)
     return flat
 

@@ -25,6 +25,14 @@ def _shared_draws_on_small_calls(monkeypatch):
     monkeypatch.setattr(intervals, "_SHARED_VALUES", 0)
 
 
+def _spy(function, calls):
+    def spied(*args, **kwargs):
+        calls.append(args)
+        return function(*args, **kwargs)
+
+    return spied
+
+
 def _per_cell(monkeypatch):
     monkeypatch.setattr(intervals, "_SHARED_DRAWS_PER_CELL", 0)  # no size is shared: a draw per cell
 
@@ -255,6 +263,23 @@ def test_cells_spread_evenly_over_the_shared_tables():
     assert (table[1:] != table[:-1]).mean() > 0.95  # lexicographic neighbours: nearly equal counts
 
 
+def test_a_shared_interval_is_its_tables_replicates_quantiles():
+    """End to end: a cell's interval is np.nanquantile of the measure on the replicates read
+    from the table its counts pick, whose weights come from the seed's key for that table."""
+    counts = _sweep(n_groups=4, n_items=50, thresholds=9, seed=6)
+    scores = fm.ConfusionTensor(counts, ("group", "threshold")).evaluate("accuracy", ci=0.9, resamples=500, seed=7)
+    keys = np.random.SeedSequence(7).generate_state(intervals._TABLES, np.uint64)
+    flat = counts.reshape(-1, 4)
+    tables = intervals._table_of(flat)
+    assert np.unique(tables).size > 10  # the cells read many tables
+    for cell in (0, 13, 35):
+        prefix = np.empty((51, 500), np.int32)
+        _resample_kernels.item_prefix(keys[tables[cell]], prefix)
+        tn, fp, fn, tp = (prefix[e + c] - prefix[e] for e, c in zip(np.cumsum(np.r_[0, flat[cell][:3]]), flat[cell]))
+        expected = np.nanquantile((tp + tn) / 50, [0.05, 0.95])
+        np.testing.assert_allclose([scores.low[0].reshape(-1)[cell], scores.high[0].reshape(-1)[cell]], expected)
+
+
 def test_shared_replicates_of_more_than_65536_items():
     """Beyond 2**16 items a draw takes 32 bits (two a step): the replicates' means and
     variances are the multinomial's."""
@@ -339,18 +364,22 @@ def test_sizes_few_cells_share_weighted_counts_large_tables_and_small_calls_draw
     np.testing.assert_array_equal(bounds(counts, _SHARED_VALUES=len(counts) * 200 + 1), bounds(counts, **per_cell))
     weights = counts + np.random.default_rng(8).random(counts.shape) / 4  # no positions to lay out
     assert np.isfinite(bounds(weights)[0]).all()
+    for huge in (np.full((2, 2, 2), 2**61), np.full((1, 2, 2), 2**63, np.uint64)):  # totals beyond int64
+        with pytest.raises(fm.InputError, match=r"cell \(0,\) holds .*2\*\*62.*wilson"):
+            fm.ConfusionTensor(huge, ("cell",)).evaluate("f1", ci=0.9, resamples=20)
     empty = fm.ConfusionTensor(np.ones((4, 0, 2, 2), np.int64), ("group", "threshold"))
     assert empty.evaluate("f1", ci=0.9, resamples=20).low.shape == (1, 4, 0)
 
 
 @pytest.mark.parametrize("path", ["shared", "per cell"])
 def test_sweep_coverage_by_simulation(path, monkeypatch):
-    """95 % intervals of accuracy and F1 at every threshold of 400 simulated sweeps of 200
-    items cover the population's value at least 93 % of the time."""
+    """95 % intervals of accuracy and F1 at every threshold of 1000 simulated sweeps of 200
+    items cover the population's value at least 92 % of the time (3.8 standard errors below
+    95 %: a seed's luck does not decide it)."""
     if path == "per cell":
         _per_cell(monkeypatch)
     rng = np.random.default_rng(12)
-    n_sets, n_items, grid = 400, 200, np.array([-0.5, 0.25, 1.0])
+    n_sets, n_items, grid = 1000, 200, np.array([-0.5, 0.25, 1.0])
     gold = rng.random((n_sets, n_items)) < 0.4
     score = rng.normal(size=(n_sets, n_items)) + 1.2 * gold
     predicted = score[:, None, :] >= grid[None, :, None]
@@ -365,7 +394,7 @@ def test_sweep_coverage_by_simulation(path, monkeypatch):
         ["accuracy", "f1"], ci=0.95, resamples=1000, seed=3
     )
     covered = (scores.low <= truth[:, None, :]) & (truth[:, None, :] <= scores.high)
-    assert (covered.mean(axis=1) >= 0.93).all(), covered.mean(axis=1)
+    assert (covered.mean(axis=1) >= 0.92).all(), covered.mean(axis=1)
 
 
 @pytest.mark.parametrize("path", ["shared", "per cell"])
@@ -373,10 +402,13 @@ def test_intervals_do_not_depend_on_the_thread_count(path, monkeypatch):
     if path == "per cell":
         _per_cell(monkeypatch)
     rng = np.random.default_rng(3)
-    counts = rng.integers(0, 40, (300, 2, 2))
-    tensor = fm.ConfusionTensor(counts, ("cell",))
-    monkeypatch.setattr(intervals, "_CHUNK_VALUES", 20 * 100)  # 20 cells a chunk: 15 chunks
-    monkeypatch.setattr(intervals, "_SHARED_CHUNK_VALUES", 5 * 100)  # (those of shared sizes: 5)
+    # one size with many cells (the shared tables, ~31 cells each) and sizes of one cell each
+    counts = np.concatenate([rng.multinomial(40, [0.4, 0.1, 0.2, 0.3], 2000), rng.integers(0, 40, (300, 4))])
+    tensor = fm.ConfusionTensor(counts.reshape(-1, 2, 2), ("cell",))
+    monkeypatch.setattr(intervals, "_CHUNK_VALUES", 20 * 100)  # 20 cells a chunk
+    monkeypatch.setattr(intervals, "_SHARED_CHUNK_VALUES", 2 * 100)  # 2 cells a chunk: ~16 chunks a table
+    shared = []
+    monkeypatch.setattr(intervals, "_shared_bounds", _spy(intervals._shared_bounds, shared))
     filters = list(warnings.filters)
     monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 4)  # threads even on a one-core runner
     several = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
@@ -385,6 +417,7 @@ def test_intervals_do_not_depend_on_the_thread_count(path, monkeypatch):
     one = tensor.evaluate(["f1", "mcc"], ci=0.95, resamples=100, seed=4)
     np.testing.assert_array_equal(several.low, one.low)
     np.testing.assert_array_equal(several.high, one.high)
+    assert bool(shared) == (path == "shared")
     empty = fm.ConfusionTensor(np.zeros((0, 2, 2), np.int64), ("cell",)).evaluate("f1", ci=0.9, resamples=10)
     assert empty.low.shape == (1, 0)
 
