@@ -5,6 +5,8 @@
    that compiles the kernels (and builds the five measures' ufuncs). Beside it, what a user
    would otherwise run: ``scipy.stats.bootstrap`` (percentile, vectorized, paired) on each
    cell's items, timed on a sample of cells and extrapolated to all of them.
+   And the command a user runs for it, end to end (a process reading W1 from Parquet, counting,
+   the intervals, the output file written).
 2. The item-paired bootstrap (1000 replicates) of SemEval-2016 A's 32 runs, all 496 pairs:
    ``fastmetrics.meta.item_tests`` from the run files (read from ``$FASTMETRICS_SHARED``).
 
@@ -16,11 +18,15 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
 from unittest import mock
+
+import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -112,6 +118,18 @@ def main():
         f"TARGET cell intervals: {cells:,} cells of W1 x 5 measures x 2000 resamples in {seconds:.1f} s "
         f"(target <= 10 s); scipy.stats.bootstrap per cell {scipy_seconds:,.0f} s (extrapolated from "
         f"{len(sample)} cells) -> scipy/fastmetrics = {scipy_seconds / seconds:,.0f}x"
+    )
+    with tempfile.TemporaryDirectory() as work:  # what a user runs: the command, from a file to a file
+        runs, out = os.path.join(work, "w1.parquet"), os.path.join(work, "intervals.parquet")
+        pq.write_table(table, runs)
+        command = [sys.executable, "-m", "fastmetrics", "evaluate", runs, "--measures", ",".join(MEASURES)]
+        command += ["--thresholds", "101", "--ci", "0.95", "--out", out]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        cli_seconds = time.perf_counter() - start
+    print(
+        f"END TO END fastmetrics evaluate w1.parquet --thresholds 101 --ci 0.95 (5 measures, read, count, "
+        f"intervals, {cells * len(MEASURES):,} rows written): {cli_seconds:.1f} s"
     )
     shared = Path(os.environ.get("FASTMETRICS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
     root = shared / "data" / "external" / "semeval2016-task3-cqa"

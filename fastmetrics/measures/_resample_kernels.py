@@ -3,6 +3,7 @@
 - :func:`item_prefix`: the bootstrap weights of ``n`` items (one multinomial draw over the
   positions a replicate), as prefix sums, from which every cell of ``n`` items reads its
   replicates.
+- :func:`cell_tables`: which of the shared tables a cell reads, by a hash of its counts.
 - :func:`row_quantiles`: two quantiles of every row of replicates, as ``np.nanquantile``
   (linear) gives them, from the candidates beyond a pilot's bounds instead of a partition of the
   whole row.
@@ -108,6 +109,23 @@ def item_prefix(key, out):
         for k in range(n):
             total += hist[k]
             out[k + 1, r] = total
+
+
+@njit(nogil=True, cache=True)
+def cell_tables(rows, tables, out):
+    """A hash of each row of counts onto ``0 .. tables - 1``: SplitMix64 after each count.
+
+    Parameters
+    ----------
+    rows : int64 array, shape (cells, m * m)
+    tables : int
+    out : int64 array, shape (cells,)
+    """
+    for i in range(rows.shape[0]):
+        h = uint64(0)
+        for j in range(rows.shape[1]):
+            _, h = _splitmix(h ^ uint64(rows[i, j]))
+        out[i] = h % uint64(tables)
 
 
 @njit(nogil=True, cache=True)

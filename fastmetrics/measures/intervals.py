@@ -307,19 +307,12 @@ def _shared_bounds(specs, rows, n, m, resamples, keys, options):
 
 
 def _table_of(rows):
-    """The shared table of each cell: a hash of its counts (SplitMix64's finalizer after each
-    count), so that a cell's replicates depend on its counts alone and cells with similar
-    counts -- the cells an interval is compared with -- mostly read different tables."""
-    h = np.zeros(len(rows), np.uint64)
-    for column in rows.T:
-        h = _mix(h + column.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    return (h % np.uint64(_TABLES)).astype(np.int64)
-
-
-def _mix(h):
-    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
+    """The shared table of each cell (:func:`~._resample_kernels.cell_tables`): a hash of its
+    counts, so that a cell's replicates depend on its counts alone and cells with similar counts
+    -- the cells an interval is compared with -- mostly read different tables."""
+    out = np.empty(len(rows), np.int64)
+    _resample_kernels.cell_tables(np.ascontiguousarray(rows, dtype=np.int64), _TABLES, out)
+    return out
 
 
 def _shared_draws(prefix, ends, m):
