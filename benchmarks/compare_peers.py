@@ -30,6 +30,12 @@ Rows (the ``task`` column; each task's ratio is against its fm.count row):
 5. ``str ...`` / ``dict-pq ...``: the hard and grid counts with string system/topic ("s017",
    "t042"): plain strings in the Arrow table, and dictionary-encoded in a Parquet file
    (``use_dictionary=True``) read by ``fm.count(path)``; DuckDB on the same data. No target.
+8.-10. ``ids ...``: W1 with string ids (``team007/run_primary``, ``Q1042_R6``, ``doc123``) and the
+   duplicate check on (system, topic, item): ``fm.count`` of the Arrow table (hard and grid), of
+   the Parquet file pyarrow writes by default (dictionary pages) and of the CSV file, against
+   DuckDB's ``group by system, topic, gold, pred`` over the registered table, ``read_parquet`` and
+   ``read_csv``, and polars' ``scan_csv().group_by()``. Targets: DuckDB/fm.count >= 2 (Arrow,
+   Parquet); fm.count <= 1.2x the faster peer (CSV).
 6. (``--only all``) the other peers on the 101-value grid: numpy broadcasting per group, mmu,
    scikit-learn ``confusion_matrix`` per cell and PyCM per cell (extrapolated from a sample of
    cells), torchmetrics per group if torch is installed.
@@ -312,6 +318,109 @@ def _polars(out, repeat, hard_table, lo, step) -> dict:
     return found
 
 
+def real_inputs(out: Table, repeat: int, folder: str) -> dict:
+    """Rows 8-10: W1 as users have it -- string system, topic and item ids (the duplicate check on
+    (system, topic, item) included) -- as an Arrow table, as Parquet written with pyarrow's
+    defaults (dictionary pages) and as CSV, each against DuckDB (and polars for CSV) grouping the
+    same rows by (system, topic, gold, pred) from the same source."""
+    import pyarrow.csv as pacsv
+
+    table = workloads.table_with_string_ids()
+    hard, grid = table.drop_columns(["score"]), table.drop_columns(["pred"])
+    parquet, csv = os.path.join(folder, "w1-ids.parquet"), os.path.join(folder, "w1-ids.csv")
+    pq.write_table(table, parquet)
+    pacsv.write_csv(table, csv)
+    fm.count(hard.slice(0, 300_000)), fm.count(grid.slice(0, 300_000), thresholds=K)  # compile first
+    f = {}
+    f["ids hard"] = out.add(
+        "fastmetrics fm.count(table), string ids", "ids hard", best_of(lambda: fm.count(hard), repeat), reference=True
+    )
+    f["ids grid"] = out.add(
+        f"fastmetrics fm.count(table, thresholds={K}), string ids",
+        f"ids {GRID}",
+        best_of(lambda: fm.count(grid, thresholds=K), repeat),
+        reference=True,
+    )
+    f["ids parquet"] = out.add(
+        "fastmetrics fm.count('w1-ids.parquet'), string ids",
+        "ids parquet",
+        best_of(lambda: fm.count(parquet), repeat),
+        reference=True,
+    )
+    f["ids csv"] = out.add(
+        "fastmetrics fm.count('w1-ids.csv'), string ids",
+        "ids csv",
+        best_of(lambda: fm.count(csv), max(2, repeat // 2)),
+        reference=True,
+    )
+    f["ids read_csv"] = out.add(
+        "pyarrow read_csv of the same file", "ids csv", best_of(lambda: pacsv.read_csv(csv), max(2, repeat // 2))
+    )
+    try:
+        import duckdb
+    except ImportError:
+        out.add("DuckDB", "ids hard", None, "not installed")
+    else:
+        con = duckdb.connect()
+        con.register("ids", hard)
+        query, _ = duckdb_queries(0.0, 1.0)
+        run = lambda q: fetch(con.sql(q))  # noqa: E731
+        f["duck ids hard"] = out.add(
+            "DuckDB group by (system, topic, gold, pred), string ids",
+            "ids hard",
+            best_of(lambda: run(query.format(src="ids")), repeat),
+            "on the registered Arrow table",
+        )
+        f["duck ids parquet"] = out.add(
+            "DuckDB read_parquet group by (system, topic, gold, pred)",
+            "ids parquet",
+            best_of(lambda: run(query.format(src=f"read_parquet('{parquet}')")), repeat),
+        )
+        f["duck ids csv"] = out.add(
+            "DuckDB read_csv group by (system, topic, gold, pred)",
+            "ids csv",
+            best_of(lambda: run(query.format(src=f"read_csv('{csv}')")), max(2, repeat // 2)),
+        )
+    try:
+        import polars as pl
+    except ImportError:
+        out.add("polars", "ids csv", None, "not installed")
+    else:
+        keys = ["system", "topic", "gold", "pred"]
+        f["polars ids csv"] = out.add(
+            "polars scan_csv().group_by(system, topic, gold, pred).len()",
+            "ids csv",
+            best_of(lambda: pl.scan_csv(csv).group_by(keys).len().collect(), max(2, repeat // 2)),
+        )
+    return f
+
+
+def real_summary(f: dict) -> list[str]:
+    """The TARGET lines of the real-inputs rows (issue 27)."""
+    lines = []
+    duck = f.get("duck ids hard")
+    for kind, label in (("ids hard", "hard"), ("ids grid", GRID)):
+        line = f"TARGET string ids, Arrow, {label}: fm.count {f[kind]:.4f} s"
+        if duck:
+            line += f", DuckDB group by {duck:.4f} s -> DuckDB/fm.count = {duck / f[kind]:.2f}x (target >= 2x)"
+        lines.append(line)
+    if f.get("duck ids parquet"):
+        ratio = f["duck ids parquet"] / f["ids parquet"]
+        lines.append(
+            f"TARGET string ids, Parquet: fm.count {f['ids parquet']:.4f} s, DuckDB read_parquet group by "
+            f"{f['duck ids parquet']:.4f} s -> DuckDB/fm.count = {ratio:.2f}x (target >= 2x)"
+        )
+    peers = {k: f[k] for k in ("duck ids csv", "polars ids csv") if f.get(k)}
+    if peers:
+        best = min(peers, key=peers.get)
+        lines.append(
+            f"TARGET string ids, CSV: fm.count {f['ids csv']:.4f} s, fastest peer ({best.split()[0]}) "
+            f"{peers[best]:.4f} s -> fm.count/peer = {f['ids csv'] / peers[best]:.2f}x (target <= 1.2x); "
+            f"pyarrow read_csv alone {f['ids read_csv']:.4f} s"
+        )
+    return lines
+
+
 def slow_peers(out: Table, quick: bool, sample: int):
     """Rows 6-7. With --quick the per-group loops run over a tenth of the groups, extrapolated."""
     _, _, gold, score = workloads.w1()
@@ -484,16 +593,20 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller samples")
     parser.add_argument(
         "--only",
-        choices=("core", "all"),
+        choices=("core", "ids", "all"),
         default="all",
-        help="core: rows 1-5 (floor, hard, grid, Parquet, strings) without the slow peers",
+        help="core: rows 1-5 (floor, hard, grid, Parquet, strings) without the slow peers; "
+        "ids: rows 8-10 only (string ids from Arrow, Parquet and CSV)",
     )
     parser.add_argument("--markdown-out", help="also write the table and the summary to this file")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 7
     out = Table()
+    figures, real = None, None
     with tempfile.TemporaryDirectory() as folder:
-        figures = core(out, repeat, folder)
+        if args.only != "ids":
+            figures = core(out, repeat, folder)
+        real = real_inputs(out, repeat, folder)
     if args.only == "all":
         slow_peers(out, args.quick, 100 if args.quick else 400)
     import numba
@@ -512,7 +625,8 @@ def main(argv=None):
         f"# {datetime.date.today()} | {platform.platform()} | {os.cpu_count()} cores | numba threads "
         f"{numba.get_num_threads()} | {' | '.join(versions)}"
     )
-    text = "\n".join([title, machine, "", out.markdown(), "", *summary(figures)])
+    lines = (summary(figures) if figures else []) + real_summary(real)
+    text = "\n".join([title, machine, "", out.markdown(), "", *lines])
     print(text)
     if args.markdown_out:
         with open(args.markdown_out, "w") as fh:

@@ -88,3 +88,24 @@ def table_sized(n_rows: int, n_groups: int, seed: int = 1, pred: bool = True) ->
     if pred:
         columns["pred"] = score >= 0.5
     return pa.table(columns)
+
+
+def table_with_string_ids(n_systems: int = 100, n_topics: int = 100, n_items: int = 1000, seed: int = 1) -> pa.Table:
+    """W1 as users have it: ids as strings (``team007/run_primary``, ``Q1042_R6``, ``doc123``, the
+    same item ids under every system of a topic), bool gold, a hard prediction ``score >= 0.5`` and
+    the float32 score. Rows come grouped by system, then topic, as runs are usually written."""
+    system, topic, gold, score = arrays(n_systems, n_topics, n_items, seed)
+    item = np.tile(np.arange(n_items, dtype=np.int32), n_systems * n_topics)
+    systems = pa.array([f"team{i:03d}/run_primary" for i in range(n_systems)])
+    topics = pa.array([f"Q{1000 + i}_R{i % 10}" for i in range(n_topics)])
+    items = pa.array([f"doc{i}" for i in range(n_items)])
+    return pa.table(
+        {
+            "system": systems.take(pa.array(system)),
+            "topic": topics.take(pa.array(topic)),
+            "item": items.take(pa.array(item)),
+            "gold": pa.array(gold.astype(bool)),
+            "pred": pa.array(score >= 0.5),
+            "score": pa.array(score),
+        }
+    )

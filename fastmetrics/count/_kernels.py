@@ -280,9 +280,15 @@ def mark_items(n, a, b, stride_a, gold, item, n_items, seen, keys, err):
     """Mark key (group, item) of every row in the bitmap ``seen``; return the first row whose
     key was already marked -- a duplicated item, in this batch or an earlier one -- or -1.
     With an empty ``seen`` (a key space too large for a bitmap) write the keys to ``keys`` for a
-    check by sorting instead. Serial: two threads setting bits of one byte would lose a mark.
+    check by sorting instead. Serial: two threads setting bits of one byte would lose a mark
+    (:func:`mark_items_threads` gives each thread a bitmap of its own).
     (``gold`` is read as the counting kernels read it, so both share one compiled ``_row_codes``.)"""
-    for r in range(n):
+    return _mark_range(0, n, a, b, stride_a, gold, item, n_items, seen, keys, err)
+
+
+@njit(cache=True, nogil=True)
+def _mark_range(start, stop, a, b, stride_a, gold, item, n_items, seen, keys, err):
+    for r in range(start, stop):
         g, _ = _row_codes(a, b, stride_a, gold, r, err)
         i = code_of(item, r)
         if g < 0:
@@ -295,6 +301,40 @@ def mark_items(n, a, b, stride_a, gold, item, n_items, seen, keys, err):
         elif not _mark(seen, g * n_items + i):
             return r
     return -1
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def mark_items_threads(n, a, b, stride_a, gold, item, n_items, seen, fresh, errors):
+    """:func:`mark_items` on one chunk of rows per thread, each into its own zeroed bitmap
+    ``fresh[c]``; then, when no key is marked twice (in one chunk, in two, or in ``seen`` by an
+    earlier batch), every mark is added to ``seen``. Returns whether the batch is free of
+    duplicates; when it is not, ``seen`` is left as it was, for :func:`mark_items` to find the
+    first duplicated row."""
+    n_chunks = fresh.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    clean = np.ones(n_chunks, np.bool_)
+    keys = np.zeros(0, np.int64)
+    for c in prange(n_chunks):
+        start, stop = c * chunk, min(n, (c + 1) * chunk)
+        clean[c] = _mark_range(start, stop, a, b, stride_a, gold, item, n_items, fresh[c], keys, errors[c]) < 0
+    if not clean.all() or errors.max() >= 0:
+        return False
+    n_bytes = seen.size
+    step = (n_bytes + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        for byte in range(c * step, min(n_bytes, (c + 1) * step)):
+            marks = seen[byte]
+            for other in range(n_chunks):
+                if fresh[other, byte] & marks:
+                    clean[c] = False
+                marks |= fresh[other, byte]
+    if not clean.all():
+        return False
+    for c in prange(n_chunks):
+        for byte in range(c * step, min(n_bytes, (c + 1) * step)):
+            for other in range(n_chunks):
+                seen[byte] |= fresh[other, byte]
+    return True
 
 
 @njit(cache=True)

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _memory as memory
 from .._errors import InputError, ParameterError, in_user_names, parameter_error
 from .._progress import Progress
 from ..io.labels import empty_input, require_columns
@@ -23,12 +24,12 @@ from ..io.readers import gold_table as load_gold
 from ..tensor import ConfusionTensor, MultilabelTensor, inverse, role_names
 from . import _kernels
 from .assemble import assemble, exact_counts, histogram_to_counts
-from .encoders import ABSENT_COLUMN, code_column
+from .encoders import ABSENT_COLUMN, code_column, code_text_columns
 from .fitted import check_grid, fitted_grids, resample_sweep
 from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
 from .multilabel import count_multilabel, join_gold
-from .plan import CountPlan, NeedValues, Request, Survey, build, normalised_gold
+from .plan import IDENTITY, CountPlan, NeedValues, Request, Survey, build, normalised_gold
 from .probabilities import MULTICLASS, is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
@@ -357,6 +358,8 @@ def _count_source(
         return fitted_sweep(src, gold, int(thresholds), grid, **options)
     if isinstance(thresholds, str) and thresholds == "ranks":
         return rank_sweep(src, gold, ties=ties, **options)
+    budget = min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4)
+    src = src.loaded(_columns_read(src.column_names, group_cols, thresholds, options), budget)
     count_plan = plan(src, gold, thresholds=thresholds, **options)
     tally = Tally(count_plan)
     try:
@@ -367,6 +370,19 @@ def _count_source(
     except DuplicateItem as error:
         raise error.located(src) from None
     return assemble(tally)
+
+
+# A Parquet input is decoded once into memory when its columns take at most this many bytes (at
+# 8 bytes a value), and streamed twice (survey, then counting) beyond.
+_LOAD_BUDGET = 1 << 30
+
+
+def _columns_read(columns, group_cols, thresholds, options) -> list:
+    """The columns a count of hard labels or of a sweep reads (those of the input)."""
+    pred, score = options["pred"], options["score"]
+    value = pred if thresholds is None and pred in columns else score
+    wanted = [*group_cols, *IDENTITY, options["item"], options["gold_column"], value, options["weight"]]
+    return [c for c in dict.fromkeys(wanted) if c in columns]
 
 
 def _count_probabilities(
@@ -699,7 +715,10 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
         # Parquet row-group statistics give integer ranges and the score range without a read
         known = facts.use_statistics(src.statistics(read), types, score)
         read = [c for c in read if c not in known]
-    src.encode_strings([c for c in read if c != score])
+    coded = code_text_columns(src, [c for c in read if c != score])
+    for name, values in coded.items():  # a coded column's dictionary is its distinct values
+        facts.values.setdefault(name, []).extend(values)
+    read = [c for c in read if c not in coded]
     for part, offset, batch in src.record_batches(read) if read else ():
         facts.add(batch, part, score, offset)
     facts.rows = src.count_rows()

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from .._errors import InputError
 from ..io.labels import no_nulls, where
+from . import _strings
 from ._kernels import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
@@ -76,6 +77,146 @@ def distinct(array: pa.Array) -> pa.Array:
     return pc.unique(array)
 
 
+def is_text(data_type: pa.DataType) -> bool:
+    """Whether a column of this type is coded by :func:`string_codes`."""
+    return pa.types.is_string(data_type) or pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
+
+
+def string_codes(column) -> pa.ChunkedArray:
+    """Dictionary-encode a string column (no nulls) with a sorted dictionary of its distinct values.
+
+    The codes come from :mod:`fastmetrics.count._strings`: each string's bytes are compared with
+    the row one period back before any hash is computed, so grouped and repeated ids (systems,
+    topics, the items of each topic) cost a comparison each, on every thread. The dictionary is
+    sorted (byte order, as :func:`sorted_union` sorts labels), so when a plan's labels are the
+    dictionary its codes are read as they are.
+
+    Parameters
+    ----------
+    column : pyarrow.Array or ChunkedArray
+        ``string``, ``large_string`` or ``string_view`` values without nulls.
+
+    Returns
+    -------
+    pyarrow.ChunkedArray
+        ``dictionary<int32, string or large_string>``, chunked as ``column``; every chunk shares
+        the one sorted dictionary, which holds exactly the values present.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    total = sum(len(c) for c in chunks)
+    if total < SMALL:
+        return _small_string_codes(chunks)
+    codes = np.empty(total, np.int32)
+    first, hashes = np.empty(total, np.int64), np.empty(total, np.uint64)
+    store, maps, bounds, row = _strings.new_store(), [], [0], 0
+    large = any(pa.types.is_large_string(c.type) for c in chunks)
+    for chunk in chunks:
+        n = len(chunk)
+        if n == 0:
+            continue
+        if pa.types.is_string_view(chunk.type):
+            chunk = chunk.cast(pa.large_string())
+        offsets, data = _string_buffers(chunk)
+        ranges = 1 if n < SMALL else max(1, numba_threads())
+        local = np.linspace(0, n, ranges + 1).astype(np.int64)
+        sizes = np.zeros(ranges, np.int64)
+        at = slice(row, row + n)
+        _strings.code_ranges(offsets, data, local, codes[at], first[at], hashes[at], sizes)
+        for i in range(ranges):
+            part = slice(row + local[i], row + local[i] + sizes[i])
+            mapped, store = _strings.merge_range(offsets, data, first[part], hashes[part], store)
+            maps.append(mapped)
+            bounds.append(row + local[i + 1])
+        row += n
+    s_offsets, s_data, _, _, counts = store
+    n_values, n_bytes = int(counts[0]), int(counts[1])
+    value_type = pa.large_string() if large or n_bytes >= (1 << 31) - 1 else pa.string()
+    offset_type = np.int64 if value_type == pa.large_string() else np.int32
+    found = pa.Array.from_buffers(
+        value_type,
+        n_values,
+        [None, pa.py_buffer(s_offsets[: n_values + 1].astype(offset_type)), pa.py_buffer(s_data[:n_bytes].copy())],
+    )
+    order = pc.sort_indices(found).to_numpy()
+    rank = np.empty(n_values, np.int32)
+    rank[order] = np.arange(n_values, dtype=np.int32)
+    starts = np.cumsum([0] + [m.size for m in maps[:-1]]).astype(np.int64)
+    flat = rank[np.concatenate(maps)] if maps else np.zeros(0, np.int32)
+    if not all((flat[s : s + m.size] == np.arange(m.size)).all() for s, m in zip(starts, maps)):
+        _strings.recode(codes, np.asarray(bounds, np.int64), flat, starts)
+    return _chunked_like(chunks, codes, found.take(pa.array(order)))
+
+
+def code_text_columns(src, columns) -> dict:
+    """Code the string ``columns`` of a source's in-memory parts in place (:func:`string_codes`).
+
+    Parquet parts are left alone: their string columns are read as the dictionaries their pages
+    hold. A column with nulls is left as it is, for the count to name the null.
+
+    Parameters
+    ----------
+    src : fastmetrics.io.readers.Source
+    columns : sequence of str
+
+    Returns
+    -------
+    dict
+        Column -> the dictionaries of the parts coded (each exactly the part's distinct values):
+        the survey's values of that column when every part was coded.
+    """
+    found = {}
+    for i, part in enumerate(src.parts):
+        if not isinstance(part, pa.Table):
+            continue
+        for name in columns:
+            column = part.column(name)
+            if not is_text(column.type) or column.null_count:
+                continue
+            coded = string_codes(column)
+            part = part.set_column(part.schema.get_field_index(name), name, coded)
+            if coded.num_chunks:
+                found.setdefault(name, []).append(coded.chunk(0).dictionary)
+        src.parts[i] = part
+    whole = all(isinstance(p, pa.Table) for p in src.parts)
+    return {name: values for name, values in found.items() if whole and len(values) == len(src.parts)}
+
+
+def _small_string_codes(chunks) -> pa.ChunkedArray:
+    """:func:`string_codes` of a few rows by Arrow's hash: no kernel to compile on a first call."""
+    value_type = pa.large_string() if any(pa.types.is_large_string(c.type) for c in chunks) else pa.string()
+    whole = pa.chunked_array([c.cast(value_type) for c in chunks], value_type).combine_chunks()
+    encoded = pc.dictionary_encode(whole)
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)] if len(order) else np.zeros(len(whole), np.int32)
+    return _chunked_like(chunks, codes, encoded.dictionary.take(pa.array(order, pa.int64())))
+
+
+def _chunked_like(chunks, codes: np.ndarray, dictionary: pa.Array) -> pa.ChunkedArray:
+    """The codes of the rows of ``chunks`` as dictionary arrays cut as they are, sharing ``dictionary``."""
+    pieces, row = [], 0
+    for chunk in chunks:
+        pieces.append(pa.DictionaryArray.from_arrays(pa.array(codes[row : row + len(chunk)]), dictionary))
+        row += len(chunk)
+    return pa.chunked_array(pieces, pa.dictionary(pa.int32(), dictionary.type))
+
+
+def numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def _string_buffers(chunk: pa.Array):
+    """(offsets, data) of a string array as numpy, the offsets starting at the array's offset."""
+    buffers = chunk.buffers()
+    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets = np.frombuffer(buffers[1], offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
+    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None and buffers[2].size else np.zeros(1, np.uint8)
+    return offsets, data
+
+
 def sorted_union(arrays, column: str) -> pa.Array:
     """The sorted distinct values of several arrays (cast to one type, see :func:`common_type`)."""
     target = common_type([a.type for a in arrays], [column] * len(arrays))
@@ -122,6 +263,7 @@ class Encoder:
 
     def __post_init__(self):
         self._int_table = None
+        self._lut_of = None
         if self.labels is not None and pa.types.is_integer(self.labels.type) and len(self.labels):
             values = self.labels.to_numpy(zero_copy_only=False).astype(np.int64)
             lo, hi = int(values.min()), int(values.max())
@@ -150,16 +292,33 @@ class Encoder:
             if lut is None:
                 return (int_view(array), lo, len(self.labels))
             return (int_view(array), lut, lo)
+        if is_text(array.type) and len(array) > SMALL:
+            coded = string_codes(array).chunk(0)
+            return self._dictionary(coded.indices, coded.dictionary)
         if array.type != self.labels.type:
             array = _cast(array, self.labels.type, self.column, part)
         encoded = pc.dictionary_encode(array)
         return self._dictionary(encoded.indices, encoded.dictionary)
 
     def _dictionary(self, indices, dictionary):
+        # the batches of one coded column share its dictionary: its table is made once. The
+        # dictionary is kept with it, so no other array can take its buffers' addresses.
+        key = _buffers_key(dictionary)
+        if self._lut_of is None or self._lut_of[0] != key:
+            self._lut_of = (key, self._lut(dictionary), dictionary)
+        lut = self._lut_of[1]
+        if lut is None:  # the dictionary is the labels: its indices are the codes
+            return (int_view(indices), 0, len(self.labels))
+        return (int_view(indices), lut, 0)
+
+    def _lut(self, dictionary):
+        """The table from a dictionary's positions to codes, or None when it is the identity."""
         if dictionary.type != self.labels.type:
             dictionary = dictionary.cast(self.labels.type)
+        if len(dictionary) == len(self.labels) and dictionary.equals(self.labels):
+            return None
         lut = pc.index_in(dictionary, value_set=self.labels).fill_null(-1)
-        return (int_view(indices), lut.to_numpy(zero_copy_only=False).astype(np.int32), 0)
+        return lut.to_numpy(zero_copy_only=False).astype(np.int32)
 
     def _binary(self, array, part):
         if pa.types.is_dictionary(array.type):
@@ -193,6 +352,11 @@ class Encoder:
                 f"for binary measures; found the value {value!r} at row {row}."
             )
         return InputError(f"Column '{self.column}'{where(part)} has the value {value!r} at row {row}, {self.unknown}.")
+
+
+def _buffers_key(array: pa.Array) -> tuple:
+    """What identifies an array's values without reading them: its buffers' addresses and sizes."""
+    return (array.offset, len(array)) + tuple((b.address, b.size) if b is not None else None for b in array.buffers())
 
 
 def _cast(array, target, column, part):

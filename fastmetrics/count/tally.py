@@ -23,6 +23,8 @@ from .plan import CountPlan
 _PARTIAL_BYTES = 256 << 20
 # A (run, item) bitmap up to this many bits; beyond it, keys are sorted at the end instead.
 _BITMAP_BITS = 1 << 32
+# Duplicates are marked by every thread in a bitmap of its own while they fit in this many bytes.
+_THREAD_BITMAPS = 64 << 20
 # Batches smaller than this are counted by one thread (and need no parallel kernel compiled).
 SERIAL_ROWS = 1 << 16
 
@@ -221,6 +223,15 @@ class Tally:
         err = np.full(k.N_KINDS, -1, np.int64)
         keys = np.empty(0 if self.seen is not None else n, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
+        threads = numba.get_num_threads()
+        if self.seen is not None and n >= SERIAL_ROWS and threads > 1 and seen.size * threads <= _THREAD_BITMAPS:
+            errors = np.full((threads, k.N_KINDS), -1, np.int64)
+            fresh = np.zeros((threads, seen.size), np.uint8)
+            if k.mark_items_threads(n, a, b, stride, gold, item, self.n_keys, seen, fresh, errors):
+                if self.kept is not None:
+                    self._items, _, _ = self._rows(batch, part, offset, item)
+                return
+            # a duplicate or a bad value: the serial pass below finds the first such row
         dup = k.mark_items(n, a, b, stride, gold, item, self.n_keys, seen, keys, err)
         if self.seen is None:
             self.keys.append((keys, part))

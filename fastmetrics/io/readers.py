@@ -594,9 +594,14 @@ def _arrow_reason(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0].rstrip(".") + "."
 
 
+# CSV is parsed in blocks of this many bytes, one per thread at a time: large blocks keep the
+# columns in few chunks, which the count stage codes on every thread.
+CSV_BLOCK = 16 << 20
+
+
 def _read_csv(path: str) -> pa.Table:
     try:
-        return pacsv.read_csv(path)
+        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=CSV_BLOCK))
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         raise InputError(f"Cannot read CSV file '{path}': {_arrow_reason(exc)}") from None
 
@@ -747,6 +752,41 @@ class Source:
                     wanted &= seen  # a column some row group does not describe is read instead
         return {c: v for c, v in out.items() if c in wanted}
 
+    def loaded(self, columns: Sequence[str], budget: int) -> Source:
+        """The same input with its Parquet parts read into memory (only ``columns``), once.
+
+        A count reads its columns twice (the survey, then the counting); a Parquet file small
+        enough is decoded once instead. Dictionary-encoded columns stay encoded, and each file
+        stays a part of its own (errors still name it and its rows).
+
+        Parameters
+        ----------
+        columns : sequence of str
+            The columns to read (the others are dropped).
+        budget : int
+            Bytes the columns may take in memory, reckoned at 8 bytes a value; a larger input is
+            returned as it is, to be streamed.
+
+        Returns
+        -------
+        Source
+        """
+        if all(isinstance(p, pa.Table) for p in self.parts) or self.count_rows() * 8 * len(columns) > budget:
+            return self
+        parts, names = [], []
+        for name, part in zip(self.names, self.parts):
+            if isinstance(part, pa.Table):
+                parts.append(part.select(list(columns)))
+                names.append(name)
+                continue
+            read: dict = {}
+            for file, _, batch in self._part_batches(name, part, columns):
+                read.setdefault(file, []).append(batch)
+            for file, batches in read.items():
+                parts.append(pa.Table.from_batches(batches))
+                names.append(file)
+        return Source(parts, names) if parts else self
+
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
         """Yield ``(file or part name, first row's index in it, batch)`` holding ``columns``.
 
@@ -754,14 +794,16 @@ class Source:
         their indices). A Parquet dataset is read file by file, so rows are numbered within their
         file.
         """
-        columns = list(columns)
         for name, part in zip(self.names, self.parts):
-            if isinstance(part, pa.Table):
-                yield from _numbered(name, part.select(columns).to_batches())
-            else:
-                projection = {c: self._column_of(part, c) for c in columns} if self.stored else columns
-                for fragment in part.get_fragments():
-                    yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, projection))
+            yield from self._part_batches(name, part, list(columns))
+
+    def _part_batches(self, name, part, columns):
+        if isinstance(part, pa.Table):
+            yield from _numbered(name, part.select(columns).to_batches())
+        else:
+            projection = {c: self._column_of(part, c) for c in columns} if self.stored else list(columns)
+            for fragment in part.get_fragments():
+                yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, projection))
 
 
 def _numbered(name, batches):
@@ -810,6 +852,21 @@ def _parquet_dataset(path):
 
 
 def _table_from_object(obj) -> pa.Table:
+    return _without_views(_arrow_table(obj))
+
+
+def _without_views(table: pa.Table) -> pa.Table:
+    """String views (polars' strings, DuckDB's) as large strings: Arrow's sort, join and group
+    kernels do not all take views."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_string_view(field.type):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.large_string()))
+        elif pa.types.is_binary_view(field.type):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.large_binary()))
+    return table
+
+
+def _arrow_table(obj) -> pa.Table:
     if isinstance(obj, pa.Table):
         return obj
     if isinstance(obj, pa.RecordBatch):

@@ -1,0 +1,213 @@
+"""Numba kernels that turn Arrow string buffers into integer codes. Private: used by
+:func:`fastmetrics.count.encoders.string_codes`.
+
+Each row's bytes are compared first with the row one *period* back, where the period is the
+distance between the last two occurrences of a value met through the hash table. Ids come
+grouped (a run of equal systems or topics: the period is 1) or repeated (the same items, in the
+same order, for every system of a topic: the period is the distance between two systems' blocks),
+so most rows cost one comparison of a few bytes and the hash is computed only where the pattern
+breaks. Any order gives correct codes; only the speed depends on it.
+
+Rows are split in ranges coded on their own (one per thread), each with its own table; the
+ranges' distinct values are then merged in order into one store of distinct byte strings, and a
+last parallel pass rewrites every code as the rank of its value in the sorted store.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
+
+_EMPTY = np.int64(-1)
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+@intrinsic
+def _load(typingctx, data, at):
+    """The 8 bytes of ``data`` from byte ``at`` as one little-endian word, at any alignment."""
+    signature = types.uint64(data, types.int64)
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        pointer = builder.bitcast(builder.gep(array.data, [args[1]]), ir.IntType(64).as_pointer())
+        return builder.load(pointer, align=1)
+
+    return signature, codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _last_word(data, lo, hi):
+    """The bytes of ``data[lo:hi]`` after its whole words, as a word (zeros above them).
+
+    Strings of 8 bytes or more end with a word that overlaps the one before; shorter ones are
+    loaded as a word and masked when the buffer goes on for 8 bytes, else read byte by byte.
+    """
+    size = hi - lo
+    if size >= 8:
+        return _load(data, hi - 8)
+    if lo + 8 <= data.size:
+        return _load(data, lo) & ((np.uint64(1) << np.uint64(8 * size)) - np.uint64(1))
+    word = np.uint64(0)
+    for i in range(size):
+        word |= np.uint64(data[lo + i]) << np.uint64(8 * i)
+    return word
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash(data, lo, hi):
+    # a word at a time: ids are short, so a multiply-xor per word is all the mixing needed
+    h = np.uint64(hi - lo) * _MULTIPLIER
+    at = lo
+    while at + 8 < hi:
+        h = (h ^ _load(data, at)) * _MULTIPLIER
+        h ^= h >> np.uint64(29)
+        at += 8
+    h = (h ^ _last_word(data, lo, hi)) * _MULTIPLIER
+    return h ^ (h >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _same(data_a, a0, a1, data_b, b0, b1):
+    if a1 - a0 != b1 - b0:
+        return False
+    at = 0
+    while a0 + at + 8 < a1:
+        if _load(data_a, a0 + at) != _load(data_b, b0 + at):
+            return False
+        at += 8
+    return _last_word(data_a, a0, a1) == _last_word(data_b, b0, b1)
+
+
+@njit(cache=True, nogil=True)
+def _grown(values, size):
+    out = np.empty(max(size, 2 * values.size), values.dtype)
+    out[: values.size] = values
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _rehash(hashes, n, size):
+    table = np.full(size, _EMPTY, np.int64)
+    mask = np.uint64(size - 1)
+    for c in range(n):
+        slot = hashes[c] & mask
+        while table[slot] >= 0:
+            slot = (slot + np.uint64(1)) & mask
+        table[slot] = c
+    return table
+
+
+@njit(cache=True, nogil=True)
+def code_range(offsets, data, start, stop, codes, first, hashes):
+    """Code rows ``start:stop`` by first appearance within the range.
+
+    Writes ``codes[start:stop]``, and from ``start`` on in ``first`` and ``hashes`` the row where
+    each code's value first appears and its hash; returns the number of codes.
+    """
+    last = np.empty(64, np.int64)  # the row of each code's last hash look-up
+    table = np.full(128, _EMPTY, np.int64)
+    n = 0
+    period = 1
+    c = -1
+    for r in range(start, stop):
+        a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
+        p = r - period
+        if p >= start and _same(data, a0, a1, data, np.int64(offsets[p]), np.int64(offsets[p + 1])):
+            if period != 1:  # in a run the code is the one in hand: no load of the row just written
+                c = codes[p]
+            codes[r] = c
+            continue
+        h = _hash(data, a0, a1)
+        mask = np.uint64(table.size - 1)
+        slot = h & mask
+        c = table[slot]
+        while c >= 0:
+            f = first[start + c]
+            if hashes[start + c] == h and _same(data, a0, a1, data, np.int64(offsets[f]), np.int64(offsets[f + 1])):
+                break
+            slot = (slot + np.uint64(1)) & mask
+            c = table[slot]
+        if c >= 0:
+            period = r - last[c]
+        else:
+            c = n
+            if n == last.size:
+                last = _grown(last, n + 1)
+            first[start + n], hashes[start + n] = r, h
+            table[slot] = n
+            n += 1
+            if 2 * n > table.size:
+                table = _rehash(hashes[start:], n, 4 * table.size)
+        codes[r] = c
+        last[c] = r
+    return n
+
+
+@njit(cache=True, nogil=True)
+def merge_range(offsets, data, first, hashes, store):
+    """Add one range's distinct values to the store; return the store code of each.
+
+    ``store`` is ``(offsets, data, hashes, table, counts)`` with ``counts = [values, bytes]``;
+    its arrays are replaced by larger ones as it fills, so the new store is returned too.
+    """
+    s_offsets, s_data, s_hashes, table, counts = store
+    out = np.empty(first.size, np.int64)
+    for k in range(first.size):
+        r = first[k]
+        a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
+        h = hashes[k]
+        mask = np.uint64(table.size - 1)
+        slot = h & mask
+        c = table[slot]
+        while c >= 0:
+            if s_hashes[c] == h and _same(data, a0, a1, s_data, s_offsets[c], s_offsets[c + 1]):
+                break
+            slot = (slot + np.uint64(1)) & mask
+            c = table[slot]
+        if c < 0:
+            c = counts[0]
+            size = a1 - a0
+            if c + 2 > s_offsets.size:
+                s_offsets, s_hashes = _grown(s_offsets, c + 2), _grown(s_hashes, c + 1)
+            if counts[1] + size > s_data.size:
+                s_data = _grown(s_data, counts[1] + size)
+            s_data[counts[1] : counts[1] + size] = data[a0:a1]
+            counts[1] += size
+            s_offsets[c + 1] = counts[1]
+            s_hashes[c] = h
+            table[slot] = c
+            counts[0] = c + 1
+            if 2 * counts[0] > table.size:
+                table = _rehash(s_hashes, counts[0], 4 * table.size)
+        out[k] = c
+    return out, (s_offsets, s_data, s_hashes, table, counts)
+
+
+def new_store():
+    """An empty store of distinct byte strings (see :func:`merge_range`)."""
+    return (
+        np.zeros(1024, np.int64),
+        np.empty(1 << 14, np.uint8),
+        np.empty(1024, np.uint64),
+        np.full(2048, _EMPTY, np.int64),
+        np.zeros(2, np.int64),
+    )
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def code_ranges(offsets, data, bounds, codes, first, hashes, sizes):
+    """:func:`code_range` on each range ``bounds[i]:bounds[i + 1]``, one per thread;
+    ``sizes[i]`` = its number of codes."""
+    for i in prange(bounds.size - 1):
+        sizes[i] = code_range(offsets, data, bounds[i], bounds[i + 1], codes, first, hashes)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def recode(codes, bounds, maps, map_starts):
+    """``codes[r] = maps[map_starts[i] + codes[r]]`` for the rows of range ``i``, in place."""
+    for i in prange(bounds.size - 1):
+        base = map_starts[i]
+        for r in range(bounds[i], bounds[i + 1]):
+            codes[r] = maps[base + codes[r]]
