@@ -8,16 +8,18 @@ same order, for every system of a topic: the period is the distance between two 
 so most rows cost one comparison of a few bytes and the hash is computed only where the pattern
 breaks. Any order gives correct codes; only the speed depends on it.
 
-Rows are split in ranges coded on their own (one per thread), each with its own table; the
-ranges' distinct values are then merged in order into one store of distinct byte strings, and a
-last parallel pass rewrites every code as the rank of its value in the sorted store.
+Rows are split in ranges coded on their own (one per thread and chunk), each with its own
+table; the ranges' distinct values are then merged in order into one store of distinct byte
+strings, and a last pass rewrites every code as the rank of its value in the sorted store. The
+kernels are serial and release the GIL: the caller spreads the ranges over threads, and no
+parallel kernel is compiled on a first call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 _EMPTY = np.int64(-1)
@@ -196,18 +198,14 @@ def new_store():
     )
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def code_ranges(offsets, data, bounds, codes, first, hashes, sizes):
-    """:func:`code_range` on each range ``bounds[i]:bounds[i + 1]``, one per thread;
-    ``sizes[i]`` = its number of codes."""
-    for i in prange(bounds.size - 1):
-        sizes[i] = code_range(offsets, data, bounds[i], bounds[i + 1], codes, first, hashes)
+@njit(cache=True, nogil=True)
+def code_into(offsets, data, start, stop, codes, first, hashes, sizes, k):
+    """:func:`code_range`, its number of codes written to ``sizes[k]`` (a call for a thread)."""
+    sizes[k] = code_range(offsets, data, start, stop, codes, first, hashes)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def recode(codes, bounds, maps, map_starts):
-    """``codes[r] = maps[map_starts[i] + codes[r]]`` for the rows of range ``i``, in place."""
-    for i in prange(bounds.size - 1):
-        base = map_starts[i]
-        for r in range(bounds[i], bounds[i + 1]):
-            codes[r] = maps[base + codes[r]]
+@njit(cache=True, nogil=True)
+def recode(codes, start, stop, table):
+    """``codes[r] = table[codes[r]]`` for ``start <= r < stop``, in place."""
+    for r in range(start, stop):
+        codes[r] = table[codes[r]]

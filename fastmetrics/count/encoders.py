@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _threads
 from .._errors import InputError
 from ..io.labels import no_nulls, where
 from . import _strings
@@ -108,28 +109,34 @@ def string_codes(column) -> pa.ChunkedArray:
         return _small_string_codes(chunks)
     codes = np.empty(total, np.int32)
     first, hashes = np.empty(total, np.int64), np.empty(total, np.uint64)
-    store, maps, bounds, row = _strings.new_store(), [], [0], 0
-    large = any(pa.types.is_large_string(c.type) for c in chunks)
+    threads = max(1, numba_threads())
+    ranges, row = [], 0  # (buffers, start, stop, first row of the chunk) of every range
     for chunk in chunks:
         n = len(chunk)
-        if n == 0:
-            continue
         if pa.types.is_string_view(chunk.type):
             chunk = chunk.cast(pa.large_string())
-        offsets, data = _string_buffers(chunk)
-        ranges = 1 if n < SMALL else max(1, numba_threads())
-        local = np.linspace(0, n, ranges + 1).astype(np.int64)
-        sizes = np.zeros(ranges, np.int64)
-        at = slice(row, row + n)
-        _strings.code_ranges(offsets, data, local, codes[at], first[at], hashes[at], sizes)
-        for i in range(ranges):
-            part = slice(row + local[i], row + local[i] + sizes[i])
-            mapped, store = _strings.merge_range(offsets, data, first[part], hashes[part], store)
-            maps.append(mapped)
-            bounds.append(row + local[i + 1])
+        buffers = _string_buffers(chunk)
+        # a chunk in a range per thread, unless the chunks are many (a CSV read in blocks)
+        pieces = threads if n >= SMALL and len(chunks) < threads else 1
+        cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
+        ranges += [(buffers, int(a), int(b), row) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         row += n
+    sizes = np.zeros(len(ranges), np.int64)
+    on_threads(
+        _strings.code_into,
+        [
+            (*buffers, a, b, codes[base:], first[base:], hashes[base:], sizes, k)
+            for k, (buffers, a, b, base) in enumerate(ranges)
+        ],
+    )
+    store, maps = _strings.new_store(), []
+    for k, ((offsets, data), a, _, base) in enumerate(ranges):
+        part = slice(base + a, base + a + sizes[k])
+        mapped, store = _strings.merge_range(offsets, data, first[part], hashes[part], store)
+        maps.append(mapped)
     s_offsets, s_data, _, _, counts = store
     n_values, n_bytes = int(counts[0]), int(counts[1])
+    large = any(pa.types.is_large_string(c.type) for c in chunks)
     value_type = pa.large_string() if large or n_bytes >= (1 << 31) - 1 else pa.string()
     offset_type = np.int64 if value_type == pa.large_string() else np.int32
     found = pa.Array.from_buffers(
@@ -140,10 +147,12 @@ def string_codes(column) -> pa.ChunkedArray:
     order = pc.sort_indices(found).to_numpy()
     rank = np.empty(n_values, np.int32)
     rank[order] = np.arange(n_values, dtype=np.int32)
-    starts = np.cumsum([0] + [m.size for m in maps[:-1]]).astype(np.int64)
-    flat = rank[np.concatenate(maps)] if maps else np.zeros(0, np.int32)
-    if not all((flat[s : s + m.size] == np.arange(m.size)).all() for s, m in zip(starts, maps)):
-        _strings.recode(codes, np.asarray(bounds, np.int64), flat, starts)
+    calls = []
+    for mapped, (_, a, b, base) in zip(maps, ranges):
+        table = rank[mapped]
+        if not (table == np.arange(table.size)).all():
+            calls.append((codes, base + a, base + b, table))
+    on_threads(_strings.recode, calls)
     return _chunked_like(chunks, codes, found.take(pa.array(order)))
 
 
@@ -206,6 +215,11 @@ def numba_threads() -> int:
     import numba
 
     return numba.get_num_threads()
+
+
+def on_threads(function, calls) -> None:
+    """:func:`fastmetrics._threads.on_threads`."""
+    _threads.on_threads(function, calls)
 
 
 def _string_buffers(chunk: pa.Array):

@@ -212,6 +212,7 @@ class Survey:
             if name == score:
                 self._score(batch.column(name), name, part, offset)
             elif name not in ranged:
+                no_nulls(batch.column(name), name, part, offset)
                 self.values.setdefault(name, []).append(distinct(batch.column(name)))
 
     def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:

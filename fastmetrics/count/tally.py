@@ -224,7 +224,9 @@ class Tally:
         keys = np.empty(0 if self.seen is not None else n, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
         threads = numba.get_num_threads()
-        if self.seen is not None and n >= SERIAL_ROWS and threads > 1 and seen.size * threads <= _THREAD_BITMAPS:
+        # each thread's bitmap is zeroed, checked and merged whole: worth it for batches of many rows
+        threaded = n >= SERIAL_ROWS and n >= 8 * seen.size and seen.size * threads <= _THREAD_BITMAPS
+        if self.seen is not None and threads > 1 and threaded:
             errors = np.full((threads, k.N_KINDS), -1, np.int64)
             fresh = np.zeros((threads, seen.size), np.uint8)
             if k.mark_items_threads(n, a, b, stride, gold, item, self.n_keys, seen, fresh, errors):

@@ -35,11 +35,12 @@ def require_columns(columns, required, part: str, purpose: str = "") -> None:
         )
 
 
-def no_nulls(array, column: str, part: str) -> None:
-    """Raise an :class:`InputError` naming the first null of ``array``, if it has one."""
+def no_nulls(array, column: str, part: str, offset: int = 0) -> None:
+    """Raise an :class:`InputError` naming the first null of ``array`` (its first row being row
+    ``offset`` of ``part``), if it has one."""
     if array.null_count:
         row = pc.index(pc.is_null(array), True).as_py()
-        raise InputError(f"Column '{column}'{where(part)} has a missing (null) value at row {row}.")
+        raise InputError(f"Column '{column}'{where(part)} has a missing (null) value at row {offset + row}.")
 
 
 def sorted_labels(arrays: list, column: str) -> pa.Array:

@@ -601,7 +601,13 @@ CSV_BLOCK = 16 << 20
 
 def _read_csv(path: str) -> pa.Table:
     try:
-        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=CSV_BLOCK))
+        return pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(block_size=CSV_BLOCK),
+            # an empty field is a missing value in every column, text too (as DuckDB and polars
+            # read it): an empty id is refused as missing, not counted as the id ''
+            convert_options=pacsv.ConvertOptions(strings_can_be_null=True),
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         raise InputError(f"Cannot read CSV file '{path}': {_arrow_reason(exc)}") from None
 

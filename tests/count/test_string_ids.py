@@ -260,3 +260,59 @@ def test_duplicate_across_batches_and_files(tmp_path):
     with pytest.raises(InputError, match="more than once") as error:
         fm.count([str(first), str(second)])
     assert all(repr(v) in str(error.value) for v in _named(table, 100))
+
+
+# -- a user's CSV as written by hand or by other tools ---------------------------------------------
+def _csv_text(table: pa.Table, *, quote_all: bool, crlf: bool) -> str:
+    """The rows as CSV text, ids quoted (all, or those that need it), with a header."""
+    names = table.column_names
+    end = "\r\n" if crlf else "\n"
+    lines = [",".join(names)]
+    for row in zip(*(table.column(c).to_pylist() for c in names)):
+        cells = []
+        for value in row:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            if isinstance(value, str) and (quote_all or "," in text or '"' in text):
+                text = '"' + text.replace('"', '""') + '"'
+            cells.append(text)
+        lines.append(",".join(cells))
+    return end.join(lines) + end
+
+
+@pytest.mark.parametrize("quote_all, crlf", [(True, False), (False, True)])
+def test_csv_quoting_and_line_ends(tmp_path, quote_all, crlf):
+    table = _runs().drop_columns(["score"])
+    # ids with the separator and the quote character in them
+    odd = {SYSTEMS[0]: 'team, "quoted" run', TOPICS[1]: "Q,1"}
+    for name in ("system", "topic"):
+        values = [odd.get(v, v) for v in table.column(name).to_pylist()]
+        table = table.set_column(table.column_names.index(name), name, pa.array(values))
+    path = tmp_path / "runs.csv"
+    path.write_bytes(_csv_text(table, quote_all=quote_all, crlf=crlf).encode())
+    tensor = fm.count(str(path))
+    reference = fm.count(table)
+    np.testing.assert_array_equal(tensor.counts, reference.counts)
+    assert list(tensor.coords["system"]) == sorted(odd.get(s, s) for s in SYSTEMS)
+    assert list(tensor.coords["topic"]) == sorted(odd.get(t, t) for t in TOPICS)
+
+
+def test_csv_empty_id_is_named(tmp_path):
+    table = _runs().drop_columns(["score"])
+    text = _csv_text(table, quote_all=False, crlf=False).splitlines()
+    # an empty item on data row 70,001 (line 70,002 with the header): missing, not an id ''
+    fields = text[70_001].split(",")
+    fields[2] = ""
+    text[70_001] = ",".join(fields)
+    path = tmp_path / "runs.csv"
+    path.write_text("\n".join(text) + "\n")
+    with pytest.raises(InputError, match=r"(?=.*'item')(?=.*runs\.csv)(?=.*(null|missing))(?=.*row 70000)"):
+        fm.count(str(path))
+
+
+def test_null_id_in_a_large_table_is_named():
+    table = _runs().drop_columns(["score"])
+    systems = table.column("system").to_pylist()
+    systems[66_000] = None
+    table = table.set_column(0, "system", pa.array(systems))
+    with pytest.raises(InputError, match=r"(?=.*'system')(?=.*(null|missing))"):
+        fm.count(table)
