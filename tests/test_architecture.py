@@ -23,6 +23,7 @@ STAGES = {
     "fastmetrics._version": "base",
     "fastmetrics._progress": "base",
     "fastmetrics._threads": "base",
+    "fastmetrics._strings": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",

@@ -23,10 +23,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import _threads
+from .. import _strings, _threads
 from .._errors import InputError
 from ..io.labels import no_nulls, where
-from . import _strings
 from ._kernels import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
@@ -86,7 +85,7 @@ def is_text(data_type: pa.DataType) -> bool:
 def string_codes(column) -> pa.ChunkedArray:
     """Dictionary-encode a string column (no nulls) with a sorted dictionary of its distinct values.
 
-    The codes come from :mod:`fastmetrics.count._strings`: each string's bytes are compared with
+    The codes come from :mod:`fastmetrics._strings`: each string's bytes are compared with
     the row one period back before any hash is computed, so grouped and repeated ids (systems,
     topics, the items of each topic) cost a comparison each, on every thread. The dictionary is
     sorted (byte order, as :func:`sorted_union` sorts labels), so when a plan's labels are the
@@ -212,6 +211,7 @@ def _chunked_like(chunks, codes: np.ndarray, dictionary: pa.Array) -> pa.Chunked
 
 
 def numba_threads() -> int:
+    """The number of threads numba's kernels use (imported on use: numba is slow to import)."""
     import numba
 
     return numba.get_num_threads()

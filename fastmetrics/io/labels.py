@@ -36,8 +36,10 @@ def require_columns(columns, required, part: str, purpose: str = "") -> None:
 
 
 def no_nulls(array, column: str, part: str, offset: int = 0) -> None:
-    """Raise an :class:`InputError` naming the first null of ``array`` (its first row being row
-    ``offset`` of ``part``), if it has one."""
+    """Raise an :class:`InputError` naming the first null of ``array``, if it has one.
+
+    ``offset`` is the row of ``part`` the array starts at, so the row named is the part's.
+    """
     if array.null_count:
         row = pc.index(pc.is_null(array), True).as_py()
         raise InputError(f"Column '{column}'{where(part)} has a missing (null) value at row {offset + row}.")

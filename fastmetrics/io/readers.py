@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import InputError, parameter_error
+from ._csv import CONVERT, read_plain_csv
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
 PARQUET_SUFFIXES = {".parquet", ".pq", ".parq"}
@@ -600,14 +601,12 @@ CSV_BLOCK = 16 << 20
 
 
 def _read_csv(path: str) -> pa.Table:
+    if Path(path).suffix.lower() not in COMPRESSED_SUFFIXES:
+        table = read_plain_csv(path, CSV_BLOCK)
+        if table is not None:
+            return table
     try:
-        return pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(block_size=CSV_BLOCK),
-            # an empty field is a missing value in every column, text too (as DuckDB and polars
-            # read it): an empty id is refused as missing, not counted as the id ''
-            convert_options=pacsv.ConvertOptions(strings_can_be_null=True),
-        )
+        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=CSV_BLOCK), convert_options=CONVERT)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         raise InputError(f"Cannot read CSV file '{path}': {_arrow_reason(exc)}") from None
 

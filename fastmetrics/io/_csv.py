@@ -1,0 +1,526 @@
+"""A CSV file parsed and its text columns coded in one pass, on every thread.
+
+The fast path for the CSV files a count reads: text fields become dictionary codes as they are
+parsed (compared with the row one period back before any hash, as
+:mod:`fastmetrics._strings` codes Arrow strings), numbers and booleans become arrays, and no
+string column is ever built. It takes the plain dialect only -- comma-separated, a header line,
+fields quoted or not but with no quote or line end inside, every field present -- with the
+column types pyarrow infers from the first block, and it is strict: any field that pyarrow
+might read otherwise (a quote inside a field, an empty field, a number beyond the
+exactly-rounded fast path, a value not of the column's type, a ragged line, bytes that are not
+UTF-8) makes it give up, and the file is read by pyarrow
+instead, with pyarrow's conventions and errors. So it changes how fast a file is read, never
+what is read.
+
+Numbers: integers of up to 18 digits; decimals ``-?d+(.d+)?([eE][+-]?d+)?``. A decimal whose
+value is ``m * 10**e`` with ``m < 2**53`` and ``|e| <= 22`` is one IEEE multiplication or
+division of two exact doubles, which is the correctly rounded result (Clinger's fast path), i.e.
+the double pyarrow's parser gives; any other well-formed decimal (a float64 written with 17
+digits) is handed to pyarrow's parser once the pass is over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from .. import _strings, _threads
+from .._strings import _EMPTY, _hash, _last_word, _load, _same
+
+TEXT, BOOL, INT, FLOAT = 0, 1, 2, 3
+PLAIN, OTHER, FULL = 0, 1, 2
+EXACT, SLOW, MALFORMED = 0, 1, 2
+_NEWLINE, _RETURN, _COMMA, _QUOTE = 10, 13, 44, 34
+_POWERS = np.array([10.0**k for k in range(23)])
+_MAX_MANTISSA = 1 << 53
+# pyarrow's default spellings of booleans (ConvertOptions.true_values / false_values) besides
+# 1 and 0, as little-endian words
+_TRUE_LOWER, _TRUE_TITLE, _TRUE_UPPER = (np.uint64(int.from_bytes(w, "little")) for w in (b"true", b"True", b"TRUE"))
+_FALSE_LOWER, _FALSE_TITLE, _FALSE_UPPER = (
+    np.uint64(int.from_bytes(w, "little")) for w in (b"false", b"False", b"FALSE")
+)
+# below this many bytes pyarrow's reader is as fast, and needs no kernel compiled
+MIN_BYTES = 8 << 20
+# How every CSV is converted: an empty field is missing, in text columns too (as DuckDB and
+# polars read it), and only an empty field ("NA", "null" or "NaN" are values: an item "NA" is
+# an id, a score "NaN" is refused as not finite).
+CONVERT = pacsv.ConvertOptions(strings_can_be_null=True, null_values=[""])
+
+
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_COMMAS = np.uint64(0x2C2C2C2C2C2C2C2C)
+_NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
+_QUOTES = np.uint64(0x2222222222222222)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _zero_bytes(x):
+    # the high bit of each zero byte of x (and maybe of bytes above the first: only the lowest
+    # set bit is used, which is always right)
+    return (x - _ONES) & ~x & _HIGHS
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_special(buf, at, stop, quote_only):
+    """The first position from ``at`` of a quote (``quote_only``), or of a comma, a line end or
+    a quote; ``stop`` when there is none. Eight bytes at a time."""
+    while at + 8 <= stop:
+        word = _load(buf, at)
+        found = _zero_bytes(word ^ _QUOTES) | _zero_bytes(word ^ _NEWLINES)
+        if not quote_only:
+            found |= _zero_bytes(word ^ _COMMAS)
+        if found:
+            return at + (trailing_zeros(found) >> 3)
+        at += 8
+    while at < stop:
+        byte = buf[at]
+        if byte == _QUOTE or byte == _NEWLINE or (not quote_only and byte == _COMMA):
+            return at
+        at += 1
+    return stop
+
+
+@njit(cache=True, nogil=True)
+def count_lines(buf, start, stop, out, k):
+    """``out[k]`` = the number of line ends in ``buf[start:stop]``."""
+    n = 0
+    for i in range(start, stop):
+        n += buf[i] == _NEWLINE
+    out[k] = n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _boolean(buf, a, b):
+    """1, 0, or -1 for a field that is none of pyarrow's default spellings of a boolean."""
+    size = b - a
+    if size == 1:
+        return 1 if buf[a] == 49 else 0 if buf[a] == 48 else -1
+    if size != 4 and size != 5:
+        return -1
+    word = _last_word(buf, a, b)
+    if size == 4:
+        return 1 if word == _TRUE_LOWER or word == _TRUE_TITLE or word == _TRUE_UPPER else -1
+    return 0 if word == _FALSE_LOWER or word == _FALSE_TITLE or word == _FALSE_UPPER else -1
+
+
+@njit(cache=True, nogil=True)
+def _integer(buf, a, b):
+    """(value, ok) of ``-?digits`` (at most 18 digits)."""
+    negative = buf[a] == 45
+    at = a + 1 if negative else a
+    if at >= b or b - at > 18:
+        return np.int64(0), False
+    value = np.int64(0)
+    for i in range(at, b):
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            return np.int64(0), False
+        value = value * 10 + d
+    return (-value if negative else value), True
+
+
+@njit(cache=True, nogil=True)
+def _decimal(buf, a, b):
+    """(value, status) of ``-?d+(.d+)?([eE][+-]?d+)?``: ``EXACT`` when the fast path rounds it
+    exactly, ``SLOW`` for a well-formed decimal it does not (read by pyarrow afterwards),
+    ``MALFORMED`` otherwise."""
+    at = a
+    negative = buf[at] == 45
+    if negative:
+        at += 1
+    mantissa = np.uint64(0)
+    digits = 0  # significant digits taken
+    exponent = 0
+    whole = 0
+    while at < b and 48 <= buf[at] <= 57:
+        if digits or buf[at] != 48:
+            digits += 1
+            mantissa = mantissa * np.uint64(10) + np.uint64(buf[at] - 48)
+        whole += 1
+        at += 1
+    if whole == 0:
+        return 0.0, MALFORMED
+    if at < b and buf[at] == 46:
+        at += 1
+        fraction = 0
+        while at < b and 48 <= buf[at] <= 57:
+            if digits or buf[at] != 48:
+                digits += 1
+                mantissa = mantissa * np.uint64(10) + np.uint64(buf[at] - 48)
+            exponent -= 1
+            fraction += 1
+            at += 1
+        if fraction == 0:
+            return 0.0, MALFORMED
+    if at < b and (buf[at] == 101 or buf[at] == 69):
+        at += 1
+        sign = 1
+        if at < b and (buf[at] == 45 or buf[at] == 43):
+            sign = -1 if buf[at] == 45 else 1
+            at += 1
+        power, n_digits = 0, 0
+        while at < b and 48 <= buf[at] <= 57 and n_digits < 4:
+            power = power * 10 + (buf[at] - 48)
+            n_digits += 1
+            at += 1
+        if n_digits == 0:
+            return 0.0, MALFORMED
+        exponent += sign * power
+    if at != b:
+        return 0.0, MALFORMED
+    if digits > 19 or mantissa >= np.uint64(_MAX_MANTISSA) or exponent > 22 or exponent < -22:
+        return 0.0, SLOW
+    value = np.float64(mantissa)
+    value = value * _POWERS[exponent] if exponent >= 0 else value / _POWERS[-exponent]
+    return (-value if negative else value), EXACT
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _field(buf, field, stop):
+    """``(a, b, next, last)``: the field from ``field`` is ``buf[a:b]`` (without its quotes), the
+    next starts at ``next``, and ``last`` says whether it ends its line. ``b < a`` when the
+    field is outside the plain dialect: a quote inside, or after the closing quote anything but
+    a comma or the line's end."""
+    if field < stop and buf[field] == _QUOTE:
+        # a quoted field without a quote or a line end inside ("" is pyarrow's)
+        a = field + 1
+        b = _next_special(buf, a, stop, True)
+        if b >= stop or buf[b] != _QUOTE:
+            return a, a - 1, stop, True
+        after = b + 1
+    else:
+        a = field
+        b = after = _next_special(buf, a, stop, False)
+        if b < stop and buf[b] == _QUOTE:
+            return a, a - 1, stop, True
+    # what ends the field: a comma, or the line's end (a CR LF, a LF, or the data's end)
+    if after < stop and buf[after] == _COMMA:
+        return a, b, after + 1, False
+    if after < stop and buf[after] == _RETURN and after + 1 < stop and buf[after + 1] == _NEWLINE:
+        return a, b, after + 2, True
+    if after >= stop or buf[after] == _NEWLINE:
+        if b == after and b > a and buf[b - 1] == _RETURN:
+            b -= 1  # an unquoted last field before CR LF: the CR is no part of it
+        return a, b, after + 1, True
+    return a, a - 1, stop, True  # e.g. "x"y, or a lone CR
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _code_text(buf, a, b, slot, row, codes, span_a, span_b, hashes, last, table, n_values, period):
+    """The code (by first appearance) of the text ``buf[a:b]`` of column ``slot`` on ``row``;
+    -1 when the column has no room left for a new value."""
+    p = row - period[slot]
+    v = codes[slot, p] if p >= 0 else -1
+    # a value's first appearance stands for all of its rows: compared with it, the row one
+    # period back needs no bytes of its own
+    if v >= 0 and _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
+        return v
+    h = _hash(buf, a, b)
+    size = table.shape[1]
+    mask = np.uint64(size - 1)
+    s = h & mask
+    v = table[slot, s]
+    while v >= 0:
+        if hashes[slot, v] == h and _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
+            period[slot] = row - last[slot, v]
+            last[slot, v] = row
+            return v
+        s = (s + np.uint64(1)) & mask
+        v = table[slot, s]
+    v = n_values[slot]
+    if v >= span_a.shape[1] or 2 * (v + 1) > size:
+        return -1
+    span_a[slot, v], span_b[slot, v], hashes[slot, v] = a, b, h
+    table[slot, s] = v
+    n_values[slot] = v + 1
+    last[slot, v] = row
+    return v
+
+
+@njit(cache=True, nogil=True)
+def parse_range(
+    buf, start, stop, kinds, slots, codes, booleans, integers, decimals, slow, span_a, span_b, hashes, table
+):
+    """Parse the lines of ``buf[start:stop]`` (whole lines) into output rows 0, 1, ...
+
+    ``kinds[c]`` and ``slots[c]`` say where column ``c`` goes: text codes by first appearance
+    in the range (``codes[slot]``), ``booleans``, ``integers`` or ``decimals``.
+
+    Each text value's bytes are written as ``buf[span_a:span_b]`` (its first appearance), with
+    its hash; ``table`` (a power of two a row, at least twice the values' room) is the hash
+    table.
+
+    Returns
+    -------
+    rows : int
+    status : int
+        ``PLAIN``; ``OTHER`` as soon as a line is outside the plain dialect; ``FULL`` when a text
+        column has more distinct values than half its table (the outputs are then partial).
+    n_values : ndarray
+        The number of distinct values of each text column.
+    n_slow : int
+        The number of decimals written to ``slow`` (column slot, row, span) for pyarrow to read:
+        well-formed, but beyond the fast path's exact rounding.
+    """
+    n_cols = kinds.size
+    n_text = codes.shape[0]
+    # the value tables come allocated, as large as the caller expects them to grow: arrays
+    # replaced inside the loop would cost reference counting on every row
+    last = np.empty(span_a.shape, np.int64)  # the row of each value's last hash look-up
+    n_values = np.zeros(n_text, np.int64)
+    table[:] = _EMPTY
+    period = np.ones(n_text, np.int64)
+    n_slow = 0
+    capacity = booleans.shape[1]
+    row = 0
+    at = start
+    while at < stop:
+        if buf[at] == _NEWLINE or (buf[at] == _RETURN and at + 1 < stop and buf[at + 1] == _NEWLINE):
+            at += 1 if buf[at] == _NEWLINE else 2  # an empty line: pyarrow skips it
+            continue
+        if row >= capacity:
+            return row, OTHER, n_values, n_slow
+        field = at
+        for c in range(n_cols):
+            a, b, field, last_field = _field(buf, field, stop)
+            # a quote inside a field, an empty field (missing), a short line or a long one
+            if b <= a or last_field != (c == n_cols - 1):
+                return row, OTHER, n_values, n_slow
+            kind, slot = kinds[c], slots[c]
+            if kind == TEXT:
+                v = _code_text(buf, a, b, slot, row, codes, span_a, span_b, hashes, last, table, n_values, period)
+                if v < 0:
+                    return row, FULL, n_values, n_slow  # more values than room: the caller makes more
+                codes[slot, row] = v
+            elif kind == BOOL:
+                flag = _boolean(buf, a, b)
+                if flag < 0:
+                    return row, OTHER, n_values, n_slow
+                booleans[slot, row] = flag
+            elif kind == INT:
+                value, ok = _integer(buf, a, b)
+                if not ok:
+                    return row, OTHER, n_values, n_slow
+                integers[slot, row] = value
+            else:
+                number, parsed = _decimal(buf, a, b)
+                if parsed == MALFORMED:
+                    return row, OTHER, n_values, n_slow
+                if parsed == SLOW:  # e.g. a float64 written with 17 digits: pyarrow reads it after
+                    slow[0, n_slow], slow[1, n_slow], slow[2, n_slow], slow[3, n_slow] = slot, row, a, b
+                    n_slow += 1
+                decimals[slot, row] = number
+        row += 1
+        at = field
+    return row, PLAIN, n_values, n_slow
+
+
+_KINDS = {"string": TEXT, "large_string": TEXT, "bool": BOOL, "int64": INT, "double": FLOAT}
+
+
+def read_plain_csv(path: str, block_size: int) -> pa.Table | None:
+    """The file as a table with dictionary-coded text columns, or None to read it with pyarrow.
+
+    Parameters
+    ----------
+    path : str
+        An uncompressed CSV file.
+    block_size : int
+        pyarrow's block: the column types are those pyarrow infers from the first one.
+
+    Returns
+    -------
+    pyarrow.Table or None
+        Text columns as ``dictionary<int32, string>`` with sorted dictionaries, the others as
+        pyarrow would read them; None for a file outside the plain dialect (see the module
+        docstring), a small one, or one with another column type.
+    """
+    try:
+        # mapped, not copied: the page cache is read in place
+        buf = np.memmap(path, np.uint8, mode="r")
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        return None
+    if buf.size < MIN_BYTES or buf[:3].tobytes() == b"\xef\xbb\xbf":
+        return None
+    header_end = int(np.argmax(buf[: 1 << 20] == _NEWLINE))
+    if buf[header_end] != _NEWLINE:
+        return None
+    head = buf[: min(buf.size, block_size)]
+    cut = head.size if head.size == buf.size else int(np.flatnonzero(head == _NEWLINE)[-1]) + 1
+    try:
+        sample = pacsv.read_csv(
+            pa.BufferReader(head[:cut].tobytes()),
+            convert_options=CONVERT,
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    kinds = [_KINDS.get(str(f.type)) for f in sample.schema]
+    if any(k is None for k in kinds) or sample.num_columns == 0:
+        return None
+    return _parse(buf, header_end + 1, sample, np.asarray(kinds, np.int64))
+
+
+def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> pa.Table | None:
+    ranges = _line_ranges(buf, body, max(1, _threads_count()))
+    if ranges is None:
+        return None
+    lines = np.zeros(len(ranges), np.int64)
+    _threads.on_threads(count_lines, [(buf, a, b, lines, k) for k, (a, b) in enumerate(ranges)])
+    slots = np.zeros(kinds.size, np.int64)
+    n_of = {}
+    for c, kind in enumerate(kinds):
+        slots[c] = n_of.get(kind, 0)
+        n_of[kind] = slots[c] + 1
+    room = _value_room(sample, kinds, buf.size)
+    capacity = lines.copy()
+    capacity[-1] += 1  # the last line may lack its line end (the others end where a range does)
+    starts = np.concatenate([[0], np.cumsum(capacity)])
+    # every range writes its rows into one array per column, from its own start
+    outputs = tuple(np.empty((n_of.get(kind, 0), int(starts[-1])), dtype) for kind, dtype in _OUTPUTS)
+    results = [None] * len(ranges)
+
+    def run(k):
+        (a, b), base, size = ranges[k], int(starts[k]), int(capacity[k])
+        mine = tuple(out[:, base : base + size] for out in outputs)
+        values = room
+        slow = np.empty((4, size * n_of.get(FLOAT, 0)), np.int64)  # untouched pages cost nothing
+        while True:
+            state = _value_state(n_of.get(TEXT, 0), min(values, size))
+            rows, status, n_values, n_slow = parse_range(buf, a, b, kinds, slots, *mine, slow, *state)
+            if status != FULL or values >= size:
+                break
+            values *= 8  # the sample promised fewer distinct values than this range has
+        if status == PLAIN and n_slow and not _read_slow(buf, slow[:, :n_slow], mine[FLOAT]):
+            status = OTHER
+        results[k] = (rows, status, n_values, state, base)
+
+    _threads.on_threads(run, [(k,) for k in range(len(ranges))])
+    if any(r[1] != PLAIN for r in results):
+        return None
+    rows = [(r[4], r[4] + r[0]) for r in results]
+    keep = None
+    if any(stop != start for (_, stop), start in zip(rows[:-1], starts[1:])):  # empty lines skipped
+        keep = np.concatenate([np.arange(a, b) for a, b in rows])
+    columns = {}
+    for c, field in enumerate(sample.schema):
+        kind, slot = int(kinds[c]), int(slots[c])
+        values = outputs[kind][slot]
+        values = values[: rows[-1][1]] if keep is None else values[keep]
+        if kind == TEXT:
+            column = _text_column(buf, results, values, slot)
+            if column is None:
+                return None
+        else:
+            column = pa.array(values)
+        columns[field.name] = column
+    return pa.table(columns)
+
+
+@njit(cache=True, nogil=True)
+def _gather(buf, starts, stops, offsets, data):
+    """The bytes ``buf[starts[i]:stops[i]]`` one after the other, as a string array's buffers."""
+    at = 0
+    for i in range(starts.size):
+        size = stops[i] - starts[i]
+        data[at : at + size] = buf[starts[i] : stops[i]]
+        at += size
+        offsets[i + 1] = at
+
+
+def _read_slow(buf, slow, decimals) -> bool:
+    """Read the decimals the fast path left, by pyarrow's parser; False if one does not parse."""
+    slots, rows, starts, stops = slow
+    offsets = np.zeros(starts.size + 1, np.int64)
+    data = np.empty(int((stops - starts).sum()), np.uint8)
+    _gather(buf, starts, stops, offsets, data)
+    text = pa.Array.from_buffers(pa.large_string(), starts.size, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    try:
+        values = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    decimals[slots, rows] = values
+    return True
+
+
+def _line_ranges(buf, body: int, threads: int):
+    """One range of whole lines a thread: each cut moved to just after a line end (None when a
+    line is longer than a MiB)."""
+    cuts = [body]
+    for k in range(1, threads):
+        at = body + (buf.size - body) * k // threads
+        following = np.flatnonzero(buf[at : at + (1 << 20)] == _NEWLINE)
+        if following.size == 0:
+            return None
+        cuts.append(max(cuts[-1], at + int(following[0]) + 1))
+    cuts.append(buf.size)
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+_OUTPUTS = ((TEXT, np.int32), (BOOL, np.bool_), (INT, np.int64), (FLOAT, np.float64))
+
+
+def _value_room(sample: pa.Table, kinds: np.ndarray, size: int) -> int:
+    """Room for the distinct values of a text column, from those of the sample, scaled to the file."""
+    found = [len(pc.unique(sample.column(c))) for c, kind in zip(sample.column_names, kinds) if kind == TEXT]
+    if not found:
+        return 1
+    share = max(sample.nbytes, 1) / size  # nbytes of the parsed sample: near its share of the text
+    return int(max(4096, 2 * max(found) / min(1.0, max(share, 1e-6))))
+
+
+def _value_state(n_text: int, room: int):
+    """(span_a, span_b, hashes, table) for ``room`` values of each of ``n_text`` text columns."""
+    table = 1 << int(np.ceil(np.log2(2 * room + 2)))
+    return (
+        np.empty((n_text, room), np.int64),
+        np.empty((n_text, room), np.int64),
+        np.empty((n_text, room), np.uint64),
+        np.empty((n_text, table), np.int64),
+    )
+
+
+def _text_column(buf, results, codes, slot) -> pa.DictionaryArray | None:
+    """One text column's codes (``codes``, of every range, rewritten in place) in one sorted
+    dictionary; None when its values are not UTF-8."""
+    store, maps = _strings.new_store(), []
+    for _, _, n_values, (span_a, span_b, hashes, _), _ in results:
+        n = int(n_values[slot])
+        spans = np.empty(2 * n + 1, np.int64)
+        spans[0 : 2 * n : 2], spans[1 : 2 * n : 2] = span_a[slot, :n], span_b[slot, :n]
+        mapped, store = _strings.merge_range(spans, buf, np.arange(0, 2 * n, 2), hashes[slot, :n].copy(), store)
+        maps.append(mapped)
+    s_offsets, s_data, _, _, counts = store
+    n_values, n_bytes = int(counts[0]), int(counts[1])
+    if n_bytes >= (1 << 31) - 1:
+        return None
+    found = pa.Array.from_buffers(
+        pa.string(),
+        n_values,
+        [None, pa.py_buffer(s_offsets[: n_values + 1].astype(np.int32)), pa.py_buffer(s_data[:n_bytes].copy())],
+    )
+    try:
+        found.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    order = pc.sort_indices(found).to_numpy()
+    rank = np.empty(n_values, np.int32)
+    rank[order] = np.arange(n_values, dtype=np.int32)
+    at, calls = 0, []
+    for mapped, (rows, *_) in zip(maps, results):
+        table = rank[mapped]
+        if not (table == np.arange(table.size)).all():
+            calls.append((codes, at, at + rows, table))
+        at += rows
+    _threads.on_threads(_strings.recode, calls)
+    return pa.DictionaryArray.from_arrays(pa.array(codes), found.take(pa.array(order)))
+
+
+def _threads_count() -> int:
+    import numba
+
+    return numba.get_num_threads()
