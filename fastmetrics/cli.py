@@ -85,7 +85,8 @@ def cmd_measures(args) -> None:
     elif args.format == "csv":
         import pyarrow.csv as pacsv
 
-        flat = catalog.set_column(1, "aliases", pa.array([", ".join(a) for a in catalog.column("aliases").to_pylist()]))
+        aliases = [", ".join(a) for a in catalog.column("aliases").to_pylist()]
+        flat = catalog.set_column(catalog.schema.get_field_index("aliases"), "aliases", pa.array(aliases, pa.string()))
         sink = pa.BufferOutputStream()
         pacsv.write_csv(flat, sink)
         sys.stdout.write(sink.getvalue().to_pybytes().decode())

@@ -12,10 +12,13 @@ from numba import types as nbtypes
 from numba.extending import typeof_impl
 
 NAN = np.nan
-# Up to this many cells a scalar ufunc runs as a cached loop over its element function: building the
-# ufunc's loop wrapper costs ~0.1 s a measure in every process (numba cannot cache it), which is
-# most of a small command; above it the ufunc's own loop is faster and its build is paid once.
+# Up to SMALL_CELLS cells a scalar ufunc runs as a cached loop over its element function: building
+# the ufunc's loop wrapper costs ~0.13 s a measure in every process (numba cannot cache it), most of
+# a small command. The ufunc's own loop is faster (~35 ns a cell less than packing the arguments for
+# the loop), so it is built for larger calls -- unless none was built yet and the call is below
+# FIRST_CALL_CELLS, where the build costs more than the loop (a report's random baselines).
 SMALL_CELLS = 1 << 16
+FIRST_CALL_CELLS = 1 << 19
 
 
 class LazyUfunc:
@@ -34,10 +37,16 @@ class LazyUfunc:
         self._layout = layout
         self._built = None
         self._element = None
-        self.scalar = None
-        if layout is None:
-            self.scalar = njit(cache=True)(_renamed(py_func, "_scalar"))
+        self._scalar = None
         functools.update_wrapper(self, py_func)
+
+    @property
+    def scalar(self):
+        """The scalar ``njit`` function that numba code calls (None for a gufunc), made on first
+        use: a command creates the dispatchers of the measures it evaluates only."""
+        if self._scalar is None and self._layout is None:
+            self._scalar = njit(cache=True)(_renamed(self.py_func, "_scalar"))
+        return self._scalar
 
     @property
     def ufunc(self):
@@ -71,7 +80,8 @@ class LazyUfunc:
         except ValueError:
             return None
         size = math.prod(shape)
-        if size > SMALL_CELLS or not (out is None or _writable_into(out, shape)):
+        limit = SMALL_CELLS if self._built is not None else FIRST_CALL_CELLS
+        if size > limit or not (out is None or _writable_into(out, shape)):
             return None
         x = np.empty((len(arrays), size))
         for row, a in zip(x, arrays):
@@ -86,13 +96,16 @@ class LazyUfunc:
     @property
     def element(self):
         """The scalar function compiled as the ufunc compiles it (numpy's error model: a division
-        by zero gives inf or NaN, never ZeroDivisionError), for :data:`_LOOPS`."""
+        by zero gives inf or NaN, never ZeroDivisionError), for :data:`_LOOPS` only: without the
+        wrapper that would let Python call it, a third of its compile on a first call."""
         if self._element is None:
-            self._element = njit(cache=True, error_model="numpy")(_renamed(self.py_func, "_element"))
+            self._element = njit(cache=True, error_model="numpy", no_cpython_wrapper=True)(
+                _renamed(self.py_func, "_element")
+            )
         return self._element
 
     def __getattr__(self, name):  # nin, nout, types, reduce ... of the real ufunc
-        if name.startswith("__") or name in ("_built", "_element", "_signatures", "_layout", "py_func", "scalar"):
+        if name.startswith("__") or name in ("_built", "_element", "_scalar", "_signatures", "_layout", "py_func"):
             raise AttributeError(name)
         return getattr(self.ufunc, name)
 
