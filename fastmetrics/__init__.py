@@ -12,13 +12,28 @@ import os as _os
 # read when libgomp loads (the first parallel kernel), and a value the user set is kept.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import sys as _sys
+import types as _types
+
 from ._errors import FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning, UnknownMeasureError
 from ._version import __version__ as __version__
-from .arrays import score
-from .count import count
-from .io import read_gold, read_runs
-from .measures import compute, evaluate, measures, ordinal_costs
-from .tensor import ConfusionTensor, MultilabelTensor, Scores
+
+# The stages load on first use (module __getattr__ below): numba and the kernels' modules are most
+# of a second, which `fastmetrics --help`, `fastmetrics measures` or an import to read the version
+# need not pay. The public name -> the module that defines it.
+_PUBLIC = {
+    "score": ".arrays",
+    "count": ".count",
+    "read_gold": ".io",
+    "read_runs": ".io",
+    "compute": ".measures",
+    "evaluate": ".measures",
+    "measures": ".measures",
+    "ordinal_costs": ".measures",
+    "ConfusionTensor": ".tensor",
+    "MultilabelTensor": ".tensor",
+    "Scores": ".tensor",
+}
 
 __all__ = [
     "ConfusionTensor",
@@ -41,10 +56,30 @@ __all__ = [
 
 
 def __getattr__(name):
-    # The meta-evaluation and leaderboard stages load on first use: most calls never need them;
-    # the scikit-learn scorers need scikit-learn, which fastmetrics does not depend on.
-    if name in ("meta", "board", "sklearn"):
-        import importlib
+    import importlib.util
 
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+        globals()[name] = value
+        return value
+    # any other stage (meta, board, the scikit-learn scorers ...) as an attribute, as after an import
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'fastmetrics' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(_types.ModuleType):
+    """The package's module: ``fastmetrics.count`` and ``fastmetrics.measures`` stay the public
+    functions when their subpackages are imported (which would bind the subpackages to these names)."""
+
+    def __setattr__(self, name, value):
+        if name in ("count", "measures") and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

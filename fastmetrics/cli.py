@@ -7,6 +7,8 @@ status 2; output files are written atomically, so a failed run leaves none behin
 from __future__ import annotations
 
 import argparse
+import importlib.abc
+import importlib.machinery
 import json
 import os
 import signal
@@ -18,7 +20,6 @@ import pyarrow as pa
 
 from . import __version__, _memory
 from ._errors import FastmetricsError, InputError, ParameterError, in_user_names
-from .board import macro_leaderboard
 from .count import count
 from .count.api import halves_sweep, in_role_names, normalised_gold
 from .count.fitted import ranges_differ
@@ -29,7 +30,7 @@ from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
 from .report.tables import OUTPUT_SUFFIXES, board_view
-from .tensor import ConfusionTensor, MultilabelTensor, inverse, renaming, role_names
+from .tensor import ConfusionTensor, MultilabelTensor, inverse, renaming, role_names, user_names
 
 DEFAULT_MEASURES = {
     "binary": "precision,recall,f1,accuracy,mcc,k",
@@ -84,7 +85,8 @@ def cmd_measures(args) -> None:
     elif args.format == "csv":
         import pyarrow.csv as pacsv
 
-        flat = catalog.set_column(1, "aliases", pa.array([", ".join(a) for a in catalog.column("aliases").to_pylist()]))
+        aliases = [", ".join(a) for a in catalog.column("aliases").to_pylist()]
+        flat = catalog.set_column(catalog.schema.get_field_index("aliases"), "aliases", pa.array(aliases, pa.string()))
         sink = pa.BufferOutputStream()
         pacsv.write_csv(flat, sink)
         sys.stdout.write(sink.getvalue().to_pybytes().decode())
@@ -189,8 +191,6 @@ def _grouping(args, default: str = "system,topic") -> tuple:
 
 def _user_names(table: pa.Table, args) -> pa.Table:
     """An output table with the user's names for the columns that played the system and topic."""
-    from .meta import user_names
-
     return user_names(table, getattr(args, "system", "system"), getattr(args, "topic", "topic"))
 
 
@@ -727,6 +727,7 @@ def _scatter_pairs(text):
 def cmd_demo(args) -> None:
     """``fastmetrics demo``: write the demo runs and print their macro leaderboard (by K, then MCC)."""
     from . import demo
+    from .board import macro_leaderboard
 
     path = demo.write(args.data_dir)
     print(
@@ -1185,15 +1186,20 @@ def _on_signal(signum, frame):
     os._exit(128 + signum)
 
 
-def main(argv=None) -> int:
+def main(argv=None, *, own_process: bool = False) -> int:
     """Run the command line; returns the exit status.
 
     0 on success; 2 for every failure the input, the options or the environment cause (one line
     ``fastmetrics: error: ...`` on stderr); 130 after Ctrl-C and 143 after SIGTERM (one line, no
     output file left behind). A bug of fastmetrics keeps its traceback (exit 1).
+
+    With ``own_process`` (the ``fastmetrics`` program, :func:`run`) the process skips imports
+    the command never uses (:func:`_skip_unused_imports`); a caller's process is left as it is.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    if own_process:
+        _skip_unused_imports(args)
     previous = _install_handlers() if _main_thread() else {}
     try:
         if args.memory_limit is not None:
@@ -1229,6 +1235,90 @@ def main(argv=None) -> int:
     return 0
 
 
+class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Loads two of numba's registry modules while the optional module each probes for cannot be
+    imported.
+
+    numba imports them when its first kernel runs (compiled or read from the cache):
+    ``numba.np.arraymath`` looks for BLAS by importing ``scipy.linalg`` (0.3 s, a third of a small
+    command) and ``numba.core.typing.cffi_utils`` builds a ``cffi.FFI`` (40 ms), for nothing
+    fastmetrics calls. Without them numba's ``np.convolve``/``np.correlate`` use their own
+    inner-product loop (``np.dot`` and ``np.linalg`` still find scipy when a kernel uses them)
+    and jitted code cannot call cffi functions.
+    """
+
+    PROBES = {"numba.np.arraymath": "scipy.linalg.cython_blas", "numba.core.typing.cffi_utils": "cffi"}
+
+    def __init__(self):
+        self.loaders = {}
+
+    def find_spec(self, name, path, target=None):
+        if name not in self.PROBES or name in self.loaders:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            self.loaders[name], spec.loader = spec.loader, self
+        return spec
+
+    def create_module(self, spec):
+        return self.loaders[spec.name].create_module(spec)
+
+    def exec_module(self, module) -> None:
+        name = module.__spec__.name
+        blocked = self.PROBES[name]
+        absent = blocked not in sys.modules
+        if absent:
+            sys.modules[blocked] = None  # an ImportError at once, before the package's parents load
+        try:
+            self.loaders[name].exec_module(module)
+        finally:
+            if absent and sys.modules.get(blocked, 0) is None:
+                del sys.modules[blocked]
+        if len(self.loaders) == len(self.PROBES) and self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+class _Refuse(importlib.abc.MetaPathFinder):
+    """Fails the import of one top-level module (``None`` in ``sys.modules`` does not stop Cython's
+    imports)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def find_spec(self, name, path, target=None):
+        if name == self.name:
+            raise ImportError(f"{name} is not imported here", name=name)
+        return None
+
+
+def run() -> int:
+    """Run the ``fastmetrics`` program: :func:`main` in a process of its own.
+
+    The console script and ``python -m fastmetrics`` call it.
+
+    Returns
+    -------
+    int
+        The exit status, as :func:`main` returns it.
+    """
+    return main(own_process=True)
+
+
+def _skip_unused_imports(args) -> None:
+    """Spare the process scipy and cffi (numba's probes, :class:`_NumbaWithout`) and pandas
+    (pyarrow's optional uses): 0.35 s and 0.3 s of a small command, for nothing a command calls.
+
+    pyarrow imports pandas where it could meet pandas objects (its first array, ``pyarrow.dataset``,
+    which Arrow's group-by and joins load) and goes without it where it is not installed. No
+    command converts to or from pandas except the Dask ones (``--scheduler``), whose partitions
+    are pandas objects: they keep it.
+    """
+    if not any(isinstance(f, _NumbaWithout) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NumbaWithout())
+    if not getattr(args, "scheduler", None) and "pandas" not in sys.modules:
+        sys.meta_path.insert(0, _Refuse("pandas"))
+
+
 def _install_handlers() -> dict:
     """Route SIGINT (unless the caller ignores it, as ``nohup`` does) and SIGTERM to :func:`_on_signal`;
     returns the previous handlers."""
@@ -1251,4 +1341,4 @@ def _main_thread() -> bool:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(run())

@@ -122,9 +122,15 @@ def _partials_to_counts(partial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(counts[g, k, 2, 2], rows[g])`` from per-thread sweep histograms ``partial[c, g, gold, b]``."""
     n_groups, width = partial.shape[1], partial.shape[-1]
     counts = np.empty((n_groups, width - 1, 2, 2), partial.dtype)
-    rows = np.empty(n_groups, partial.dtype)
-    k.partials_to_counts(partial, counts, rows)
-    return counts, rows
+    if partial.size > (1 << 16) or partial.dtype.kind == "f":
+        rows = np.empty(n_groups, partial.dtype)
+        k.partials_to_counts(partial, counts, rows)
+        return counts, rows
+    # small integer counts: numpy, exact as the kernel, and no parallel kernel to compile (seconds)
+    hist = partial.sum(axis=0)
+    counts[..., 0] = np.cumsum(hist[:, :, :-1], axis=-1).transpose(0, 2, 1)
+    counts[..., 1] = np.cumsum(hist[:, :, :0:-1], axis=-1)[:, :, ::-1].transpose(0, 2, 1)
+    return counts, hist.sum(axis=(1, 2)).astype(partial.dtype, copy=False)
 
 
 def exact_counts(group, gold, score, n_groups: int, weight=None):

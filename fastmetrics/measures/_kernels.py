@@ -8,9 +8,17 @@ import types
 
 import numpy as np
 from numba import guvectorize, njit, typeof, vectorize
+from numba import types as nbtypes
 from numba.extending import typeof_impl
 
 NAN = np.nan
+# Up to SMALL_CELLS cells a scalar ufunc runs as a cached loop over its element function: building
+# the ufunc's loop wrapper costs ~0.13 s a measure in every process (numba cannot cache it), most of
+# a small command. The ufunc's own loop is faster (~35 ns a cell less than packing the arguments for
+# the loop), so it is built for larger calls -- unless none was built yet and the call is below
+# FIRST_CALL_CELLS, where the build costs more than the loop (a report's random baselines).
+SMALL_CELLS = 1 << 16
+FIRST_CALL_CELLS = 1 << 19
 
 
 class LazyUfunc:
@@ -28,19 +36,17 @@ class LazyUfunc:
         self._signatures = signatures
         self._layout = layout
         self._built = None
-        self.scalar = None
-        if layout is None:
-            # a copy under another name: njit and vectorize must not share one cache file
-            clone = types.FunctionType(
-                py_func.__code__,
-                py_func.__globals__,
-                py_func.__name__ + "_scalar",
-                py_func.__defaults__,
-                py_func.__closure__,
-            )
-            clone.__qualname__ = py_func.__qualname__ + "_scalar"
-            self.scalar = njit(cache=True)(clone)
+        self._element = None
+        self._scalar = None
         functools.update_wrapper(self, py_func)
+
+    @property
+    def scalar(self):
+        """The scalar ``njit`` function that numba code calls (None for a gufunc), made on first
+        use: a command creates the dispatchers of the measures it evaluates only."""
+        if self._scalar is None and self._layout is None:
+            self._scalar = njit(cache=True)(_renamed(self.py_func, "_scalar"))
+        return self._scalar
 
     @property
     def ufunc(self):
@@ -52,12 +58,122 @@ class LazyUfunc:
         return self._built
 
     def __call__(self, *args, **kwargs):
+        if self._layout is None:
+            values = self._small_call(args, kwargs)
+            if values is not None:
+                return values
         return self.ufunc(*args, **kwargs)
 
+    def _small_call(self, args, kwargs):
+        """The ufunc's result on few cells, from a cached loop over the element function (the same
+        float64 code and error model as the ufunc's); None where the ufunc itself must run (many
+        cells, other arguments, or inputs it would refuse or treat otherwise)."""
+        loop = _LOOPS.get(len(args))
+        out = kwargs.get("out")
+        if loop is None or len(args) != self.py_func.__code__.co_argcount or set(kwargs) - {"out"}:
+            return None
+        arrays = [np.asarray(a) for a in args]
+        if any(a.dtype.kind not in "biuf" for a in arrays):
+            return None
+        try:
+            shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        except ValueError:
+            return None
+        size = math.prod(shape)
+        limit = SMALL_CELLS if self._built is not None else FIRST_CALL_CELLS
+        if size > limit or not (out is None or _writable_into(out, shape)):
+            return None
+        x = np.empty((len(arrays), size))
+        for row, a in zip(x, arrays):
+            np.copyto(row.reshape(shape), a)
+        values = np.empty(size)
+        loop(self.element, x, values)
+        if out is not None:
+            out[...] = values.reshape(shape)
+            return out
+        return values.reshape(shape) if shape else values[0]
+
+    @property
+    def element(self):
+        """The scalar function compiled as the ufunc compiles it (numpy's error model: a division
+        by zero gives inf or NaN, never ZeroDivisionError), for :data:`_LOOPS` only: without the
+        wrapper that would let Python call it, a third of its compile on a first call."""
+        if self._element is None:
+            self._element = njit(cache=True, error_model="numpy", no_cpython_wrapper=True)(
+                _renamed(self.py_func, "_element")
+            )
+        return self._element
+
     def __getattr__(self, name):  # nin, nout, types, reduce ... of the real ufunc
-        if name.startswith("__") or name in ("_built", "_signatures", "_layout", "py_func", "scalar"):
+        if name.startswith("__") or name in ("_built", "_element", "_scalar", "_signatures", "_layout", "py_func"):
             raise AttributeError(name)
         return getattr(self.ufunc, name)
+
+
+def _writable_into(out, shape) -> bool:
+    return isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape and out.flags.writeable
+
+
+def _renamed(py_func, suffix: str):
+    """A copy of ``py_func`` under another name: two dispatchers of one function (njit, vectorize,
+    other flags) must not share one cache file."""
+    clone = types.FunctionType(
+        py_func.__code__,
+        py_func.__globals__,
+        py_func.__name__ + suffix,
+        py_func.__defaults__,
+        py_func.__closure__,
+    )
+    clone.__qualname__ = py_func.__qualname__ + suffix
+    return clone
+
+
+# The loops take the element function as a first-class function of a fixed type, so each is
+# compiled once per number of arguments and cached (a dispatcher argument would make a new,
+# uncachable loop per measure). x holds one row per argument, broadcast to the cells.
+def _loop4(f, x, out):
+    for i in range(out.size):
+        out[i] = f(x[0, i], x[1, i], x[2, i], x[3, i])
+
+
+def _loop5(f, x, out):
+    for i in range(out.size):
+        out[i] = f(x[0, i], x[1, i], x[2, i], x[3, i], x[4, i])
+
+
+def _loop6(f, x, out):
+    for i in range(out.size):
+        out[i] = f(x[0, i], x[1, i], x[2, i], x[3, i], x[4, i], x[5, i])
+
+
+def _loop7(f, x, out):
+    for i in range(out.size):
+        out[i] = f(x[0, i], x[1, i], x[2, i], x[3, i], x[4, i], x[5, i], x[6, i])
+
+
+def _loop8(f, x, out):
+    for i in range(out.size):
+        out[i] = f(x[0, i], x[1, i], x[2, i], x[3, i], x[4, i], x[5, i], x[6, i], x[7, i])
+
+
+def _typed_loop(py_func, n_args: int):
+    element = nbtypes.FunctionType(nbtypes.float64(*[nbtypes.float64] * n_args))
+    signature = nbtypes.void(element, nbtypes.float64[:, ::1], nbtypes.float64[::1])
+    return njit(signature, cache=True, nogil=True)(py_func)
+
+
+class _Loops(dict):
+    """Number of arguments -> loop, compiled (or read from the cache) on first use."""
+
+    FUNCTIONS = {4: _loop4, 5: _loop5, 6: _loop6, 7: _loop7, 8: _loop8}
+
+    def get(self, n_args):
+        if n_args not in self and n_args in self.FUNCTIONS:
+            self[n_args] = _typed_loop(self.FUNCTIONS[n_args], n_args)
+        return super().get(n_args)
+
+
+_LOOPS = _Loops()
 
 
 @typeof_impl.register(LazyUfunc)

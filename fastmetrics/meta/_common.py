@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..measures import registry
-from ..tensor import Scores, inverse, role_names
+from ..tensor import Scores, inverse, role_names, user_names
 
 
 @dataclass
@@ -50,29 +50,6 @@ class MetaResult:
         elif detail is not None:
             detail = user_names(detail, system, topic)
         return MetaResult(user_names(self.summary, system, topic), detail, self.params)
-
-
-def user_names(table: pa.Table, system: str = "system", topic: str = "topic") -> pa.Table:
-    """An output table with the names of the columns that played the system and the topic.
-
-    Jobs read ``system`` and ``topic``; a caller that renamed other columns to those parts
-    (:func:`fastmetrics.tensor.role_names`) gets its names back: ``system`` becomes e.g.
-    ``annotator`` and ``system_a, system_b`` (pairs of systems) ``annotator_a, annotator_b``; the
-    same for the topic.
-
-    Parameters
-    ----------
-    table : pyarrow.Table
-    system, topic : str
-        The columns that played the system and the topic.
-
-    Returns
-    -------
-    pyarrow.Table
-    """
-    back = inverse(role_names(system, topic))
-    pairs = {f"{role}_{x}": f"{name}_{x}" for role, name in (("system", system), ("topic", topic)) for x in "ab"}
-    return table.rename_columns([back.get(c, pairs.get(c, c)) for c in table.column_names])
 
 
 def in_roles(scores, system: str = "system", topic: str = "topic"):

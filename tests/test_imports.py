@@ -1,0 +1,100 @@
+"""What a process imports: ``import fastmetrics`` and the ``evaluate`` command load nothing they do
+not use (issue 27: most of a small command's time was imports). Checked in fresh interpreters by
+the names in ``sys.modules``, not by timing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+ROOT = Path(__file__).resolve().parents[1]
+# optional dependencies no evaluation needs, and the stages after the measures
+NEVER = ("matplotlib", "pandas", "cffi", "dask", "sklearn")
+LATER_STAGES = ("fastmetrics.meta", "fastmetrics.board", "fastmetrics.pipeline", "fastmetrics.dask")
+REPORT_ONLY = ("fastmetrics.report.html", "fastmetrics.report.figures")
+
+
+def _modules(code: str, tmp_path: Path) -> set[str]:
+    out = tmp_path / "modules.json"
+    script = f"{code}\nimport json, sys\njson.dump(sorted(sys.modules), open({str(out)!r}, 'w'))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=_env(), check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(out.read_text()))
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _loaded(modules: set[str], names) -> list[str]:
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
+
+
+def test_import_fastmetrics_loads_no_stage(tmp_path):
+    modules = _modules("import fastmetrics", tmp_path)
+    assert not _loaded(modules, ("numba", "scipy", *NEVER, "fastmetrics.count", "fastmetrics.measures"))
+    assert not _loaded(modules, (*LATER_STAGES, "fastmetrics.report"))
+
+
+def test_public_names_load_on_first_use(tmp_path):
+    code = "import fastmetrics as fm, types\nassert isinstance(fm.count, types.FunctionType)\nfm.measures()"
+    modules = _modules(code, tmp_path)
+    assert "fastmetrics.count.api" in modules and "fastmetrics.measures.registry" in modules
+    # pandas may come: pyarrow imports it, where installed, to recognise pandas inputs
+    assert not _loaded(modules, ("matplotlib", "dask", "sklearn", "scipy.linalg", *LATER_STAGES, "fastmetrics.report"))
+
+
+def _run_command(argv: list[str]) -> str:
+    return f"import sys\nfrom fastmetrics.cli import run\nsys.argv = ['fastmetrics', *{argv!r}]\nassert run() == 0"
+
+
+def test_evaluate_loads_what_it_uses(tmp_path):
+    data = tmp_path / "runs.csv"
+    pacsv.write_csv(
+        pa.table(
+            {
+                "system": ["a", "a", "b", "b"] * 3,
+                "topic": [1] * 12,
+                "item": list(range(12)),
+                "gold": [1, 0] * 6,
+                "pred": [1, 1, 0, 0] * 3,
+                "score": [0.9, 0.2, 0.4, 0.7] * 3,
+            }
+        ),
+        data,
+    )
+    for options in ([], ["--thresholds", "3"]):
+        modules = _modules(_run_command(["evaluate", str(data), *options]), tmp_path)
+        assert "fastmetrics.count.api" in modules  # the command ran
+        assert not _loaded(modules, (*NEVER, "scipy.linalg", "scipy.stats", *LATER_STAGES, *REPORT_ONLY))
+
+
+def test_evaluate_run_files_loads_what_it_uses(tmp_path):
+    run = "\n".join(f"{t}\t{t}_{i}\t{i}\t{0.1 * i}\t{'true' if i % 2 else 'false'}" for t in (1, 2) for i in range(4))
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "subtask_A_primary.txt").write_text(run + "\n")
+    (tmp_path / "gold.relevancy").write_text(run.replace("true", "x").replace("false", "true").replace("x", "false"))
+    argv = ["evaluate", str(tmp_path / "team" / "subtask_A_primary.txt"), "--gold", str(tmp_path / "gold.relevancy")]
+    modules = _modules(_run_command([*argv, "--by", "system"]), tmp_path)
+    assert "fastmetrics.count.api" in modules
+    # Arrow's group-by loads pyarrow.dataset, which imports pandas where it can: refused here
+    assert not _loaded(modules, (*NEVER, "scipy.linalg", "scipy.stats", *LATER_STAGES, *REPORT_ONLY))
+
+
+def test_the_library_keeps_pandas_for_its_callers(tmp_path):
+    # only the fastmetrics program refuses pandas; main() called in a process of one's own does not
+    code = (
+        "import sys\nfrom fastmetrics.cli import main\nimport pyarrow as pa\n"
+        "assert main(['measures', '--format', 'csv']) == 0\npa.table({'a': [1]}).to_pandas()"
+    )
+    assert "pandas" in _modules(code, tmp_path)
