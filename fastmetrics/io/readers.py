@@ -477,6 +477,9 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
     """Read a whitespace-separated text file with the layout whose field count the first data line
     has (``layouts``: {field count: layout}; the first is the default)."""
     data = _read_bytes(path)
+    fast = _read_plain_text(data, layouts)
+    if fast is not None:
+        return fast
     text, delimiter = _normalised(data)
     default = next(iter(layouts.values()))
     first = _NOT_NEWLINE.search(text)
@@ -509,6 +512,19 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
             error = InputError(f"{_where(layout, path)}: {_arrow_reason(exc)} (expected lines {layout.expected}).")
         raise error from None
     return table, layout
+
+
+def _read_plain_text(data: bytes, layouts: dict):
+    """``(table, layout)`` of a plain text file by :mod:`._text`'s reader, or None when the file is
+    not plain (or its layout has a boolean field): Arrow's parser then reads it and names any error."""
+    from . import _text
+
+    layout = layouts.get(_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data.startswith(_BOM) else 0 :]))
+    kinds = {"string": _text.STRING, "number": _text.NUMBER, None: _text.IGNORED}
+    if layout is None or any(kind not in kinds for _, kind in layout.fields):
+        return None
+    arrays = _text.read_fields(data, [kinds[kind] for _, kind in layout.fields])
+    return None if arrays is None else (pa.table(dict(zip(layout.kept, arrays))), layout)
 
 
 def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
