@@ -149,7 +149,6 @@ def _count_chunk(buf, start, stop, kinds, lines, nbytes, status, c):
 def _fill_chunk(buf, start, stop, kinds, row, byte_at, offsets, data, numbers, status, c):
     """Pass 2: write the chunk's strings (``offsets``, ``data``) and numbers from row ``row`` on."""
     i = start
-    n_fields = kinds.size
     while i < stop:
         while i < stop and _is_blank(buf[i]):
             i += 1
