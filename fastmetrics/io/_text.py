@@ -28,7 +28,15 @@ _POW10 = np.array([10.0**i for i in range(23)])
 _MAX_EXACT = 1 << 53
 _MIN_CHUNK = 1 << 20  # bytes a thread takes at least
 _MAX_BYTES = (1 << 31) - 1  # one string column's bytes: int32 offsets
-OK, GIVE_UP = 0, 1
+OK, GIVE_UP, FULL = 0, 1, 2
+
+
+# byte classes: field text, blank, line end, outside ASCII
+TEXT, BLANK, END, WIDE = 0, 1, 2, 3
+_CLASS = np.zeros(256, np.uint8)
+_CLASS[[32, 9, 11, 12]] = BLANK
+_CLASS[[10, 13]] = END
+_CLASS[128:] = WIDE
 
 
 @njit(cache=True, inline="always")
@@ -41,7 +49,7 @@ def _is_end(c):
     return c == 10 or c == 13
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _number(buf, s, e):
     """``(ok, value)`` of the plain decimal ``buf[s:e]``; not ok for any other spelling."""
     i = s
@@ -104,91 +112,86 @@ def _number(buf, s, e):
 
 
 @njit(cache=True, nogil=True)
-def _count_chunk(buf, start, stop, kinds, lines, nbytes, status, c):
-    """Pass 1 over ``buf[start:stop]`` (whole lines): data lines and bytes of each string field."""
+def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
+    """One pass over the whole lines ``buf[start:stop]``: ``(status, rows)``.
+
+    ``offsets[s]`` and ``data[s]`` receive string field ``s`` of every row (offsets from 0 in the
+    chunk), ``numbers[x]`` number field ``x``. ``FULL`` when they are too small (the caller grows
+    them and calls again); the arrays are never reallocated here, which keeps the loop free of
+    reference counting.
+    """
+    cls = _CLASS
+    cap, room = numbers.shape[1], data.shape[1]
+    at = np.zeros(offsets.shape[0], np.int64)
     n_fields = kinds.size
+    row = 0
     i = start
-    n = 0
     while i < stop:
-        while i < stop and _is_blank(buf[i]):
-            i += 1
-        if i >= stop:
-            break
-        if _is_end(buf[i]):
+        k = cls[buf[i]]
+        if k == BLANK or k == END:
             i += 1
             continue
         if buf[i] == 35:  # '#': a comment line
-            while i < stop and not _is_end(buf[i]):
+            while i < stop and cls[buf[i]] != END:
                 i += 1
             continue
-        f = 0
-        s = 0
-        while i < stop and not _is_end(buf[i]):
-            if _is_blank(buf[i]):
-                i += 1
-                continue
-            j = i
-            while j < stop and not _is_blank(buf[j]) and not _is_end(buf[j]):
-                if buf[j] >= 128:
-                    status[c] = GIVE_UP
-                    return
-                j += 1
-            if f < n_fields and kinds[f] == STRING:
-                nbytes[c, s] += j - i
-                s += 1
-            f += 1
-            i = j
-        if f != n_fields:
-            status[c] = GIVE_UP
-            return
-        n += 1
-    lines[c] = n
-
-
-@njit(cache=True, nogil=True)
-def _fill_chunk(buf, start, stop, kinds, row, byte_at, offsets, data, numbers, status, c):
-    """Pass 2: write the chunk's strings (``offsets``, ``data``) and numbers from row ``row`` on."""
-    i = start
-    while i < stop:
-        while i < stop and _is_blank(buf[i]):
-            i += 1
-        if i >= stop:
-            break
-        if _is_end(buf[i]):
-            i += 1
-            continue
-        if buf[i] == 35:
-            while i < stop and not _is_end(buf[i]):
-                i += 1
-            continue
+        if row == cap:
+            return FULL, row
         f = 0
         s = 0
         x = 0
-        while i < stop and not _is_end(buf[i]):
-            if _is_blank(buf[i]):
+        while i < stop:
+            k = cls[buf[i]]
+            if k == END:
+                break
+            if k == BLANK:
                 i += 1
                 continue
             j = i
-            while j < stop and not _is_blank(buf[j]) and not _is_end(buf[j]):
+            while j < stop:
+                k = cls[buf[j]]
+                if k != TEXT:
+                    break
                 j += 1
+            if k == WIDE or f == n_fields:
+                return GIVE_UP, row
             kind = kinds[f]
             if kind == STRING:
-                at = byte_at[s]
+                here = at[s]
+                end = here + j - i
+                if end > room:
+                    return FULL, row
                 for q in range(j - i):
-                    data[s, at + q] = buf[i + q]
-                byte_at[s] = at + j - i
-                offsets[s, row + 1] = byte_at[s]
+                    data[s, here + q] = buf[i + q]
+                at[s] = end
+                offsets[s, row + 1] = end
                 s += 1
             elif kind == NUMBER:
                 ok, value = _number(buf, i, j)
                 if not ok:
-                    status[c] = GIVE_UP
-                    return
+                    return GIVE_UP, row
                 numbers[x, row] = value
                 x += 1
             f += 1
             i = j
+        if f != n_fields:
+            return GIVE_UP, row
         row += 1
+    return OK, row
+
+
+def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers, rows_guess, bytes_guess):
+    """``(status, rows, offsets, data, numbers)`` of one chunk, the arrays grown until they hold it."""
+    while True:
+        offsets = np.zeros((n_strings, rows_guess + 1), np.int32)
+        data = np.empty((n_strings, bytes_guess), np.uint8)
+        numbers = np.empty((n_numbers, rows_guess), np.float64)
+        status, rows = _parse_chunk(buf, start, stop, kinds, offsets, data, numbers)
+        if status != FULL:
+            return status, rows, offsets, data, numbers
+        if bytes_guess >= _MAX_BYTES:
+            return GIVE_UP, rows, offsets, data, numbers
+        rows_guess, bytes_guess = 2 * rows_guess, min(2 * bytes_guess, _MAX_BYTES)
 
 
 @njit(cache=True)
@@ -201,6 +204,19 @@ def _line_starts(buf, approx):
             i += 1
         out[k] = min(i + 1, buf.size)
     return out
+
+
+@njit(cache=True)
+def _line_length(buf):
+    """Bytes of the first line with a field (its end included), at least 1: the guess of how
+    many rows a chunk holds."""
+    i = 0
+    while i < buf.size and _CLASS[buf[i]] != TEXT:
+        i += 1
+    j = i
+    while j < buf.size and not _is_end(buf[j]):
+        j += 1
+    return max(j - i + 1, 1)
 
 
 @njit(cache=True)
@@ -244,47 +260,45 @@ def read_fields(data: bytes, kinds: list) -> list | None:
 
     Returns
     -------
-    list of pyarrow.Array or None
+    list of pyarrow.ChunkedArray or None
         One array per field not ``IGNORED``, in file order: strings as ``string``, numbers as
-        ``float64``. None when a line does not fit (see the module docstring).
+        ``float64``, a chunk per part of the file a thread read. None when a line does not fit
+        (see the module docstring).
     """
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     buf = np.frombuffer(data, np.uint8)[start:]
     kinds = np.asarray(kinds, np.int8)
     n_strings, n_numbers = int((kinds == STRING).sum()), int((kinds == NUMBER).sum())
-    chunks = max(1, min(4 * numba.get_num_threads(), buf.size // _MIN_CHUNK))
+    # several chunks a thread (they differ in speed), none near the 2 GiB of int32 offsets
+    chunks = max(1, min(4 * numba.get_num_threads(), buf.size // _MIN_CHUNK), buf.size // (1 << 30) + 1)
     bounds = _line_starts(buf, np.linspace(0, buf.size, chunks + 1).astype(np.int64))
-    lines = np.zeros(chunks, np.int64)
-    nbytes = np.zeros((chunks, max(n_strings, 1)), np.int64)
-    status = np.zeros(chunks, np.int8)
-    on_threads(_count_chunk, [(buf, bounds[c], bounds[c + 1], kinds, lines, nbytes, status, c) for c in range(chunks)])
-    totals = nbytes.sum(axis=0)
-    if status.any() or totals.max() > _MAX_BYTES:
-        return None
-    n = int(lines.sum())
-    rows = np.concatenate([[0], np.cumsum(lines)])
-    byte_at = np.vstack([np.zeros((1, nbytes.shape[1]), np.int64), np.cumsum(nbytes, axis=0)])
-    offsets = np.zeros((n_strings, n + 1), np.int32)
-    data_out = np.empty((n_strings, int(totals.max()) if n_strings else 0), np.uint8)
-    numbers = np.empty((n_numbers, n), np.float64)
-    calls = [
-        (buf, bounds[c], bounds[c + 1], kinds, rows[c], byte_at[c].copy(), offsets, data_out, numbers, status, c)
-        for c in range(chunks)
-    ]
-    on_threads(_fill_chunk, calls)
-    if status.any():
+    first = _line_length(buf)
+    calls = []
+    for c in range(chunks):
+        size = int(bounds[c + 1] - bounds[c])
+        # the first line's length guesses the rows; a string field holds at most the chunk
+        calls.append((buf, bounds[c], bounds[c + 1], kinds, n_strings, n_numbers, size // first + 64, size // 2 + 64))
+    parts = on_threads(_parsed_chunk, calls)
+    if any(part[0] != OK for part in parts):
         return None
     out, s, x = [], 0, 0
     for kind in kinds:
         if kind == STRING:
-            size = int(totals[s])
             out.append(
-                pa.Array.from_buffers(
-                    pa.string(), n, [None, pa.py_buffer(offsets[s]), pa.py_buffer(data_out[s, :size])]
+                pa.chunked_array(
+                    [
+                        pa.Array.from_buffers(
+                            pa.string(),
+                            rows,
+                            [None, pa.py_buffer(offsets[s, : rows + 1]), pa.py_buffer(strings[s, : offsets[s, rows]])],
+                        )
+                        for _, rows, offsets, strings, _ in parts
+                    ],
+                    pa.string(),
                 )
             )
             s += 1
         elif kind == NUMBER:
-            out.append(pa.array(numbers[x]))
+            out.append(pa.chunked_array([numbers[x, :rows] for _, rows, _, _, numbers in parts], pa.float64()))
             x += 1
     return out
