@@ -30,6 +30,7 @@ from numba import njit
 
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
+from .plan import check_unique_gold
 
 OK, DUPLICATE_GOLD, DUPLICATE_RUN, UNJUDGED = 0, 1, 2, 3
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
@@ -65,6 +66,18 @@ def _hash(off, data, i):
     return h ^ (h >> np.uint64(29))
 
 
+@njit(cache=True, inline="always")
+def _differs(off, data, r):
+    """Whether string ``r`` differs from string ``r - 1``."""
+    a0, a1, a2 = off[r - 1], off[r], off[r + 1]
+    if a2 - a1 != a1 - a0:
+        return True
+    for q in range(a2 - a1):
+        if data[a1 + q] != data[a0 + q]:
+            return True
+    return False
+
+
 @njit(cache=True)
 def segment_starts(off_a, data_a, off_b, data_b, two):
     """Rows where column a (and, with ``two``, column b) differs from the previous row."""
@@ -72,11 +85,7 @@ def segment_starts(off_a, data_a, off_b, data_b, two):
     starts = np.empty(n, np.int64)
     k = 0
     for r in range(n):
-        if (
-            r == 0
-            or not _same(off_a, data_a, r, off_a, data_a, r - 1)
-            or (two and not _same(off_b, data_b, r, off_b, data_b, r - 1))
-        ):
+        if r == 0 or _differs(off_a, data_a, r) or (two and _differs(off_b, data_b, r)):
             starts[k] = r
             k += 1
     return starts[:k]
@@ -266,6 +275,11 @@ def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjud
     ConfusionTensor or None
         ``counts[cell, 2, 2]`` with per-cell ``system, topic, rank``, equal to the general path's;
         None when the input is not one this path covers (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        The gold judges a (topic, item) twice.
     """
     columns = [_string(runs.column(c)) for c in ("system", "topic", "item")]
     gold_columns = [_string(gold.column(c)) for c in ("topic", "item")]
@@ -318,6 +332,8 @@ def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjud
     common = (gold_off, gold_data, gold_order, gold_start, labels, run_off, run_data, seg_start, seg_stop)
     common += (seg_group, topic_segs, topic_rows, unjudged == "error", relevant, n_items, n_relevant, status)
     on_threads(_join_topics, [(bounds[c], bounds[c + 1], *common, c) for c in range(bounds.size - 1)])
+    if (status[:, 0] == DUPLICATE_GOLD).any():
+        check_unique_gold(gold, ["topic", "item"])  # names the judged item, as the general path does
     if status[:, 0].any():
         return None
     # groups in the result's order: by system, then topic (both sorted labels)
