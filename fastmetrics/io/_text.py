@@ -260,10 +260,10 @@ def read_fields(data: bytes, kinds: list) -> list | None:
 
     Returns
     -------
-    list of pyarrow.ChunkedArray or None
+    list of pyarrow.Array or None
         One array per field not ``IGNORED``, in file order: strings as ``string``, numbers as
-        ``float64``, a chunk per part of the file a thread read. None when a line does not fit
-        (see the module docstring).
+        ``float64``. None when a line does not fit (see the module docstring) or a string column
+        holds more than 2 GiB.
     """
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     buf = np.frombuffer(data, np.uint8)[start:]
@@ -281,24 +281,27 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     parts = on_threads(_parsed_chunk, calls)
     if any(part[0] != OK for part in parts):
         return None
+    counts = np.array([part[1] for part in parts], np.int64)
+    first_row = np.concatenate([[0], np.cumsum(counts)])
+    n = int(first_row[-1])
     out, s, x = [], 0, 0
     for kind in kinds:
+        # the chunks joined into one array (a copy at memory speed): Arrow's combine_chunks
+        # of string arrays costs several times more, and every reader of the column needs it
         if kind == STRING:
-            out.append(
-                pa.chunked_array(
-                    [
-                        pa.Array.from_buffers(
-                            pa.string(),
-                            rows,
-                            [None, pa.py_buffer(offsets[s, : rows + 1]), pa.py_buffer(strings[s, : offsets[s, rows]])],
-                        )
-                        for _, rows, offsets, strings, _ in parts
-                    ],
-                    pa.string(),
-                )
-            )
+            sizes = np.array([offsets[s, rows] for _, rows, offsets, _, _ in parts], np.int64)
+            if sizes.sum() > _MAX_BYTES:
+                return None
+            base = np.concatenate([[0], np.cumsum(sizes)])
+            joined = np.empty(n + 1, np.int32)
+            joined[0] = 0
+            for c, (_, rows, offsets, _, _) in enumerate(parts):
+                np.add(offsets[s, 1 : rows + 1], base[c], out=joined[first_row[c] + 1 : first_row[c + 1] + 1])
+            data_out = np.concatenate([strings[s, :size] for (_, _, _, strings, _), size in zip(parts, sizes)])
+            out.append(pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(joined), pa.py_buffer(data_out)]))
             s += 1
         elif kind == NUMBER:
-            out.append(pa.chunked_array([numbers[x, :rows] for _, rows, _, _, numbers in parts], pa.float64()))
+            values = np.concatenate([numbers[x, :rows] for _, rows, _, _, numbers in parts])
+            out.append(pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(values)]))
             x += 1
     return out
