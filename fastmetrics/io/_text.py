@@ -180,6 +180,22 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
     return OK, row
 
 
+@njit(cache=True, nogil=True)
+def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined_offsets, joined, joined_numbers):
+    """Copy one chunk's columns into the joined ones: its rows from ``row`` on, its bytes of string
+    column ``s`` from ``field_at[s] + chunk_at[s]`` on."""
+    for s in range(offsets.shape[0]):
+        base = chunk_at[s]
+        for r in range(rows):
+            joined_offsets[s, row + r + 1] = offsets[s, r + 1] + base
+        at = field_at[s] + base
+        for q in range(offsets[s, rows]):
+            joined[at + q] = strings[s, q]
+    for x in range(numbers.shape[0]):
+        for r in range(rows):
+            joined_numbers[x, row + r] = numbers[x, r]
+
+
 def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers, rows_guess, bytes_guess):
     """``(status, rows, offsets, data, numbers)`` of one chunk, the arrays grown until they hold it."""
     while True:
@@ -284,24 +300,32 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     counts = np.array([part[1] for part in parts], np.int64)
     first_row = np.concatenate([[0], np.cumsum(counts)])
     n = int(first_row[-1])
+    # the chunks joined into one array per column, on the threads (Arrow's combine_chunks of
+    # string arrays, or numpy's concatenate, cost several times more)
+    sizes = np.array([[offsets[s, rows] for s in range(n_strings)] for _, rows, offsets, _, _ in parts], np.int64)
+    sizes = sizes.reshape(len(parts), n_strings)
+    totals = sizes.sum(axis=0)
+    if n_strings and totals.max() > _MAX_BYTES:
+        return None
+    field_at = np.concatenate([[0], np.cumsum(totals)])  # each string column's place in `joined`
+    chunk_at = np.vstack([np.zeros((1, n_strings), np.int64), np.cumsum(sizes, axis=0)])  # within a column
+    joined_offsets = np.zeros((n_strings, n + 1), np.int32)
+    joined = np.empty(int(field_at[-1]), np.uint8)
+    joined_numbers = np.empty((n_numbers, n), np.float64)
+    calls = [
+        (offsets, strings, numbers, rows, first_row[c], field_at, chunk_at[c], joined_offsets, joined, joined_numbers)
+        for c, (_, rows, offsets, strings, numbers) in enumerate(parts)
+    ]
+    on_threads(_join_chunk, calls)
     out, s, x = [], 0, 0
     for kind in kinds:
-        # the chunks joined into one array (a copy at memory speed): Arrow's combine_chunks
-        # of string arrays costs several times more, and every reader of the column needs it
         if kind == STRING:
-            sizes = np.array([offsets[s, rows] for _, rows, offsets, _, _ in parts], np.int64)
-            if sizes.sum() > _MAX_BYTES:
-                return None
-            base = np.concatenate([[0], np.cumsum(sizes)])
-            joined = np.empty(n + 1, np.int32)
-            joined[0] = 0
-            for c, (_, rows, offsets, _, _) in enumerate(parts):
-                np.add(offsets[s, 1 : rows + 1], base[c], out=joined[first_row[c] + 1 : first_row[c + 1] + 1])
-            data_out = np.concatenate([strings[s, :size] for (_, _, _, strings, _), size in zip(parts, sizes)])
-            out.append(pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(joined), pa.py_buffer(data_out)]))
+            data_s = joined[field_at[s] : field_at[s + 1]]
+            out.append(
+                pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(joined_offsets[s]), pa.py_buffer(data_s)])
+            )
             s += 1
         elif kind == NUMBER:
-            values = np.concatenate([numbers[x, :rows] for _, rows, _, _, numbers in parts])
-            out.append(pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(values)]))
+            out.append(pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(joined_numbers[x])]))
             x += 1
     return out
