@@ -78,17 +78,40 @@ def _differs(off, data, r):
     return False
 
 
-@njit(cache=True)
-def segment_starts(off_a, data_a, off_b, data_b, two):
-    """Rows where column a (and, with ``two``, column b) differs from the previous row."""
-    n = off_a.size - 1
-    starts = np.empty(n, np.int64)
-    k = 0
-    for r in range(n):
+@njit(cache=True, nogil=True)
+def _segment_chunk(off_a, data_a, off_b, data_b, two, r0, r1, starts, found, c):
+    """Rows ``r0:r1`` where column a (and, with ``two``, b) differs from the previous row: written
+    to ``starts[r0:]``, their number to ``found[c]``."""
+    k = r0
+    for r in range(r0, r1):
         if r == 0 or _differs(off_a, data_a, r) or (two and _differs(off_b, data_b, r)):
             starts[k] = r
             k += 1
-    return starts[:k]
+    found[c] = k - r0
+
+
+def segment_starts(off_a, data_a, off_b, data_b, two: bool) -> np.ndarray:
+    """Rows where column a (and, with ``two``, column b) differs from the previous row, on the threads.
+
+    Parameters
+    ----------
+    off_a, data_a, off_b, data_b : ndarray
+        The columns' :func:`string_buffers`.
+    two : bool
+        Whether column b counts.
+
+    Returns
+    -------
+    ndarray of int64
+        The first row of each run of equal rows, increasing.
+    """
+    n = off_a.size - 1
+    bounds = np.linspace(0, n, max(1, min(4 * numba.get_num_threads(), n >> 18)) + 1).astype(np.int64)
+    starts = np.empty(n, np.int64)
+    found = np.zeros(bounds.size - 1, np.int64)
+    calls = [(off_a, data_a, off_b, data_b, two, bounds[c], bounds[c + 1], starts, found, c) for c in range(found.size)]
+    on_threads(_segment_chunk, calls)
+    return np.concatenate([starts[bounds[c] : bounds[c] + found[c]] for c in range(found.size)])
 
 
 @njit(cache=True, nogil=True)

@@ -269,8 +269,8 @@ def read_fields(data: bytes, kinds: list) -> list | None:
 
     Parameters
     ----------
-    data : bytes
-        The file's bytes (a leading UTF-8 byte-order mark is skipped).
+    data : bytes or buffer
+        The file's bytes, or a memory map of them (a leading UTF-8 byte-order mark is skipped).
     kinds : list of {STRING, NUMBER, IGNORED}
         What each field of a line is; every data line must have exactly this many fields.
 
@@ -281,7 +281,7 @@ def read_fields(data: bytes, kinds: list) -> list | None:
         ``float64``. None when a line does not fit (see the module docstring) or a string column
         holds more than 2 GiB.
     """
-    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
     buf = np.frombuffer(data, np.uint8)[start:]
     kinds = np.asarray(kinds, np.int8)
     n_strings, n_numbers = int((kinds == STRING).sum()), int((kinds == NUMBER).sum())

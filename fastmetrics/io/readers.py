@@ -476,10 +476,10 @@ def _locate_error(data: bytes, path: str, layouts: dict, layout: _Layout) -> Inp
 def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
     """Read a whitespace-separated text file with the layout whose field count the first data line
     has (``layouts``: {field count: layout}; the first is the default)."""
-    data = _read_bytes(path)
-    fast = _read_plain_text(data, layouts)
+    fast = _read_plain_file(path, layouts)
     if fast is not None:
         return fast
+    data = _read_bytes(path)
     text, delimiter = _normalised(data)
     default = next(iter(layouts.values()))
     first = _NOT_NEWLINE.search(text)
@@ -514,12 +514,29 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
     return table, layout
 
 
+def _read_plain_file(path: str, layouts: dict):
+    """:func:`_read_plain_text` of a file: an uncompressed one mapped in memory (the threads read
+    its pages, nothing is copied first), a compressed one decompressed."""
+    import mmap
+
+    if COMPRESSED_SUFFIXES.get(Path(path).suffix.lower()):
+        return _read_plain_text(_read_bytes(path), layouts)
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None  # the general reader names the problem
+    return _read_plain_text(mapped, layouts)
+
+
 def _read_plain_text(data: bytes, layouts: dict):
     """``(table, layout)`` of a plain text file by :mod:`._text`'s reader, or None when the file is
     not plain (or its layout has a boolean field): Arrow's parser then reads it and names any error."""
     from . import _text
 
-    layout = layouts.get(_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data.startswith(_BOM) else 0 :]))
+    layout = layouts.get(_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data[:3] == _BOM else 0 :]))
     kinds = {"string": _text.STRING, "number": _text.NUMBER, None: _text.IGNORED}
     if layout is None or any(kind not in kinds for _, kind in layout.fields):
         return None
