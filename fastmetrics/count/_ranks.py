@@ -391,4 +391,7 @@ def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjud
         "topic": np.repeat(topic_names[group_topic], group_rows),
         "rank": rank,
     }
-    return ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
+    tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
+    # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
+    tensor._group_starts = (("system", "topic"), (tensor.coords["system"], tensor.coords["topic"]), group_out)
+    return tensor

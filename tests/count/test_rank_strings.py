@@ -15,6 +15,7 @@ import fastmetrics as fm
 from fastmetrics._errors import InputError
 from fastmetrics.cli import main
 from fastmetrics.count import _ranks, api
+from fastmetrics.tensor import group_starts
 
 MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
 
@@ -160,3 +161,17 @@ def test_scores_out_of_order_are_sorted_stably(tmp_path, spy):
     # b, d (3, in file order), then a, c (1)
     assert tensor.counts[:, 1, 1].tolist() == [0, 0, 1, 2]
     assert tensor.counts[:, 0, 1].tolist() == [1, 2, 2, 2]
+
+
+def test_the_groups_it_leaves_for_the_measures(tmp_path):
+    runs, qrels = _write_case(tmp_path, 4)
+    tensor = fm.count(runs, qrels, thresholds="ranks", missing="negative", unjudged="negative")
+    known = tensor._group_starts
+    del tensor._group_starts
+    starts, axes = group_starts(tensor)
+    assert axes == known[0] and np.array_equal(starts, known[2])
+    tensor._group_starts = known
+    assert group_starts(tensor)[0] is known[2]
+    tensor.coords["topic"] = tensor.coords["topic"].copy()  # other coordinates: the groups are found again
+    again = group_starts(tensor)[0]
+    assert again is not known[2] and np.array_equal(again, known[2])
