@@ -28,7 +28,7 @@ _POW10 = np.array([10.0**i for i in range(23)])
 _MAX_EXACT = 1 << 53
 _MIN_CHUNK = 1 << 20  # bytes a thread takes at least
 _MAX_BYTES = (1 << 31) - 1  # one string column's bytes: int32 offsets
-OK, GIVE_UP, FULL = 0, 1, 2
+OK, GIVE_UP = 0, 1
 
 
 # byte classes: field text, blank, line end, outside ASCII
@@ -116,12 +116,11 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
     """One pass over the whole lines ``buf[start:stop]``: ``(status, rows)``.
 
     ``offsets[s]`` and ``data[s]`` receive string field ``s`` of every row (offsets from 0 in the
-    chunk), ``numbers[x]`` number field ``x``. ``FULL`` when they are too small (the caller grows
-    them and calls again); the arrays are never reallocated here, which keeps the loop free of
-    reference counting.
+    chunk), ``numbers[x]`` number field ``x``. The arrays hold any chunk (a row takes at least
+    ``2 * fields - 1`` bytes, a string column at most the chunk's bytes): nothing is checked or
+    reallocated in the loop, which copies a string as it finds its end.
     """
     cls = _CLASS
-    cap, room = numbers.shape[1], data.shape[1]
     at = np.zeros(offsets.shape[0], np.int64)
     n_fields = kinds.size
     row = 0
@@ -135,8 +134,6 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
             while i < stop and cls[buf[i]] != END:
                 i += 1
             continue
-        if row == cap:
-            return FULL, row
         f = 0
         s = 0
         x = 0
@@ -147,31 +144,36 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
             if k == BLANK:
                 i += 1
                 continue
-            j = i
-            while j < stop:
-                k = cls[buf[j]]
-                if k != TEXT:
-                    break
-                j += 1
-            if k == WIDE or f == n_fields:
+            if f == n_fields:
                 return GIVE_UP, row
             kind = kinds[f]
+            j = i
             if kind == STRING:
-                here = at[s]
-                end = here + j - i
-                if end > room:
-                    return FULL, row
-                for q in range(j - i):
-                    data[s, here + q] = buf[i + q]
-                at[s] = end
-                offsets[s, row + 1] = end
+                here = at[s] - i
+                while j < stop:
+                    c = buf[j]
+                    k = cls[c]
+                    if k != TEXT:
+                        break
+                    data[s, here + j] = c
+                    j += 1
+                at[s] = here + j
+                offsets[s, row + 1] = here + j
                 s += 1
-            elif kind == NUMBER:
-                ok, value = _number(buf, i, j)
-                if not ok:
-                    return GIVE_UP, row
-                numbers[x, row] = value
-                x += 1
+            else:
+                while j < stop:
+                    k = cls[buf[j]]
+                    if k != TEXT:
+                        break
+                    j += 1
+                if kind == NUMBER:
+                    ok, value = _number(buf, i, j)
+                    if not ok:
+                        return GIVE_UP, row
+                    numbers[x, row] = value
+                    x += 1
+            if k == WIDE:
+                return GIVE_UP, row
             f += 1
             i = j
         if f != n_fields:
@@ -196,18 +198,16 @@ def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined
             joined_numbers[x, row + r] = numbers[x, r]
 
 
-def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers, rows_guess, bytes_guess):
-    """``(status, rows, offsets, data, numbers)`` of one chunk, the arrays grown until they hold it."""
-    while True:
-        offsets = np.zeros((n_strings, rows_guess + 1), np.int32)
-        data = np.empty((n_strings, bytes_guess), np.uint8)
-        numbers = np.empty((n_numbers, rows_guess), np.float64)
-        status, rows = _parse_chunk(buf, start, stop, kinds, offsets, data, numbers)
-        if status != FULL:
-            return status, rows, offsets, data, numbers
-        if bytes_guess >= _MAX_BYTES:
-            return GIVE_UP, rows, offsets, data, numbers
-        rows_guess, bytes_guess = 2 * rows_guess, min(2 * bytes_guess, _MAX_BYTES)
+def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers):
+    """``(status, rows, offsets, data, numbers)`` of one chunk. The arrays are sized for the most
+    any chunk can hold; only the pages written are ever backed by memory."""
+    size = int(stop - start)
+    rows = size // max(2 * kinds.size - 1, 1) + 1
+    offsets = np.zeros((n_strings, rows + 1), np.int32)
+    data = np.empty((n_strings, size), np.uint8)
+    numbers = np.empty((n_numbers, rows), np.float64)
+    status, rows = _parse_chunk(buf, start, stop, kinds, offsets, data, numbers)
+    return status, rows, offsets, data, numbers
 
 
 @njit(cache=True)
@@ -220,19 +220,6 @@ def _line_starts(buf, approx):
             i += 1
         out[k] = min(i + 1, buf.size)
     return out
-
-
-@njit(cache=True)
-def _line_length(buf):
-    """Bytes of the first line with a field (its end included), at least 1: the guess of how
-    many rows a chunk holds."""
-    i = 0
-    while i < buf.size and _CLASS[buf[i]] != TEXT:
-        i += 1
-    j = i
-    while j < buf.size and not _is_end(buf[j]):
-        j += 1
-    return max(j - i + 1, 1)
 
 
 @njit(cache=True)
@@ -288,12 +275,7 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     # several chunks a thread (they differ in speed), none near the 2 GiB of int32 offsets
     chunks = max(1, min(4 * numba.get_num_threads(), buf.size // _MIN_CHUNK), buf.size // (1 << 30) + 1)
     bounds = _line_starts(buf, np.linspace(0, buf.size, chunks + 1).astype(np.int64))
-    first = _line_length(buf)
-    calls = []
-    for c in range(chunks):
-        size = int(bounds[c + 1] - bounds[c])
-        # the first line's length guesses the rows; a string field holds at most the chunk
-        calls.append((buf, bounds[c], bounds[c + 1], kinds, n_strings, n_numbers, size // first + 64, size // 2 + 64))
+    calls = [(buf, bounds[c], bounds[c + 1], kinds, n_strings, n_numbers) for c in range(chunks)]
     parts = on_threads(_parsed_chunk, calls)
     if any(part[0] != OK for part in parts):
         return None
