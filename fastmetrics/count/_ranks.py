@@ -22,6 +22,8 @@ weights, given coordinates, other groupings.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba
 import numpy as np
 import pyarrow as pa
@@ -114,102 +116,90 @@ def segment_starts(off_a, data_a, off_b, data_b, two: bool) -> np.ndarray:
     return np.concatenate([starts[bounds[c] : bounds[c] + found[c]] for c in range(found.size)])
 
 
+@njit(cache=True, inline="always")
+def _judged(t, gold, slots, stamp, mask):
+    """Put topic ``t``'s judged items in the table: ``(relevant ones, a gold row judged twice or -1)``."""
+    off, data, order, start, label = gold
+    positives = 0
+    for k in range(start[t + 1] - start[t]):
+        g = order[start[t] + k]
+        positives += label[g]
+        s = _hash(off, data, g) & mask
+        while stamp[s] == t:
+            if _same(off, data, g, off, data, order[start[t] + slots[s] - 1]):
+                return positives, g
+            s = (s + np.uint64(1)) & mask
+        stamp[s] = t
+        slots[s] = k + 1
+    return positives, -1
+
+
+@njit(cache=True, inline="always")
+def _find(r, t, judged, run, gold, slots, stamp, mask, new_rows):
+    """``(slot, local item id or -1)`` of run row ``r``'s item in topic ``t``'s table."""
+    off, data = run
+    s = _hash(off, data, r) & mask
+    while stamp[s] == t:
+        k = slots[s] - 1
+        if k < judged:
+            if _same(off, data, r, gold[0], gold[1], gold[2][gold[3][t] + k]):
+                return s, k
+        elif _same(off, data, r, off, data, new_rows[k - judged]):
+            return s, k
+        s = (s + np.uint64(1)) & mask
+    return s, -1
+
+
 @njit(cache=True, nogil=True)
-def _join_topics(
-    t0,
-    t1,
-    gold_off,
-    gold_data,
-    gold_order,
-    gold_start,
-    gold_label,
-    run_off,
-    run_data,
-    seg_start,
-    seg_stop,
-    seg_group,
-    topic_segs,
-    topic_rows,
-    unjudged_error,
-    relevant,
-    n_items,
-    n_relevant,
-    status,
-    c,
-):
+def _join_topics(t0, t1, gold, run, segments, unjudged_error, out, status, c):
     """Join the items of topics ``t0:t1`` to the gold, each topic in a hash table of its own.
 
-    ``relevant[row]`` gets each run row's label (0 for an unjudged item), ``n_items[t]`` and
-    ``n_relevant[t]`` the topic's judged and unjudged items and its relevant ones. A problem stops
-    the chunk with ``status[c]``: a gold item twice, a run's (system, topic) item twice, or an
-    unjudged item under ``unjudged_error``.
+    ``gold`` is ``(offsets, data, row order by topic, topic starts, labels)``, ``run`` the items'
+    ``(offsets, data)``, ``segments`` ``(start, stop, group, topic's first segment, topic's run
+    rows)``. ``out``: ``relevant[row]`` gets each run row's label (0 for an unjudged item),
+    ``n_items[t]`` and ``n_relevant[t]`` the topic's judged and unjudged items and its relevant
+    ones. A problem stops the chunk with ``status[c]``: a gold item twice, a run's (system, topic)
+    item twice, or an unjudged item under ``unjudged_error``.
     """
+    seg_start, seg_stop, seg_group, topic_segs, topic_rows = segments
+    relevant, n_items, n_relevant = out
+    gold_start = gold[3]
     most = 1
     for t in range(t0, t1):
         most = max(most, gold_start[t + 1] - gold_start[t] + topic_rows[t])
     size = 1
     while size < 2 * most:
         size *= 2
-    slots = np.empty(size, np.int64)  # local item id + 1 (0 = empty), for the topic of the stamp
+    slots = np.empty(size, np.int64)  # local item id + 1, valid where the stamp is the topic
     stamp = np.full(size, -1, np.int64)
     seen = np.full(most, -1, np.int64)  # local item -> the last group that returned it
     new_rows = np.empty(most, np.int64)  # local item - judged -> the run row that brought it
     mask = np.uint64(size - 1)
     for t in range(t0, t1):
         judged = gold_start[t + 1] - gold_start[t]
-        positives = 0
-        for k in range(judged):
-            g = gold_order[gold_start[t] + k]
-            positives += gold_label[g]
-            s = _hash(gold_off, gold_data, g) & mask
-            while stamp[s] == t:
-                other = gold_order[gold_start[t] + slots[s] - 1]
-                if _same(gold_off, gold_data, g, gold_off, gold_data, other):
-                    status[c, 0] = DUPLICATE_GOLD
-                    status[c, 1] = g
-                    return
-                s = (s + np.uint64(1)) & mask
-            stamp[s] = t
-            slots[s] = k + 1
+        positives, twice = _judged(t, gold, slots, stamp, mask)
+        if twice >= 0:
+            status[c, 0], status[c, 1] = DUPLICATE_GOLD, twice
+            return
         items = judged
         for q in range(topic_segs[t], topic_segs[t + 1]):
-            group = seg_group[q]
             for r in range(seg_start[q], seg_stop[q]):
-                s = _hash(run_off, run_data, r) & mask
-                local = -1
-                while stamp[s] == t:
-                    k = slots[s] - 1
-                    if k < judged:
-                        if _same(run_off, run_data, r, gold_off, gold_data, gold_order[gold_start[t] + k]):
-                            local = k
-                            break
-                    elif _same(run_off, run_data, r, run_off, run_data, new_rows[k - judged]):
-                        local = k
-                        break
-                    s = (s + np.uint64(1)) & mask
+                s, local = _find(r, t, judged, run, gold, slots, stamp, mask, new_rows)
                 if local < 0:
                     if unjudged_error:
-                        status[c, 0] = UNJUDGED
-                        status[c, 1] = r
+                        status[c, 0], status[c, 1] = UNJUDGED, r
                         return
-                    local = items
-                    new_rows[items - judged] = r
+                    local, new_rows[items - judged] = items, r
+                    stamp[s], slots[s] = t, items + 1
                     items += 1
-                    stamp[s] = t
-                    slots[s] = local + 1
-                    relevant[r] = 0
-                else:
-                    relevant[r] = gold_label[gold_order[gold_start[t] + local]] if local < judged else 0
-                if seen[local] == group:
-                    status[c, 0] = DUPLICATE_RUN
-                    status[c, 1] = r
+                relevant[r] = gold[4][gold[2][gold_start[t] + local]] if local < judged else 0
+                if seen[local] == seg_group[q]:
+                    status[c, 0], status[c, 1] = DUPLICATE_RUN, r
                     return
-                seen[local] = group
+                seen[local] = seg_group[q]
         # the local ids of the next topic start at 0 again: forget this topic's groups
-        for k in range(items):
-            seen[k] = -1
-        n_items[t] = items
-        n_relevant[t] = positives
+        seen[:items] = -1
+        n_items[t], n_relevant[t] = items, positives
 
 
 @njit(cache=True, nogil=True)
@@ -281,6 +271,114 @@ def _chunks(sizes: np.ndarray, parts: int) -> np.ndarray:
     return np.unique(np.concatenate([[0], bounds, [sizes.size]])).astype(np.int64)
 
 
+@dataclass
+class _Segments:
+    """The runs' segments (rows of one system and topic in a row) by (topic, system, input
+    order), the labels, and the gold's rows by topic."""
+
+    start: np.ndarray
+    stop: np.ndarray
+    topic: np.ndarray  # code of each segment's topic (sorted labels)
+    system: np.ndarray
+    group: np.ndarray  # each segment's (topic, system) group, numbered in this order
+    topic_segs: np.ndarray  # topic t's segments: topic_segs[t]:topic_segs[t + 1]
+    topic_rows: np.ndarray
+    topic_labels: pa.Array
+    system_labels: pa.Array
+    gold_order: np.ndarray  # gold rows by topic, topic t's from gold_start[t] on
+    gold_start: np.ndarray
+
+
+def _codes(strings: pa.Array, labels: pa.Array) -> np.ndarray:
+    return pc.index_in(strings.cast(pa.string()), value_set=labels).to_numpy().astype(np.int64)
+
+
+def _sorted_labels(*arrays) -> pa.Array:
+    labels = pc.unique(pa.concat_arrays([a.cast(pa.string()) for a in arrays]))
+    return labels.take(pc.sort_indices(labels))
+
+
+def _segments(systems: pa.Array, topics: pa.Array, gold_topics: pa.Array) -> _Segments:
+    """Each segment's first row looked up among the labels (a few thousand strings, by Arrow)."""
+    n, n_gold = len(topics), len(gold_topics)
+    starts = segment_starts(*string_buffers(topics), *string_buffers(systems), True)
+    gold_starts = segment_starts(*string_buffers(gold_topics), *string_buffers(gold_topics), False)
+    topic_labels = _sorted_labels(topics.take(starts), gold_topics.take(gold_starts))
+    system_labels = _sorted_labels(systems.take(starts))
+    topic, system = _codes(topics.take(starts), topic_labels), _codes(systems.take(starts), system_labels)
+    gold_topic = _codes(gold_topics.take(gold_starts), topic_labels)
+    gold_row_topic = np.repeat(gold_topic, np.diff(np.append(gold_starts, n_gold)))
+    gold_order = np.arange(n_gold) if (np.diff(gold_topic) > 0).all() else np.argsort(gold_row_topic, kind="stable")
+    n_topics = len(topic_labels)
+    # a group's segments adjoin, in input order
+    order = np.lexsort((starts, system, topic))
+    start, stop, topic, system = starts[order], np.append(starts[1:], n)[order], topic[order], system[order]
+    key = topic * len(system_labels) + system
+    return _Segments(
+        start,
+        stop,
+        topic,
+        system,
+        np.cumsum(np.append(True, key[1:] != key[:-1])) - 1,
+        np.searchsorted(topic, np.arange(n_topics + 1)),
+        np.bincount(topic, stop - start, minlength=n_topics).astype(np.int64),
+        topic_labels,
+        system_labels,
+        gold_order,
+        np.searchsorted(gold_row_topic[gold_order], np.arange(n_topics + 1)),
+    )
+
+
+def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table, unjudged: str):
+    """``(relevant per run row, items per topic, relevant items per topic)``, or None."""
+    n_topics = len(seg.topic_labels)
+    relevant = np.empty(len(items), np.int64)
+    out = (relevant, np.zeros(n_topics, np.int64), np.zeros(n_topics, np.int64))
+    labels = gold.column("gold").combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
+    gold_items = (*string_buffers(gold_items), seg.gold_order, seg.gold_start, labels)
+    segments = (seg.start, seg.stop, seg.group, seg.topic_segs, seg.topic_rows)
+    bounds = _chunks(seg.topic_rows + np.diff(seg.gold_start), 8 * numba.get_num_threads())
+    status = np.zeros((bounds.size - 1, 2), np.int64)
+    common = (gold_items, string_buffers(items), segments, unjudged == "error", out, status)
+    on_threads(_join_topics, [(bounds[c], bounds[c + 1], *common, c) for c in range(bounds.size - 1)])
+    if (status[:, 0] == DUPLICATE_GOLD).any():
+        check_unique_gold(gold, ["topic", "item"])  # names the judged item, as the general path does
+    return None if status[:, 0].any() else out
+
+
+def _counted(seg: _Segments, score: np.ndarray, joined, missing: str):
+    """The tensor: groups by system, then topic (both sorted labels); None when an item is missing
+    under ``missing="error"`` (the general path names it)."""
+    relevant, n_items, n_relevant = joined
+    first = np.flatnonzero(np.append(True, seg.group[1:] != seg.group[:-1]))
+    topic, system = seg.topic[first], seg.system[first]
+    rows = np.add.reduceat(seg.stop - seg.start, first)
+    if missing == "error" and (
+        first.size != len(seg.system_labels) * int((n_items > 0).sum()) or (rows != n_items[topic]).any()
+    ):
+        return None
+    order = np.lexsort((topic, system))
+    segs = np.append(first, seg.topic.size)
+    segs_start, segs_stop = segs[:-1][order], segs[1:][order]
+    picked = np.concatenate([np.arange(a, b) for a, b in zip(segs_start, segs_stop)])
+    topic, system, rows = topic[order], system[order], rows[order]
+    group_out = np.append(0, np.cumsum(rows))
+    counts, rank = np.empty((group_out[-1], 2, 2), np.int64), np.empty(group_out[-1], np.int64)
+    bounds = _chunks(rows, 8 * numba.get_num_threads())
+    args = (np.append(0, np.cumsum(segs_stop - segs_start)), seg.start[picked], seg.stop[picked], group_out, topic)
+    args += (score, relevant, n_items, n_relevant, missing == "drop", counts, rank)
+    on_threads(_count_groups, [(bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)])
+    coords = {
+        "system": np.repeat(np.asarray(seg.system_labels.to_pylist(), dtype=object)[system], rows),
+        "topic": np.repeat(np.asarray(seg.topic_labels.to_pylist(), dtype=object)[topic], rows),
+        "rank": rank,
+    }
+    tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
+    # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
+    tensor._group_starts = (("system", "topic"), (tensor.coords["system"], tensor.coords["topic"]), group_out)
+    return tensor
+
+
 def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjudged: str):
     """The ranks sweep of ``runs`` (``system, topic, item, score``) against ``gold``, or None.
 
@@ -304,94 +402,16 @@ def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjud
     InputError
         The gold judges a (topic, item) twice.
     """
-    columns = [_string(runs.column(c)) for c in ("system", "topic", "item")]
-    gold_columns = [_string(gold.column(c)) for c in ("topic", "item")]
+    systems, topics, items = (_string(runs.column(c)) for c in ("system", "topic", "item"))
+    gold_topics, gold_items = (_string(gold.column(c)) for c in ("topic", "item"))
     score = runs.column("score")
-    if any(c is None for c in columns + gold_columns) or score.null_count or score.type != pa.float64():
+    if any(c is None for c in (systems, topics, items, gold_topics, gold_items)) or score.type != pa.float64():
         return None
-    if not pa.types.is_boolean(gold.schema.field("gold").type) or gold.column("gold").null_count:
+    if score.null_count or not pa.types.is_boolean(gold.schema.field("gold").type) or gold.column("gold").null_count:
         return None
     score = score.to_numpy()
-    if not np.isfinite(score).all():
+    if len(topics) == 0 or len(gold_topics) == 0 or not np.isfinite(score).all():
         return None
-    systems, topics, items = columns
-    gold_topics, gold_items = gold_columns
-    n, n_gold = len(topics), len(gold_topics)
-    if n == 0 or n_gold == 0:
-        return None
-    # segments: rows of one (system, topic) in a row; the gold's of one topic
-    starts = segment_starts(*string_buffers(topics), *string_buffers(systems), True)
-    stops = np.append(starts[1:], n)
-    gold_starts = segment_starts(*string_buffers(gold_topics), *string_buffers(gold_topics), False)
-    topic_labels = pc.unique(pa.concat_arrays([topics.take(starts), gold_topics.take(gold_starts)]).cast(pa.string()))
-    topic_labels = topic_labels.take(pc.sort_indices(topic_labels))
-    system_labels = pc.unique(systems.take(starts).cast(pa.string()))
-    system_labels = system_labels.take(pc.sort_indices(system_labels))
-    seg_topic = pc.index_in(topics.take(starts).cast(pa.string()), value_set=topic_labels).to_numpy()
-    seg_system = pc.index_in(systems.take(starts).cast(pa.string()), value_set=system_labels).to_numpy()
-    n_topics, n_systems = len(topic_labels), len(system_labels)
-    # the gold's rows by topic
-    gold_seg_topic = pc.index_in(gold_topics.take(gold_starts).cast(pa.string()), value_set=topic_labels).to_numpy()
-    gold_row_topic = np.repeat(gold_seg_topic, np.diff(np.append(gold_starts, n_gold)))
-    gold_order = np.arange(n_gold) if (np.diff(gold_seg_topic) > 0).all() else np.argsort(gold_row_topic, kind="stable")
-    gold_start = np.searchsorted(gold_row_topic[gold_order], np.arange(n_topics + 1))
-    # the runs' segments by (topic, system), in input order within each: a group's segments adjoin
-    by_topic = np.lexsort((starts, seg_system, seg_topic))
-    seg_start, seg_stop = starts[by_topic], stops[by_topic]
-    seg_topic, seg_system = seg_topic[by_topic].astype(np.int64), seg_system[by_topic].astype(np.int64)
-    key = seg_topic * n_systems + seg_system
-    first = np.ones(key.size, bool)
-    first[1:] = key[1:] != key[:-1]
-    seg_group = np.cumsum(first) - 1
-    topic_segs = np.searchsorted(seg_topic, np.arange(n_topics + 1))
-    topic_rows = np.bincount(seg_topic, seg_stop - seg_start, minlength=n_topics).astype(np.int64)
-    relevant = np.empty(n, np.int64)
-    n_items, n_relevant = np.zeros(n_topics, np.int64), np.zeros(n_topics, np.int64)
-    gold_off, gold_data = string_buffers(gold_items)
-    run_off, run_data = string_buffers(items)
-    labels = gold.column("gold").combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
-    bounds = _chunks(topic_rows + np.diff(gold_start), 8 * numba.get_num_threads())
-    status = np.zeros((bounds.size - 1, 2), np.int64)
-    common = (gold_off, gold_data, gold_order, gold_start, labels, run_off, run_data, seg_start, seg_stop)
-    common += (seg_group, topic_segs, topic_rows, unjudged == "error", relevant, n_items, n_relevant, status)
-    on_threads(_join_topics, [(bounds[c], bounds[c + 1], *common, c) for c in range(bounds.size - 1)])
-    if (status[:, 0] == DUPLICATE_GOLD).any():
-        check_unique_gold(gold, ["topic", "item"])  # names the judged item, as the general path does
-    if status[:, 0].any():
-        return None
-    # groups in the result's order: by system, then topic (both sorted labels)
-    group_first = np.flatnonzero(first)
-    group_topic, group_system = seg_topic[group_first], seg_system[group_first]
-    group_rows = np.add.reduceat(seg_stop - seg_start, group_first)
-    if missing == "error" and (
-        group_first.size != n_systems * int((n_items > 0).sum()) or (group_rows != n_items[group_topic]).any()
-    ):
-        return None  # some run lacks an item: the general path names it
-    order = np.lexsort((group_topic, group_system))
-    group_segs = np.append(group_first, seg_topic.size)
-    group_segs_start, group_segs_stop = group_segs[:-1][order], group_segs[1:][order]
-    # each group's segments contiguous again, in the new order
-    seg_index = np.concatenate([np.arange(a, b) for a, b in zip(group_segs_start, group_segs_stop)])
-    seg_start, seg_stop = seg_start[seg_index], seg_stop[seg_index]
-    group_topic, group_system, group_rows = group_topic[order], group_system[order], group_rows[order]
-    group_segs = np.append(0, np.cumsum(group_segs_stop - group_segs_start))
-    group_out = np.append(0, np.cumsum(group_rows))
-    counts = np.empty((n, 2, 2), np.int64)
-    rank = np.empty(n, np.int64)
-    bounds = _chunks(group_rows, 8 * numba.get_num_threads())
-    args = (group_segs, seg_start, seg_stop, group_out, group_topic, score, relevant, n_items, n_relevant)
-    on_threads(
-        _count_groups,
-        [(bounds[c], bounds[c + 1], *args, missing == "drop", counts, rank) for c in range(bounds.size - 1)],
-    )
-    system_names = np.asarray(system_labels.to_pylist(), dtype=object)
-    topic_names = np.asarray(topic_labels.to_pylist(), dtype=object)
-    coords = {
-        "system": np.repeat(system_names[group_system], group_rows),
-        "topic": np.repeat(topic_names[group_topic], group_rows),
-        "rank": rank,
-    }
-    tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
-    # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
-    tensor._group_starts = (("system", "topic"), (tensor.coords["system"], tensor.coords["topic"]), group_out)
-    return tensor
+    seg = _segments(systems, topics, gold_topics)
+    joined = _join(seg, items, gold_items, gold, unjudged)
+    return None if joined is None else _counted(seg, score, joined, missing)

@@ -26,7 +26,7 @@ from .._threads import on_threads
 STRING, NUMBER, IGNORED = 0, 1, 2
 _POW10 = np.array([10.0**i for i in range(23)])
 _MAX_EXACT = 1 << 53
-_MIN_CHUNK = 1 << 20  # bytes a thread takes at least
+_MIN_CHUNK = 1 << 18  # bytes a thread takes at least
 _MAX_BYTES = (1 << 31) - 1  # one string column's bytes: int32 offsets
 OK, GIVE_UP = 0, 1
 

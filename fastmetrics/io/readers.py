@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import InputError, parameter_error
+from . import _text
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
 PARQUET_SUFFIXES = {".parquet", ".pq", ".parq"}
@@ -534,8 +535,6 @@ def _read_plain_file(path: str, layouts: dict):
 def _read_plain_text(data: bytes, layouts: dict):
     """``(table, layout)`` of a plain text file by :mod:`._text`'s reader, or None when the file is
     not plain (or its layout has a boolean field): Arrow's parser then reads it and names any error."""
-    from . import _text
-
     layout = layouts.get(_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data[:3] == _BOM else 0 :]))
     kinds = {"string": _text.STRING, "number": _text.NUMBER, None: _text.IGNORED}
     if layout is None or any(kind not in kinds for _, kind in layout.fields):
