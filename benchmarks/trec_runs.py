@@ -36,6 +36,10 @@ import fastmetrics as fm
 
 MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
 DEPTH, JUDGED = 1000, 100
+START_UP = (
+    "import numpy as np, fastmetrics.cli; from fastmetrics.io import _text; "
+    "_text.first_field_count(np.zeros(1, np.uint8))"
+)
 RANX = """
 import sys
 from ranx import Qrels, Run, evaluate
@@ -126,6 +130,8 @@ def main() -> None:
         table = pacsv.read_csv(board).to_pylist()
         ours = {r["measure"]: r["macro"] for r in table}
         print(f"fastmetrics leaderboard: {command:.2f} s; {ours}")
+        floor = best_of(lambda: process([sys.executable, "-c", START_UP]))
+        print(f"  of which a process's start-up (python, imports, numba's first cached kernel): {floor:.2f} s")
         try:
             import ranx  # noqa: F401
         except ImportError:
