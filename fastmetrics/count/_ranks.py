@@ -346,6 +346,21 @@ def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table,
     return None if status[:, 0].any() else out
 
 
+def _repeated(labels: pa.Array, codes: np.ndarray, group_out: np.ndarray) -> np.ndarray:
+    """``labels[codes[g]]`` over the cells of each group ``g`` (an object array, as the general path
+    gives): one slice assignment per run of equal codes, where ``np.repeat`` of objects goes cell
+    by cell (0.2 s for 7M cells)."""
+    names = np.asarray(labels.to_pylist(), dtype=object)
+    change = np.flatnonzero(np.append(True, codes[1:] != codes[:-1]))
+    if change.size > (1 << 16):
+        return np.repeat(names[codes], np.diff(group_out))
+    out = np.empty(int(group_out[-1]), object)
+    bounds = np.append(group_out[change], group_out[-1])
+    for i, code in enumerate(codes[change]):
+        out[bounds[i] : bounds[i + 1]] = names[code]
+    return out
+
+
 def _counted(seg: _Segments, score: np.ndarray, joined, missing: str):
     """The tensor: groups by system, then topic (both sorted labels); None when an item is missing
     under ``missing="error"`` (the general path names it)."""
@@ -369,8 +384,8 @@ def _counted(seg: _Segments, score: np.ndarray, joined, missing: str):
     args += (score, relevant, n_items, n_relevant, missing == "drop", counts, rank)
     on_threads(_count_groups, [(bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)])
     coords = {
-        "system": np.repeat(np.asarray(seg.system_labels.to_pylist(), dtype=object)[system], rows),
-        "topic": np.repeat(np.asarray(seg.topic_labels.to_pylist(), dtype=object)[topic], rows),
+        "system": _repeated(seg.system_labels, system, group_out),
+        "topic": _repeated(seg.topic_labels, topic, group_out),
         "rank": rank,
     }
     tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
