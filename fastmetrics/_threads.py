@@ -9,7 +9,7 @@ import concurrent.futures
 import numba
 
 
-def on_threads(function, calls) -> None:
+def on_threads(function, calls) -> list:
     """Call ``function(*args)`` for every ``args`` in ``calls``, on as many threads as numba uses.
 
     Parameters
@@ -19,6 +19,11 @@ def on_threads(function, calls) -> None:
     calls : iterable of tuple
         The arguments of each call; the calls must not depend on one another.
 
+    Returns
+    -------
+    list
+        Each call's result, in the order of ``calls``.
+
     Raises
     ------
     Exception
@@ -27,9 +32,6 @@ def on_threads(function, calls) -> None:
     calls = list(calls)
     threads = numba.get_num_threads()
     if threads < 2 or len(calls) < 2:
-        for args in calls:
-            function(*args)
-        return
+        return [function(*args) for args in calls]
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        for job in [pool.submit(function, *args) for args in calls]:
-            job.result()
+        return [job.result() for job in [pool.submit(function, *args) for args in calls]]

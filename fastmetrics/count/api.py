@@ -23,13 +23,14 @@ from ..io.readers import Source, open_source
 from ..io.readers import gold_table as load_gold
 from ..tensor import ConfusionTensor, MultilabelTensor, inverse, role_names
 from . import _kernels
+from ._ranks import rank_sweep_of_strings
 from .assemble import assemble, exact_counts, histogram_to_counts
 from .encoders import ABSENT_COLUMN, code_column, code_text_columns
 from .fitted import check_grid, fitted_grids, resample_sweep
 from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
 from .multilabel import count_multilabel, join_gold
-from .plan import IDENTITY, CountPlan, NeedValues, Request, Survey, build, normalised_gold
+from .plan import IDENTITY, MISSING_POLICIES, CountPlan, NeedValues, Request, Survey, build, normalised_gold
 from .probabilities import MULTICLASS, is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
@@ -607,6 +608,9 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     """
     if ties not in TIES:
         raise parameter_error("ties", "count", "'input' or 'item'", ties)
+    fast = _rank_sweep_of_strings(src, gold, by=by, score=score, ties=ties, **options)
+    if fast is not None:
+        return fast
     table = src.read_all()
     require_columns(
         table.column_names, [score] + ([options["item"]] if ties == "item" else []), src.names[0], " to rank items"
@@ -639,6 +643,29 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     return ConfusionTensor(
         tensor.counts, tensor.axes, coords, coord_axes={c: "cell" for c in coords}, classes=tensor.classes
     )
+
+
+def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
+    """:func:`rank_sweep` by :mod:`._ranks` (string ids hashed once, no Arrow join), or None for
+    an input that path does not cover: the general path then counts it, or names its error."""
+    item = options["item"]
+    if (
+        gold is None
+        or ties != "input"
+        or tuple(by) != ("system", "topic")
+        or any(options[k] is not None for k in ("weight", "coords", "classes"))
+        or options["task"] not in ("auto", "binary")
+        or options["missing"] not in MISSING_POLICIES
+        or options["unjudged"] not in ("error", "negative")
+        or len({"system", "topic", item, score}) < 4
+        or not all(c in src.column_names for c in ("system", "topic", item, score))
+    ):
+        return None
+    gold_table = normalised_gold(gold, item, options["gold_column"], unique=False)
+    if "topic" not in gold_table.column_names:
+        return None
+    runs = src.read_all(["system", "topic", item, score]).rename_columns(["system", "topic", "item", "score"])
+    return rank_sweep_of_strings(runs, gold_table, missing=options["missing"], unjudged=options["unjudged"])
 
 
 def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:

@@ -546,7 +546,7 @@ def check_unique_gold(gold: pa.Table, keys: list) -> None:
         raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once.")
 
 
-def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
+def normalised_gold(gold, item: str, gold_column: str, *, unique: bool = True) -> pa.Table:
     """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys).
 
     Parameters
@@ -554,6 +554,9 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
     gold : path or pyarrow.Table
     item, gold_column : str
         The gold's item and label columns when it has them (else ``item`` and ``gold``).
+    unique : bool, default True
+        Check that no ``(topic, item)`` is judged twice; a caller that finds duplicates on its own
+        (:mod:`._ranks`, in its hash tables) skips the group-by.
 
     Returns
     -------
@@ -580,7 +583,8 @@ def normalised_gold(gold, item: str, gold_column: str) -> pa.Table:
             "item",
             table.column("item").cast(table.schema.field("item").type.value_type),
         )
-    check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
+    if unique:
+        check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
     return table
 
 

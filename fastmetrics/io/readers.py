@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import InputError, parameter_error
+from . import _text
 from ._csv import CONVERT, read_plain_csv
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
@@ -477,6 +478,9 @@ def _locate_error(data: bytes, path: str, layouts: dict, layout: _Layout) -> Inp
 def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
     """Read a whitespace-separated text file with the layout whose field count the first data line
     has (``layouts``: {field count: layout}; the first is the default)."""
+    fast = _read_plain_file(path, layouts)
+    if fast is not None:
+        return fast
     data = _read_bytes(path)
     text, delimiter = _normalised(data)
     default = next(iter(layouts.values()))
@@ -510,6 +514,34 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
             error = InputError(f"{_where(layout, path)}: {_arrow_reason(exc)} (expected lines {layout.expected}).")
         raise error from None
     return table, layout
+
+
+def _read_plain_file(path: str, layouts: dict):
+    """:func:`_read_plain_text` of a file: an uncompressed one mapped in memory (the threads read
+    its pages, nothing is copied first), a compressed one decompressed."""
+    import mmap
+
+    if COMPRESSED_SUFFIXES.get(Path(path).suffix.lower()):
+        return _read_plain_text(_read_bytes(path), layouts)
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None  # the general reader names the problem
+    return _read_plain_text(mapped, layouts)
+
+
+def _read_plain_text(data: bytes, layouts: dict):
+    """``(table, layout)`` of a plain text file by :mod:`._text`'s reader, or None when the file is
+    not plain (or its layout has a boolean field): Arrow's parser then reads it and names any error."""
+    layout = layouts.get(_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data[:3] == _BOM else 0 :]))
+    kinds = {"string": _text.STRING, "number": _text.NUMBER, None: _text.IGNORED}
+    if layout is None or any(kind not in kinds for _, kind in layout.fields):
+        return None
+    arrays = _text.read_fields(data, [kinds[kind] for _, kind in layout.fields])
+    return None if arrays is None else (pa.table(dict(zip(layout.kept, arrays))), layout)
 
 
 def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:

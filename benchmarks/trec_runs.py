@@ -1,0 +1,165 @@
+"""TREC runs and qrels to MAP, MRR@10 and P@10 (issue 27): fastmetrics against reading the run, and
+against ranx as a whole process.
+
+A synthetic TREC run of 2,000 queries x 1,000 documents (2M lines ``qid Q0 docno rank score tag``,
+string ids such as ``q1042`` and ``doc123456``, scores with ties) and its qrels (100 judged
+documents a query, about 60 of them returned, some relevant, every 50th query with none; most
+returned documents unjudged) are written to a temporary folder, then timed in the same run:
+
+- ``pyarrow.csv.read_csv`` of the run file, and ``fm.count(run, qrels, format="trec",
+  thresholds="ranks", missing="negative", unjudged="negative").evaluate([...])`` (best of 3
+  each, after a warm-up call); target: at most 2.5 x the read;
+- the ``fastmetrics leaderboard`` command on the files, and a Python process running ranx's
+  ``Run.from_file``, ``Qrels.from_file`` and ``evaluate(qrels, run, ["map", "mrr@10",
+  "precision@10"])`` (whole processes, best of 3 and 2); target: ranx / fastmetrics >= 10. The
+  scores of both are printed side by side (``--undefined 0``: a query without a relevant document
+  counts 0, as ranx counts it);
+- with ``--big``: a run of 7,000 queries (7M lines; target <= 5 s) and 100 run files of 100,000
+  lines each (target: the rate per line of the 2M-line run).
+
+    python benchmarks/trec_runs.py [--big]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow.csv as pacsv
+
+import fastmetrics as fm
+
+MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
+DEPTH, JUDGED = 1000, 100
+START_UP = (
+    "import numpy as np, fastmetrics.cli; from fastmetrics.io import _text; "
+    "_text.first_field_count(np.zeros(1, np.uint8))"
+)
+RANX = """
+import sys
+from ranx import Qrels, Run, evaluate
+run = Run.from_file(sys.argv[1], kind="trec")
+qrels = Qrels.from_file(sys.argv[2], kind="trec")
+print(evaluate(qrels, run, ["map", "mrr@10", "precision@10"]))
+"""
+
+
+def write_runs(folder: str, queries: int, files: int = 1, seed: int = 0) -> tuple[list, str]:
+    """``files`` TREC runs of ``queries // files`` queries x 1,000 documents each, and the qrels."""
+    rng = np.random.default_rng(seed)
+    weights = np.linspace(2, 0.1, DEPTH)
+    weights /= weights.sum()
+    runs, qrels = [], []
+    per_file = queries // files
+    for f in range(files):
+        lines = []
+        for q in range(f * per_file, (f + 1) * per_file):
+            qid = f"q{1000 + q}"
+            docs = rng.choice(1_000_000, DEPTH + JUDGED, replace=False)
+            returned = docs[:DEPTH]
+            top = rng.choice(DEPTH, int(JUDGED * 0.6), replace=False, p=weights)
+            judged = np.concatenate([returned[top], docs[DEPTH : DEPTH + JUDGED - top.size]])
+            grades = (rng.random(judged.size) < 0.15) * rng.integers(1, 3, judged.size) * (q % 50 != 7)
+            scores = np.sort(np.round(rng.normal(10, 3, DEPTH), 2))[::-1]
+            tag = f"run{f}"
+            lines.append(
+                "".join(f"{qid} Q0 doc{d:06d} {r} {s:.2f} {tag}\n" for r, (d, s) in enumerate(zip(returned, scores), 1))
+            )
+            qrels.append("".join(f"{qid} 0 doc{d:06d} {g}\n" for d, g in zip(judged, grades)))
+        runs.append(os.path.join(folder, f"run{f}.txt"))
+        with open(runs[-1], "w") as fh:
+            fh.writelines(lines)
+    with open(os.path.join(folder, "qrels.txt"), "w") as fh:
+        fh.writelines(qrels)
+    return runs, os.path.join(folder, "qrels.txt")
+
+
+def best_of(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def fastmetrics_scores(runs, qrels):
+    return fm.count(runs, qrels, format="trec", thresholds="ranks", missing="negative", unjudged="negative").evaluate(
+        MEASURES
+    )
+
+
+def read_run(path):
+    return pacsv.read_csv(
+        path,
+        read_options=pacsv.ReadOptions(autogenerate_column_names=True),
+        parse_options=pacsv.ParseOptions(delimiter=" "),
+    )
+
+
+def process(command) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--big", action="store_true", help="also the 7M-line run and 100 files of 100k lines")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        runs, qrels = write_runs(folder, 2000)
+        run = runs[0]
+        read = best_of(lambda: read_run(run))
+        fastmetrics_scores(run, qrels)  # compiles (or loads) the kernels
+        seconds = best_of(lambda: fastmetrics_scores(run, qrels))
+        print(f"2M lines: pyarrow read_csv of the run {read:.3f} s, fm.count + evaluate {seconds:.3f} s")
+        print(f"TARGET python: fm.count+evaluate / read_csv = {seconds / read:.2f} (target <= 2.5)")
+
+        board = os.path.join(folder, "board.csv")
+        cli = [sys.executable, "-m", "fastmetrics", "leaderboard", run, "--gold", qrels, "--thresholds", "ranks"]
+        cli += ["--missing", "negative", "--unjudged", "negative", "--measures", ",".join(MEASURES)]
+        cli += ["--undefined", "0", "--quiet", "--out", board]
+        process(cli)
+        command = best_of(lambda: process(cli))
+        table = pacsv.read_csv(board).to_pylist()
+        ours = {r["measure"]: r["macro"] for r in table}
+        print(f"fastmetrics leaderboard: {command:.2f} s; {ours}")
+        floor = best_of(lambda: process([sys.executable, "-c", START_UP]))
+        print(f"  of which a process's start-up (python, imports, numba's first cached kernel): {floor:.2f} s")
+        try:
+            import ranx  # noqa: F401
+        except ImportError:
+            print("TARGET cli: ranx is not installed")
+        else:
+            script = os.path.join(folder, "ranx_run.py")
+            with open(script, "w") as fh:
+                fh.write(RANX)
+            ranx_command = [sys.executable, script, run, qrels]
+            theirs = subprocess.run(ranx_command, check=True, capture_output=True, text=True).stdout.strip()
+            peer = best_of(lambda: process(ranx_command), 2)
+            print(f"ranx process: {peer:.2f} s; {theirs}")
+            print(f"TARGET cli: ranx / fastmetrics leaderboard = {peer / command:.1f} (target >= 10)")
+        rate = seconds / 2e6
+        if not args.big:
+            return
+        big_runs, big_qrels = write_runs(folder, 7000, seed=1)
+        big = best_of(lambda: fastmetrics_scores(big_runs[0], big_qrels), 2)
+        print(f"TARGET 7M lines: fm.count + evaluate {big:.2f} s (target <= 5 s)")
+        many_folder = os.path.join(folder, "many")
+        os.mkdir(many_folder)
+        many_runs, many_qrels = write_runs(many_folder, 10000, files=100, seed=2)
+        many = best_of(lambda: fastmetrics_scores(many_runs, many_qrels), 2)
+        print(
+            f"TARGET 100 files x 100k lines: fm.count + evaluate {many:.2f} s, {many / 1e7 * 1e9:.0f} ns a line "
+            f"(2M-line run: {rate * 1e9:.0f} ns a line; target: the same rate)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,432 @@
+"""The ranks sweep of string-keyed runs against a separate gold, on codes (TREC runs and qrels).
+
+:func:`rank_sweep_of_strings` gives what :func:`fastmetrics.count.api.rank_sweep` gives -- each
+(system, topic)'s items ranked by decreasing score, equal scores in input order, counted at every
+rank -- for runs whose system, topic and item are strings and a gold with ``topic, item`` strings
+and boolean labels, without a pyarrow sort, join or group-by. Each string is read once:
+
+- runs and gold come grouped by topic (and the runs by system), so a row whose topic and system
+  equal the previous row's joins its *segment* by a byte comparison, and only the first row of each
+  segment is looked up (by Arrow, among a few thousand strings);
+- each topic's items are hashed in a table of that topic alone (the gold's judged items, then every
+  item a run returns; those the gold lacks become the topic's unjudged, non-relevant items), small
+  enough to stay in cache, topics on every thread;
+- each group's rows, already in decreasing score order in a run file, are counted at every rank in
+  one pass (a stable sort first when they are not).
+
+It returns None -- the general path then counts, and raises the error the input deserves -- for any
+input it does not cover: other column types, non-finite scores, a duplicated item or gold line,
+``unjudged="error"`` with unjudged items, ``missing="error"`` with missing ones, ``ties="item"``,
+weights, given coordinates, other groupings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from .._threads import on_threads
+from ..tensor import ConfusionTensor
+from .plan import check_unique_gold
+
+OK, DUPLICATE_GOLD, DUPLICATE_RUN, UNJUDGED = 0, 1, 2, 3
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+def string_buffers(array: pa.Array):
+    """``(offsets, data)`` numpy views of a string array (no nulls), offsets rebased to the data."""
+    offsets_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], offsets_type)[array.offset : array.offset + len(array) + 1]
+    data = np.zeros(1, np.uint8) if buffers[2] is None else np.frombuffer(buffers[2], np.uint8)
+    return offsets, data
+
+
+@njit(cache=True, inline="always")
+def _same(off_a, data_a, i, off_b, data_b, j):
+    n = off_a[i + 1] - off_a[i]
+    if off_b[j + 1] - off_b[j] != n:
+        return False
+    a, b = off_a[i], off_b[j]
+    for q in range(n):
+        if data_a[a + q] != data_b[b + q]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _hash(off, data, i):
+    h = _FNV_OFFSET
+    for q in range(off[i], off[i + 1]):
+        h = (h ^ np.uint64(data[q])) * _FNV_PRIME
+    return h ^ (h >> np.uint64(29))
+
+
+@njit(cache=True, inline="always")
+def _differs(off, data, r):
+    """Whether string ``r`` differs from string ``r - 1``."""
+    a0, a1, a2 = off[r - 1], off[r], off[r + 1]
+    if a2 - a1 != a1 - a0:
+        return True
+    for q in range(a2 - a1):
+        if data[a1 + q] != data[a0 + q]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _segment_chunk(off_a, data_a, off_b, data_b, two, r0, r1, starts, found, c):
+    """Rows ``r0:r1`` where column a (and, with ``two``, b) differs from the previous row: written
+    to ``starts[r0:]``, their number to ``found[c]``."""
+    k = r0
+    for r in range(r0, r1):
+        if r == 0 or _differs(off_a, data_a, r) or (two and _differs(off_b, data_b, r)):
+            starts[k] = r
+            k += 1
+    found[c] = k - r0
+
+
+def segment_starts(off_a, data_a, off_b, data_b, two: bool) -> np.ndarray:
+    """Rows where column a (and, with ``two``, column b) differs from the previous row, on the threads.
+
+    Parameters
+    ----------
+    off_a, data_a, off_b, data_b : ndarray
+        The columns' :func:`string_buffers`.
+    two : bool
+        Whether column b counts.
+
+    Returns
+    -------
+    ndarray of int64
+        The first row of each run of equal rows, increasing.
+    """
+    n = off_a.size - 1
+    bounds = np.linspace(0, n, max(1, min(4 * numba.get_num_threads(), n >> 18)) + 1).astype(np.int64)
+    starts = np.empty(n, np.int64)
+    found = np.zeros(bounds.size - 1, np.int64)
+    calls = [(off_a, data_a, off_b, data_b, two, bounds[c], bounds[c + 1], starts, found, c) for c in range(found.size)]
+    on_threads(_segment_chunk, calls)
+    return np.concatenate([starts[bounds[c] : bounds[c] + found[c]] for c in range(found.size)])
+
+
+@njit(cache=True, inline="always")
+def _judged(t, gold, slots, stamp, mask):
+    """Put topic ``t``'s judged items in the table: ``(relevant ones, a gold row judged twice or -1)``."""
+    off, data, order, start, label = gold
+    positives = 0
+    for k in range(start[t + 1] - start[t]):
+        g = order[start[t] + k]
+        positives += label[g]
+        s = _hash(off, data, g) & mask
+        while stamp[s] == t:
+            if _same(off, data, g, off, data, order[start[t] + slots[s] - 1]):
+                return positives, g
+            s = (s + np.uint64(1)) & mask
+        stamp[s] = t
+        slots[s] = k + 1
+    return positives, -1
+
+
+@njit(cache=True, inline="always")
+def _find(r, t, judged, run, gold, slots, stamp, mask, new_rows):
+    """``(slot, local item id or -1)`` of run row ``r``'s item in topic ``t``'s table."""
+    off, data = run
+    s = _hash(off, data, r) & mask
+    while stamp[s] == t:
+        k = slots[s] - 1
+        if k < judged:
+            if _same(off, data, r, gold[0], gold[1], gold[2][gold[3][t] + k]):
+                return s, k
+        elif _same(off, data, r, off, data, new_rows[k - judged]):
+            return s, k
+        s = (s + np.uint64(1)) & mask
+    return s, -1
+
+
+@njit(cache=True, nogil=True)
+def _join_topics(t0, t1, gold, run, segments, unjudged_error, out, status, c):
+    """Join the items of topics ``t0:t1`` to the gold, each topic in a hash table of its own.
+
+    ``gold`` is ``(offsets, data, row order by topic, topic starts, labels)``, ``run`` the items'
+    ``(offsets, data)``, ``segments`` ``(start, stop, group, topic's first segment, topic's run
+    rows)``. ``out``: ``relevant[row]`` gets each run row's label (0 for an unjudged item),
+    ``n_items[t]`` and ``n_relevant[t]`` the topic's judged and unjudged items and its relevant
+    ones. A problem stops the chunk with ``status[c]``: a gold item twice, a run's (system, topic)
+    item twice, or an unjudged item under ``unjudged_error``.
+    """
+    seg_start, seg_stop, seg_group, topic_segs, topic_rows = segments
+    relevant, n_items, n_relevant = out
+    gold_start = gold[3]
+    most = 1
+    for t in range(t0, t1):
+        most = max(most, gold_start[t + 1] - gold_start[t] + topic_rows[t])
+    size = 1
+    while size < 2 * most:
+        size *= 2
+    slots = np.empty(size, np.int64)  # local item id + 1, valid where the stamp is the topic
+    stamp = np.full(size, -1, np.int64)
+    seen = np.full(most, -1, np.int64)  # local item -> the last group that returned it
+    new_rows = np.empty(most, np.int64)  # local item - judged -> the run row that brought it
+    mask = np.uint64(size - 1)
+    for t in range(t0, t1):
+        judged = gold_start[t + 1] - gold_start[t]
+        positives, twice = _judged(t, gold, slots, stamp, mask)
+        if twice >= 0:
+            status[c, 0], status[c, 1] = DUPLICATE_GOLD, twice
+            return
+        items = judged
+        for q in range(topic_segs[t], topic_segs[t + 1]):
+            for r in range(seg_start[q], seg_stop[q]):
+                s, local = _find(r, t, judged, run, gold, slots, stamp, mask, new_rows)
+                if local < 0:
+                    if unjudged_error:
+                        status[c, 0], status[c, 1] = UNJUDGED, r
+                        return
+                    local, new_rows[items - judged] = items, r
+                    stamp[s], slots[s] = t, items + 1
+                    items += 1
+                relevant[r] = gold[4][gold[2][gold_start[t] + local]] if local < judged else 0
+                if seen[local] == seg_group[q]:
+                    status[c, 0], status[c, 1] = DUPLICATE_RUN, r
+                    return
+                seen[local] = seg_group[q]
+        # the local ids of the next topic start at 0 again: forget this topic's groups
+        seen[:items] = -1
+        n_items[t], n_relevant[t] = items, positives
+
+
+@njit(cache=True, nogil=True)
+def _count_groups(
+    g0,
+    g1,
+    group_segs,
+    seg_start,
+    seg_stop,
+    group_out,
+    group_topic,
+    score,
+    relevant,
+    n_items,
+    n_relevant,
+    drop,
+    counts,
+    rank,
+):
+    """Counts at every rank of groups ``g0:g1``: rows by decreasing score, ties in input order."""
+    for g in range(g0, g1):
+        n = group_out[g + 1] - group_out[g]
+        rows = np.empty(n, np.int64)
+        i = 0
+        for q in range(group_segs[g], group_segs[g + 1]):
+            for r in range(seg_start[q], seg_stop[q]):
+                rows[i] = r
+                i += 1
+        ordered = True
+        for i in range(1, n):
+            if score[rows[i]] > score[rows[i - 1]]:
+                ordered = False
+                break
+        if not ordered:
+            keys = np.empty(n, np.float64)
+            for i in range(n):
+                keys[i] = -score[rows[i]]
+            rows = rows[np.argsort(keys, kind="mergesort")]
+        if drop:
+            total, positives = n, 0
+            for i in range(n):
+                positives += relevant[rows[i]]
+        else:
+            total, positives = n_items[group_topic[g]], n_relevant[group_topic[g]]
+        tp = 0
+        o = group_out[g]
+        for i in range(n):
+            tp += relevant[rows[i]]
+            fp = i + 1 - tp
+            counts[o + i, 1, 1] = tp
+            counts[o + i, 1, 0] = positives - tp
+            counts[o + i, 0, 1] = fp
+            counts[o + i, 0, 0] = total - positives - fp
+            rank[o + i] = i + 1
+
+
+def _string(array) -> pa.Array | None:
+    array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    if array.null_count or not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return None
+    return array
+
+
+def _chunks(sizes: np.ndarray, parts: int) -> np.ndarray:
+    """Bounds splitting ``sizes`` into about ``parts`` runs of equal sums."""
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if ends.size else 0
+    bounds = np.searchsorted(ends, np.arange(1, parts) * (total / parts), "right")
+    return np.unique(np.concatenate([[0], bounds, [sizes.size]])).astype(np.int64)
+
+
+@dataclass
+class _Segments:
+    """The runs' segments (rows of one system and topic in a row) by (topic, system, input
+    order), the labels, and the gold's rows by topic."""
+
+    start: np.ndarray
+    stop: np.ndarray
+    topic: np.ndarray  # code of each segment's topic (sorted labels)
+    system: np.ndarray
+    group: np.ndarray  # each segment's (topic, system) group, numbered in this order
+    topic_segs: np.ndarray  # topic t's segments: topic_segs[t]:topic_segs[t + 1]
+    topic_rows: np.ndarray
+    topic_labels: pa.Array
+    system_labels: pa.Array
+    gold_order: np.ndarray  # gold rows by topic, topic t's from gold_start[t] on
+    gold_start: np.ndarray
+
+
+def _codes(strings: pa.Array, labels: pa.Array) -> np.ndarray:
+    return pc.index_in(strings.cast(pa.string()), value_set=labels).to_numpy().astype(np.int64)
+
+
+def _sorted_labels(*arrays) -> pa.Array:
+    labels = pc.unique(pa.concat_arrays([a.cast(pa.string()) for a in arrays]))
+    return labels.take(pc.sort_indices(labels))
+
+
+def _segments(systems: pa.Array, topics: pa.Array, gold_topics: pa.Array) -> _Segments:
+    """Each segment's first row looked up among the labels (a few thousand strings, by Arrow)."""
+    n, n_gold = len(topics), len(gold_topics)
+    starts = segment_starts(*string_buffers(topics), *string_buffers(systems), True)
+    gold_starts = segment_starts(*string_buffers(gold_topics), *string_buffers(gold_topics), False)
+    topic_labels = _sorted_labels(topics.take(starts), gold_topics.take(gold_starts))
+    system_labels = _sorted_labels(systems.take(starts))
+    topic, system = _codes(topics.take(starts), topic_labels), _codes(systems.take(starts), system_labels)
+    gold_topic = _codes(gold_topics.take(gold_starts), topic_labels)
+    gold_row_topic = np.repeat(gold_topic, np.diff(np.append(gold_starts, n_gold)))
+    gold_order = np.arange(n_gold) if (np.diff(gold_topic) > 0).all() else np.argsort(gold_row_topic, kind="stable")
+    n_topics = len(topic_labels)
+    # a group's segments adjoin, in input order
+    order = np.lexsort((starts, system, topic))
+    start, stop, topic, system = starts[order], np.append(starts[1:], n)[order], topic[order], system[order]
+    key = topic * len(system_labels) + system
+    return _Segments(
+        start,
+        stop,
+        topic,
+        system,
+        np.cumsum(np.append(True, key[1:] != key[:-1])) - 1,
+        np.searchsorted(topic, np.arange(n_topics + 1)),
+        np.bincount(topic, stop - start, minlength=n_topics).astype(np.int64),
+        topic_labels,
+        system_labels,
+        gold_order,
+        np.searchsorted(gold_row_topic[gold_order], np.arange(n_topics + 1)),
+    )
+
+
+def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table, unjudged: str):
+    """``(relevant per run row, items per topic, relevant items per topic)``, or None."""
+    n_topics = len(seg.topic_labels)
+    relevant = np.empty(len(items), np.int64)
+    out = (relevant, np.zeros(n_topics, np.int64), np.zeros(n_topics, np.int64))
+    labels = gold.column("gold").combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
+    gold_items = (*string_buffers(gold_items), seg.gold_order, seg.gold_start, labels)
+    segments = (seg.start, seg.stop, seg.group, seg.topic_segs, seg.topic_rows)
+    bounds = _chunks(seg.topic_rows + np.diff(seg.gold_start), 8 * numba.get_num_threads())
+    status = np.zeros((bounds.size - 1, 2), np.int64)
+    common = (gold_items, string_buffers(items), segments, unjudged == "error", out, status)
+    on_threads(_join_topics, [(bounds[c], bounds[c + 1], *common, c) for c in range(bounds.size - 1)])
+    if (status[:, 0] == DUPLICATE_GOLD).any():
+        check_unique_gold(gold, ["topic", "item"])  # names the judged item, as the general path does
+    return None if status[:, 0].any() else out
+
+
+def _repeated(labels: pa.Array, codes: np.ndarray, group_out: np.ndarray) -> np.ndarray:
+    """``labels[codes[g]]`` over the cells of each group ``g`` (an object array, as the general path
+    gives): one slice assignment per run of equal codes, where ``np.repeat`` of objects goes cell
+    by cell (0.2 s for 7M cells)."""
+    names = np.asarray(labels.to_pylist(), dtype=object)
+    change = np.flatnonzero(np.append(True, codes[1:] != codes[:-1]))
+    if change.size > (1 << 16):
+        return np.repeat(names[codes], np.diff(group_out))
+    out = np.empty(int(group_out[-1]), object)
+    bounds = np.append(group_out[change], group_out[-1])
+    for i, code in enumerate(codes[change]):
+        out[bounds[i] : bounds[i + 1]] = names[code]
+    return out
+
+
+def _counted(seg: _Segments, score: np.ndarray, joined, missing: str):
+    """The tensor: groups by system, then topic (both sorted labels); None when an item is missing
+    under ``missing="error"`` (the general path names it)."""
+    relevant, n_items, n_relevant = joined
+    first = np.flatnonzero(np.append(True, seg.group[1:] != seg.group[:-1]))
+    topic, system = seg.topic[first], seg.system[first]
+    rows = np.add.reduceat(seg.stop - seg.start, first)
+    if missing == "error" and (
+        first.size != len(seg.system_labels) * int((n_items > 0).sum()) or (rows != n_items[topic]).any()
+    ):
+        return None
+    order = np.lexsort((topic, system))
+    segs = np.append(first, seg.topic.size)
+    segs_start, segs_stop = segs[:-1][order], segs[1:][order]
+    picked = np.concatenate([np.arange(a, b) for a, b in zip(segs_start, segs_stop)])
+    topic, system, rows = topic[order], system[order], rows[order]
+    group_out = np.append(0, np.cumsum(rows))
+    counts, rank = np.empty((group_out[-1], 2, 2), np.int64), np.empty(group_out[-1], np.int64)
+    bounds = _chunks(rows, 8 * numba.get_num_threads())
+    args = (np.append(0, np.cumsum(segs_stop - segs_start)), seg.start[picked], seg.stop[picked], group_out, topic)
+    args += (score, relevant, n_items, n_relevant, missing == "drop", counts, rank)
+    on_threads(_count_groups, [(bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)])
+    coords = {
+        "system": _repeated(seg.system_labels, system, group_out),
+        "topic": _repeated(seg.topic_labels, topic, group_out),
+        "rank": rank,
+    }
+    tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
+    # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
+    tensor._group_starts = (("system", "topic"), (tensor.coords["system"], tensor.coords["topic"]), group_out)
+    return tensor
+
+
+def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjudged: str):
+    """The ranks sweep of ``runs`` (``system, topic, item, score``) against ``gold``, or None.
+
+    Parameters
+    ----------
+    runs : pyarrow.Table
+        ``system, topic, item`` strings and a float64 ``score``, in input order.
+    gold : pyarrow.Table
+        ``topic, item`` strings and a boolean ``gold``.
+    missing : {"error", "negative", "drop"}
+    unjudged : {"error", "negative"}
+
+    Returns
+    -------
+    ConfusionTensor or None
+        ``counts[cell, 2, 2]`` with per-cell ``system, topic, rank``, equal to the general path's;
+        None when the input is not one this path covers (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        The gold judges a (topic, item) twice.
+    """
+    systems, topics, items = (_string(runs.column(c)) for c in ("system", "topic", "item"))
+    gold_topics, gold_items = (_string(gold.column(c)) for c in ("topic", "item"))
+    score = runs.column("score")
+    if any(c is None for c in (systems, topics, items, gold_topics, gold_items)) or score.type != pa.float64():
+        return None
+    if score.null_count or not pa.types.is_boolean(gold.schema.field("gold").type) or gold.column("gold").null_count:
+        return None
+    score = score.to_numpy()
+    if len(topics) == 0 or len(gold_topics) == 0 or not np.isfinite(score).all():
+        return None
+    seg = _segments(systems, topics, gold_topics)
+    joined = _join(seg, items, gold_items, gold, unjudged)
+    return None if joined is None else _counted(seg, score, joined, missing)

@@ -1,0 +1,313 @@
+"""A numba reader of the whitespace-separated text formats, for the plain files that are most of them.
+
+:func:`read_fields` turns a TREC run or qrels file (or a run file) straight into Arrow columns, in
+two passes over the bytes on every thread: one counting the lines and the bytes of each string
+field, one writing them. It reads what ``line.split()`` reads -- fields separated by runs of
+spaces, tabs, vertical tabs or form feeds, ``\\n``, ``\\r`` or ``\\r\\n`` line ends, blank lines and
+lines starting with ``#`` skipped -- and gives up (returns None) on anything else: a line of another
+field count, a byte outside ASCII, a number that is not plain decimal (``1``, ``-2.50``, ``3e-4``)
+or that a double does not hold at once. The caller then reads the file with Arrow's CSV parser,
+which names the line in error; both give equal tables on the files this one reads.
+
+Numbers are exact: a decimal of at most 2**53 units times a power of ten of at most 22 is one
+correctly rounded multiplication or division of two exact doubles (Clinger's fast path), the
+value ``strtod`` and Arrow's parser give; any other number is a give-up.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from .._threads import on_threads
+
+STRING, NUMBER, IGNORED = 0, 1, 2
+_POW10 = np.array([10.0**i for i in range(23)])
+_MAX_EXACT = 1 << 53
+_MIN_CHUNK = 1 << 18  # bytes a thread takes at least
+_MAX_BYTES = (1 << 31) - 1  # one string column's bytes: int32 offsets
+OK, GIVE_UP = 0, 1
+
+
+# byte classes: field text, blank, line end, outside ASCII
+TEXT, BLANK, END, WIDE = 0, 1, 2, 3
+_CLASS = np.zeros(256, np.uint8)
+_CLASS[[32, 9, 11, 12]] = BLANK
+_CLASS[[10, 13]] = END
+_CLASS[128:] = WIDE
+
+
+@njit(cache=True, inline="always")
+def _is_blank(c):
+    return c == 32 or c == 9 or c == 11 or c == 12
+
+
+@njit(cache=True, inline="always")
+def _is_end(c):
+    return c == 10 or c == 13
+
+
+@njit(cache=True, inline="always")
+def _number(buf, s, e):
+    """``(ok, value)`` of the plain decimal ``buf[s:e]``; not ok for any other spelling."""
+    i = s
+    negative = False
+    if buf[i] == 45:  # '-'
+        negative = True
+        i += 1
+    mantissa = np.int64(0)
+    digits = 0  # significant digits so far
+    fraction = 0
+    whole = False
+    while i < e and 48 <= buf[i] <= 57:
+        d = buf[i] - 48
+        if mantissa != 0 or d != 0:
+            digits += 1
+            mantissa = mantissa * 10 + d
+        whole = True
+        i += 1
+    if not whole or digits > 18:
+        return False, 0.0
+    if i < e and buf[i] == 46:  # '.'
+        i += 1
+        some = False
+        while i < e and 48 <= buf[i] <= 57:
+            d = buf[i] - 48
+            if mantissa != 0 or d != 0:
+                digits += 1
+                mantissa = mantissa * 10 + d
+            fraction += 1
+            some = True
+            i += 1
+        if not some or digits > 18:
+            return False, 0.0
+    exponent = 0
+    if i < e and (buf[i] == 101 or buf[i] == 69):  # 'e', 'E'
+        i += 1
+        sign = 1
+        if i < e and (buf[i] == 45 or buf[i] == 43):
+            sign = -1 if buf[i] == 45 else 1
+            i += 1
+        some = False
+        while i < e and 48 <= buf[i] <= 57:
+            if exponent < 10000:
+                exponent = exponent * 10 + (buf[i] - 48)
+            some = True
+            i += 1
+        if not some:
+            return False, 0.0
+        exponent *= sign
+    if i != e:
+        return False, 0.0
+    if mantissa == 0:
+        return True, -0.0 if negative else 0.0
+    power = exponent - fraction
+    if mantissa > _MAX_EXACT or power < -22 or power > 22:
+        return False, 0.0
+    value = float(mantissa)
+    value = value * _POW10[power] if power >= 0 else value / _POW10[-power]
+    return True, -value if negative else value
+
+
+@njit(cache=True, nogil=True)
+def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
+    """One pass over the whole lines ``buf[start:stop]``: ``(status, rows)``.
+
+    ``offsets[s]`` and ``data[s]`` receive string field ``s`` of every row (offsets from 0 in the
+    chunk), ``numbers[x]`` number field ``x``. The arrays hold any chunk (a row takes at least
+    ``2 * fields - 1`` bytes, a string column at most the chunk's bytes): nothing is checked or
+    reallocated in the loop, which copies a string as it finds its end.
+    """
+    cls = _CLASS
+    at = np.zeros(offsets.shape[0], np.int64)
+    n_fields = kinds.size
+    row = 0
+    i = start
+    while i < stop:
+        k = cls[buf[i]]
+        if k == BLANK or k == END:
+            i += 1
+            continue
+        if buf[i] == 35:  # '#': a comment line
+            while i < stop and cls[buf[i]] != END:
+                i += 1
+            continue
+        f = 0
+        s = 0
+        x = 0
+        while i < stop:
+            k = cls[buf[i]]
+            if k == END:
+                break
+            if k == BLANK:
+                i += 1
+                continue
+            if f == n_fields:
+                return GIVE_UP, row
+            kind = kinds[f]
+            j = i
+            if kind == STRING:
+                here = at[s] - i
+                while j < stop:
+                    c = buf[j]
+                    k = cls[c]
+                    if k != TEXT:
+                        break
+                    data[s, here + j] = c
+                    j += 1
+                at[s] = here + j
+                offsets[s, row + 1] = here + j
+                s += 1
+            else:
+                while j < stop:
+                    k = cls[buf[j]]
+                    if k != TEXT:
+                        break
+                    j += 1
+                if kind == NUMBER:
+                    ok, value = _number(buf, i, j)
+                    if not ok:
+                        return GIVE_UP, row
+                    numbers[x, row] = value
+                    x += 1
+            if k == WIDE:
+                return GIVE_UP, row
+            f += 1
+            i = j
+        if f != n_fields:
+            return GIVE_UP, row
+        row += 1
+    return OK, row
+
+
+@njit(cache=True, nogil=True)
+def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined_offsets, joined, joined_numbers):
+    """Copy one chunk's columns into the joined ones: its rows from ``row`` on, its bytes of string
+    column ``s`` from ``field_at[s] + chunk_at[s]`` on."""
+    for s in range(offsets.shape[0]):
+        base = chunk_at[s]
+        for r in range(rows):
+            joined_offsets[s, row + r + 1] = offsets[s, r + 1] + base
+        at = field_at[s] + base
+        for q in range(offsets[s, rows]):
+            joined[at + q] = strings[s, q]
+    for x in range(numbers.shape[0]):
+        for r in range(rows):
+            joined_numbers[x, row + r] = numbers[x, r]
+
+
+def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers):
+    """``(status, rows, offsets, data, numbers)`` of one chunk. The arrays are sized for the most
+    any chunk can hold; only the pages written are ever backed by memory."""
+    size = int(stop - start)
+    rows = size // max(2 * kinds.size - 1, 1) + 1
+    offsets = np.zeros((n_strings, rows + 1), np.int32)
+    data = np.empty((n_strings, size), np.uint8)
+    numbers = np.empty((n_numbers, rows), np.float64)
+    status, rows = _parse_chunk(buf, start, stop, kinds, offsets, data, numbers)
+    return status, rows, offsets, data, numbers
+
+
+@njit(cache=True)
+def _line_starts(buf, approx):
+    """Chunk bounds: each approximate position moved past the next line end."""
+    out = approx.copy()
+    for k in range(1, approx.size - 1):
+        i = max(approx[k], out[k - 1])
+        while i < buf.size and not _is_end(buf[i]):
+            i += 1
+        out[k] = min(i + 1, buf.size)
+    return out
+
+
+@njit(cache=True)
+def first_field_count(buf):
+    """Number of fields of the first data line (neither blank nor a comment); 0 without one."""
+    i = 0
+    n = buf.size
+    while i < n:
+        while i < n and _is_blank(buf[i]):
+            i += 1
+        if i >= n:
+            return 0
+        if _is_end(buf[i]):
+            i += 1
+            continue
+        if buf[i] == 35:
+            while i < n and not _is_end(buf[i]):
+                i += 1
+            continue
+        f = 0
+        while i < n and not _is_end(buf[i]):
+            if _is_blank(buf[i]):
+                i += 1
+                continue
+            while i < n and not _is_blank(buf[i]) and not _is_end(buf[i]):
+                i += 1
+            f += 1
+        return f
+    return 0
+
+
+def read_fields(data: bytes, kinds: list) -> list | None:
+    """The fields of every data line of ``data`` as Arrow arrays, or None to read it otherwise.
+
+    Parameters
+    ----------
+    data : bytes or buffer
+        The file's bytes, or a memory map of them (a leading UTF-8 byte-order mark is skipped).
+    kinds : list of {STRING, NUMBER, IGNORED}
+        What each field of a line is; every data line must have exactly this many fields.
+
+    Returns
+    -------
+    list of pyarrow.Array or None
+        One array per field not ``IGNORED``, in file order: strings as ``string``, numbers as
+        ``float64``. None when a line does not fit (see the module docstring) or a string column
+        holds more than 2 GiB.
+    """
+    start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    buf = np.frombuffer(data, np.uint8)[start:]
+    kinds = np.asarray(kinds, np.int8)
+    n_strings, n_numbers = int((kinds == STRING).sum()), int((kinds == NUMBER).sum())
+    # several chunks a thread (they differ in speed), none near the 2 GiB of int32 offsets
+    chunks = max(1, min(4 * numba.get_num_threads(), buf.size // _MIN_CHUNK), buf.size // (1 << 30) + 1)
+    bounds = _line_starts(buf, np.linspace(0, buf.size, chunks + 1).astype(np.int64))
+    calls = [(buf, bounds[c], bounds[c + 1], kinds, n_strings, n_numbers) for c in range(chunks)]
+    parts = on_threads(_parsed_chunk, calls)
+    if any(part[0] != OK for part in parts):
+        return None
+    counts = np.array([part[1] for part in parts], np.int64)
+    first_row = np.concatenate([[0], np.cumsum(counts)])
+    n = int(first_row[-1])
+    # the chunks joined into one array per column, on the threads (Arrow's combine_chunks of
+    # string arrays, or numpy's concatenate, cost several times more)
+    sizes = np.array([[offsets[s, rows] for s in range(n_strings)] for _, rows, offsets, _, _ in parts], np.int64)
+    sizes = sizes.reshape(len(parts), n_strings)
+    totals = sizes.sum(axis=0)
+    if n_strings and totals.max() > _MAX_BYTES:
+        return None
+    field_at = np.concatenate([[0], np.cumsum(totals)])  # each string column's place in `joined`
+    chunk_at = np.vstack([np.zeros((1, n_strings), np.int64), np.cumsum(sizes, axis=0)])  # within a column
+    joined_offsets = np.zeros((n_strings, n + 1), np.int32)
+    joined = np.empty(int(field_at[-1]), np.uint8)
+    joined_numbers = np.empty((n_numbers, n), np.float64)
+    calls = [
+        (offsets, strings, numbers, rows, first_row[c], field_at, chunk_at[c], joined_offsets, joined, joined_numbers)
+        for c, (_, rows, offsets, strings, numbers) in enumerate(parts)
+    ]
+    on_threads(_join_chunk, calls)
+    out, s, x = [], 0, 0
+    for kind in kinds:
+        if kind == STRING:
+            data_s = joined[field_at[s] : field_at[s + 1]]
+            out.append(
+                pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(joined_offsets[s]), pa.py_buffer(data_s)])
+            )
+            s += 1
+        elif kind == NUMBER:
+            out.append(pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(joined_numbers[x])]))
+            x += 1
+    return out

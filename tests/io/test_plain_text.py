@@ -1,0 +1,119 @@
+"""The numba reader of plain TREC runs and qrels (:mod:`fastmetrics.io._text`) against Arrow's parser.
+
+Each file is read by both (the numba reader switched off for the second) and the tables must be
+equal; files the numba reader does not cover must come back as None from it, and still read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fastmetrics.io import _text, readers
+from fastmetrics.io.readers import QRELS, TREC_RUN, TREC_RUN_UNTAGGED
+
+RUN_LAYOUTS = {6: TREC_RUN, 5: TREC_RUN_UNTAGGED}
+
+
+def _both(tmp_path, monkeypatch, text: bytes, layouts=RUN_LAYOUTS):
+    path = tmp_path / "file"
+    path.write_bytes(text)
+    fast = readers._read_plain_text(text, layouts)
+    with monkeypatch.context() as m:
+        m.setattr(readers, "_read_plain_text", lambda data, layouts: None)
+        slow = readers._read_text(str(path), layouts)
+    return fast, slow
+
+
+def _random_run(seed: int, lines: int = 3000) -> bytes:
+    rng = np.random.default_rng(seed)
+    blanks = [" ", "\t", "  ", " \t ", "\x0b", "\x0c"]
+    ends = ["\n", "\r\n", "\r"]
+    out = []
+    for i in range(lines):
+        fields = [
+            f"q{rng.integers(0, 50)}",
+            "Q0",
+            f"doc-{rng.integers(0, 10**6)}",
+            str(i + 1),
+            rng.choice(["1", "-2.5", "0.000123", "3e-4", "12345678.125", "-0", "7E+2", "0.1", "250.00"]),
+            f"tag{rng.integers(0, 3)}",
+        ]
+        out.append(rng.choice(blanks) * int(rng.random() < 0.1) + str(rng.choice(blanks)).join(fields))
+        out.append(rng.choice(blanks) * int(rng.random() < 0.1) + str(rng.choice(ends)))
+        if rng.random() < 0.02:
+            out.append("# a comment line\n" if rng.random() < 0.5 else "   \n")
+    return "".join(out).encode()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_runs_equal_arrow(tmp_path, monkeypatch, seed):
+    text = _random_run(seed)
+    if seed == 1:
+        text = b"\xef\xbb\xbf" + text
+    fast, slow = _both(tmp_path, monkeypatch, text)
+    assert fast is not None
+    assert fast[1] is slow[1]
+    assert fast[0].equals(slow[0])
+
+
+def test_many_chunks_and_small_guesses(tmp_path, monkeypatch):
+    # long lines after a short first one: the chunks' arrays are too small at first and grow
+    text = b"1 Q0 d 1 1 t\n" + b"".join(
+        b"%d Q0 %s %d %d.5 tagtagtagtag\n" % (i % 7, b"x" * (1 + i % 300), i, i) for i in range(20000)
+    )
+    monkeypatch.setattr(_text, "_MIN_CHUNK", 1 << 12)
+    fast, slow = _both(tmp_path, monkeypatch, text)
+    assert fast is not None
+    assert fast[0].equals(slow[0])
+
+
+def test_untagged_runs_and_qrels(tmp_path, monkeypatch):
+    fast, slow = _both(tmp_path, monkeypatch, b"1 Q0 a 1 0.5\n1 Q0 b 2 0.25\n")
+    assert fast[1] is slow[1] is TREC_RUN_UNTAGGED and fast[0].equals(slow[0])
+    fast, slow = _both(tmp_path, monkeypatch, b"1 0 a 1\n1 0 b 0\n\n2 0 a 3\n", {4: QRELS})
+    assert fast[0].equals(slow[0])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"1 Q0 a 1 1. t",  # numbers spelled otherwise: Arrow's parser reads them
+        b"1 Q0 a 1 .5 t",
+        b"1 Q0 a 1 +1 t",
+        b"1 Q0 a 1 inf t",
+        b"1 Q0 a 1 1e30 t",
+        b"1 Q0 a 1 12345678901234567890 t",
+        b"1 Q0 a 1 0.30000000000000004441 t",
+        b"1 Q0 \xc3\xa9 1 1 t",  # UTF-8 outside ASCII
+    ],
+)
+def test_what_it_leaves_to_arrow(tmp_path, monkeypatch, line):
+    fast, slow = _both(tmp_path, monkeypatch, b"1 Q0 a 1 2 t\n" + line + b"\n")
+    assert fast is None
+    assert slow[0].num_rows == 2
+
+
+@pytest.mark.parametrize("line", [b"1 Q0 a 1 x t", b"1 Q0 a 1 2", b"1 Q0 a 1 2 t extra"])
+def test_bad_lines_are_named_by_the_general_reader(tmp_path, line):
+    path = tmp_path / "run"
+    path.write_bytes(b"1 Q0 a 1 2 t\n" + line + b"\n")
+    assert readers._read_plain_text(path.read_bytes(), RUN_LAYOUTS) is None
+    with pytest.raises(ValueError, match=r"line 2"):
+        readers._read_text(str(path), RUN_LAYOUTS)
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        (b"0.1", 0.1),
+        (b"-2.50", -2.5),
+        (b"3e-4", 3e-4),
+        (b"7E+2", 700.0),
+        (b"9007199254740992", 2.0**53),
+        (b"-0.0", -0.0),
+    ],
+)
+def test_numbers_are_exact(text, value):
+    ok, got = _text._number(np.frombuffer(text, np.uint8), 0, len(text))
+    assert ok and got == value and np.signbit(got) == np.signbit(value)
