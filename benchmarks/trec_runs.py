@@ -32,7 +32,11 @@ import time
 import numpy as np
 import pyarrow.csv as pacsv
 
-import fastmetrics as fm
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from workloads import best_of  # noqa: E402
+
+import fastmetrics as fm  # noqa: E402
 
 MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
 DEPTH, JUDGED = 1000, 100
@@ -77,15 +81,6 @@ def write_runs(folder: str, queries: int, files: int = 1, seed: int = 0) -> tupl
     with open(os.path.join(folder, "qrels.txt"), "w") as fh:
         fh.writelines(qrels)
     return runs, os.path.join(folder, "qrels.txt")
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def fastmetrics_scores(runs, qrels):

@@ -9,6 +9,7 @@ group has its own thresholds.
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 
@@ -214,6 +215,10 @@ def bind_evaluator(function: Callable) -> None:
 
 
 def _evaluator() -> Callable:
+    if "evaluate" not in _EVALUATORS:
+        # fastmetrics loads its stages on first use: the measures stage binds its evaluator as it
+        # loads (a name, not an import: the tensor stage does not depend on the measures)
+        importlib.import_module("fastmetrics.measures")
     if "evaluate" not in _EVALUATORS:
         raise RuntimeError("No evaluator bound: import fastmetrics (the measures stage binds it).")
     return _EVALUATORS["evaluate"]

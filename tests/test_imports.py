@@ -54,6 +54,18 @@ def test_public_names_load_on_first_use(tmp_path):
     assert not _loaded(modules, ("matplotlib", "dask", "sklearn", "scipy.linalg", *LATER_STAGES, "fastmetrics.report"))
 
 
+def test_a_count_evaluates_with_nothing_else_imported(tmp_path):
+    # the measures stage loads when a tensor is first evaluated, not only when fm.measures is named
+    code = (
+        "import fastmetrics as fm, pyarrow as pa\n"
+        "t = pa.table({'gold': [True, False, True], 'pred': [True, True, False]})\n"
+        "assert fm.count(t).evaluate(['f1']).values.item() == 0.5\n"
+        "from fastmetrics import count\n"
+        "assert count(t).evaluate('precision').values.item() == 0.5"
+    )
+    assert "fastmetrics.measures.registry" in _modules(code, tmp_path)
+
+
 def _run_command(argv: list[str]) -> str:
     return f"import sys\nfrom fastmetrics.cli import run\nsys.argv = ['fastmetrics', *{argv!r}]\nassert run() == 0"
 

@@ -359,8 +359,11 @@ def _count_source(
         return fitted_sweep(src, gold, int(thresholds), grid, **options)
     if isinstance(thresholds, str) and thresholds == "ranks":
         return rank_sweep(src, gold, ties=ties, **options)
-    budget = min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4)
-    src = src.loaded(_columns_read(src.column_names, group_cols, thresholds, options), budget)
+    read = _columns_read(src.column_names, group_cols, thresholds, options)
+    if any(_labelled(src.schema.field(c).type) for c in read):
+        # text labels are surveyed by reading them (numbers by the files' statistics): decoded
+        # once rather than twice; without them, streaming overlaps decoding and counting
+        src = src.loaded(read, min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4))
     count_plan = plan(src, gold, thresholds=thresholds, **options)
     tally = Tally(count_plan)
     try:
@@ -376,6 +379,11 @@ def _count_source(
 # A Parquet input is decoded once into memory when its columns take at most this many bytes (at
 # 8 bytes a value), and streamed twice (survey, then counting) beyond.
 _LOAD_BUDGET = 1 << 30
+
+
+def _labelled(data_type: pa.DataType) -> bool:
+    """Whether a column of this type is surveyed by its distinct values (text, dictionaries)."""
+    return pa.types.is_dictionary(data_type) or pa.types.is_string(data_type) or pa.types.is_large_string(data_type)
 
 
 def _columns_read(columns, group_cols, thresholds, options) -> list:

@@ -205,7 +205,9 @@ def _chunked_like(chunks, codes: np.ndarray, dictionary: pa.Array) -> pa.Chunked
     """The codes of the rows of ``chunks`` as dictionary arrays cut as they are, sharing ``dictionary``."""
     pieces, row = [], 0
     for chunk in chunks:
-        pieces.append(pa.DictionaryArray.from_arrays(pa.array(codes[row : row + len(chunk)]), dictionary))
+        # codes made here are in range: no check of 10M indices
+        indices = pa.array(codes[row : row + len(chunk)])
+        pieces.append(pa.DictionaryArray.from_arrays(indices, dictionary, safe=False))
         row += len(chunk)
     return pa.chunked_array(pieces, pa.dictionary(pa.int32(), dictionary.type))
 

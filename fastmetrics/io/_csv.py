@@ -13,13 +13,16 @@ instead, with pyarrow's conventions and errors. So it changes how fast a file is
 what is read.
 
 Numbers: integers of up to 18 digits; decimals ``-?d+(.d+)?([eE][+-]?d+)?``. A decimal whose
-value is ``m * 10**e`` with ``m < 2**53`` and ``|e| <= 22`` is one IEEE multiplication or
+value is ``m * 10**e`` with ``m <= 2**53`` and ``|e| <= 22`` is one IEEE multiplication or
 division of two exact doubles, which is the correctly rounded result (Clinger's fast path), i.e.
 the double pyarrow's parser gives; any other well-formed decimal (a float64 written with 17
 digits) is handed to pyarrow's parser once the pass is over.
 """
 
 from __future__ import annotations
+
+import mmap
+import os
 
 import numpy as np
 import pyarrow as pa
@@ -75,7 +78,7 @@ def _next_special(buf, at, stop, quote_only):
         if not quote_only:
             found |= _zero_bytes(word ^ _COMMAS)
         if found:
-            return at + (trailing_zeros(found) >> 3)
+            return at + (np.int64(trailing_zeros(found)) >> 3)  # int64: numba makes int64 + uint64 a float
         at += 8
     while at < stop:
         byte = buf[at]
@@ -173,7 +176,7 @@ def _decimal(buf, a, b):
         exponent += sign * power
     if at != b:
         return 0.0, MALFORMED
-    if digits > 19 or mantissa >= np.uint64(_MAX_MANTISSA) or exponent > 22 or exponent < -22:
+    if digits > 19 or mantissa > np.uint64(_MAX_MANTISSA) or exponent > 22 or exponent < -22:
         return 0.0, SLOW
     value = np.float64(mantissa)
     value = value * _POWERS[exponent] if exponent >= 0 else value / _POWERS[-exponent]
@@ -210,16 +213,11 @@ def _field(buf, field, stop):
     return a, a - 1, stop, True  # e.g. "x"y, or a lone CR
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _code_text(buf, a, b, slot, row, codes, span_a, span_b, hashes, last, table, n_values, period):
-    """The code (by first appearance) of the text ``buf[a:b]`` of column ``slot`` on ``row``;
-    -1 when the column has no room left for a new value."""
-    p = row - period[slot]
-    v = codes[slot, p] if p >= 0 else -1
-    # a value's first appearance stands for all of its rows: compared with it, the row one
-    # period back needs no bytes of its own
-    if v >= 0 and _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
-        return v
+@njit(cache=True, nogil=True)
+def _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values, period):
+    """The code (by first appearance) of the text ``buf[a:b]`` of column ``slot`` on ``row``,
+    by its hash; -1 when the column has no room left for a new value. Not inlined: the row one
+    period back, compared in the caller, spares most rows this call."""
     h = _hash(buf, a, b)
     size = table.shape[1]
     mask = np.uint64(size - 1)
@@ -240,6 +238,14 @@ def _code_text(buf, a, b, slot, row, codes, span_a, span_b, hashes, last, table,
     n_values[slot] = v + 1
     last[slot, v] = row
     return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _past_empty_lines(buf, at, stop):
+    """The first position from ``at`` that does not start an empty line (pyarrow skips them)."""
+    while at < stop and (buf[at] == _NEWLINE or (buf[at] == _RETURN and at + 1 < stop and buf[at + 1] == _NEWLINE)):
+        at += 1 if buf[at] == _NEWLINE else 2
+    return at
 
 
 @njit(cache=True, nogil=True)
@@ -269,9 +275,10 @@ def parse_range(
     """
     n_cols = kinds.size
     n_text = codes.shape[0]
-    # the value tables come allocated, as large as the caller expects them to grow: arrays
-    # replaced inside the loop would cost reference counting on every row
-    last = np.empty(span_a.shape, np.int64)  # the row of each value's last hash look-up
+    # the value tables come allocated, as large as the caller expects them to grow (arrays
+    # replaced inside the loop would cost reference counting on every row); ``last`` holds the
+    # row of each value's last hash look-up
+    last = np.empty(span_a.shape, np.int64)
     n_values = np.zeros(n_text, np.int64)
     table[:] = _EMPTY
     period = np.ones(n_text, np.int64)
@@ -280,11 +287,9 @@ def parse_range(
     row = 0
     at = start
     while at < stop:
-        if buf[at] == _NEWLINE or (buf[at] == _RETURN and at + 1 < stop and buf[at + 1] == _NEWLINE):
-            at += 1 if buf[at] == _NEWLINE else 2  # an empty line: pyarrow skips it
-            continue
-        if row >= capacity:
-            return row, OTHER, n_values, n_slow
+        at = _past_empty_lines(buf, at, stop)
+        if at >= stop or row >= capacity:
+            return row, PLAIN if at >= stop else OTHER, n_values, n_slow
         field = at
         for c in range(n_cols):
             a, b, field, last_field = _field(buf, field, stop)
@@ -293,9 +298,19 @@ def parse_range(
                 return row, OTHER, n_values, n_slow
             kind, slot = kinds[c], slots[c]
             if kind == TEXT:
-                v = _code_text(buf, a, b, slot, row, codes, span_a, span_b, hashes, last, table, n_values, period)
+                # a value's first appearance stands for all of its rows: compared with it, the row
+                # one period back needs no bytes of its own (written as nested ifs, which numba
+                # compiles to a third less work a row than one condition)
+                p = row - period[slot]
+                v = np.int64(-1)
+                if p >= 0:
+                    v = np.int64(codes[slot, p])
+                    if not _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
+                        v = -1
                 if v < 0:
-                    return row, FULL, n_values, n_slow  # more values than room: the caller makes more
+                    v = _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values, period)
+                    if v < 0:
+                        return row, FULL, n_values, n_slow  # more values than room: the caller makes more
                 codes[slot, row] = v
             elif kind == BOOL:
                 flag = _boolean(buf, a, b)
@@ -323,6 +338,21 @@ def parse_range(
 _KINDS = {"string": TEXT, "large_string": TEXT, "bool": BOOL, "int64": INT, "double": FLOAT}
 
 
+def _mapped(path: str) -> np.ndarray | None:
+    """The file's bytes mapped, not copied (the page cache read in place), its pages mapped in
+    one call where the system can (a fault a page costs more, in a virtual machine above all)."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                return None
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+            mapped = mmap.mmap(fh.fileno(), size, flags=flags, prot=mmap.PROT_READ)
+    except (OSError, ValueError, AttributeError):  # AttributeError: no PROT_READ (Windows)
+        return None
+    return np.frombuffer(mapped, np.uint8)
+
+
 def read_plain_csv(path: str, block_size: int) -> pa.Table | None:
     """The file as a table with dictionary-coded text columns, or None to read it with pyarrow.
 
@@ -340,10 +370,8 @@ def read_plain_csv(path: str, block_size: int) -> pa.Table | None:
         pyarrow would read them; None for a file outside the plain dialect (see the module
         docstring), a small one, or one with another column type.
     """
-    try:
-        # mapped, not copied: the page cache is read in place
-        buf = np.memmap(path, np.uint8, mode="r")
-    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+    buf = _mapped(path)
+    if buf is None:
         return None
     if buf.size < MIN_BYTES or buf[:3].tobytes() == b"\xef\xbb\xbf":
         return None
@@ -517,7 +545,7 @@ def _text_column(buf, results, codes, slot) -> pa.DictionaryArray | None:
             calls.append((codes, at, at + rows, table))
         at += rows
     _threads.on_threads(_strings.recode, calls)
-    return pa.DictionaryArray.from_arrays(pa.array(codes), found.take(pa.array(order)))
+    return pa.DictionaryArray.from_arrays(pa.array(codes), found.take(pa.array(order)), safe=False)  # codes in range
 
 
 def _threads_count() -> int:

@@ -22,10 +22,9 @@ import pyarrow as pa
 from numba import njit
 
 from .._threads import on_threads
+from ._csv import EXACT, _decimal
 
 STRING, NUMBER, IGNORED = 0, 1, 2
-_POW10 = np.array([10.0**i for i in range(23)])
-_MAX_EXACT = 1 << 53
 _MIN_CHUNK = 1 << 18  # bytes a thread takes at least
 _MAX_BYTES = (1 << 31) - 1  # one string column's bytes: int32 offsets
 OK, GIVE_UP = 0, 1
@@ -51,64 +50,10 @@ def _is_end(c):
 
 @njit(cache=True, inline="always")
 def _number(buf, s, e):
-    """``(ok, value)`` of the plain decimal ``buf[s:e]``; not ok for any other spelling."""
-    i = s
-    negative = False
-    if buf[i] == 45:  # '-'
-        negative = True
-        i += 1
-    mantissa = np.int64(0)
-    digits = 0  # significant digits so far
-    fraction = 0
-    whole = False
-    while i < e and 48 <= buf[i] <= 57:
-        d = buf[i] - 48
-        if mantissa != 0 or d != 0:
-            digits += 1
-            mantissa = mantissa * 10 + d
-        whole = True
-        i += 1
-    if not whole or digits > 18:
-        return False, 0.0
-    if i < e and buf[i] == 46:  # '.'
-        i += 1
-        some = False
-        while i < e and 48 <= buf[i] <= 57:
-            d = buf[i] - 48
-            if mantissa != 0 or d != 0:
-                digits += 1
-                mantissa = mantissa * 10 + d
-            fraction += 1
-            some = True
-            i += 1
-        if not some or digits > 18:
-            return False, 0.0
-    exponent = 0
-    if i < e and (buf[i] == 101 or buf[i] == 69):  # 'e', 'E'
-        i += 1
-        sign = 1
-        if i < e and (buf[i] == 45 or buf[i] == 43):
-            sign = -1 if buf[i] == 45 else 1
-            i += 1
-        some = False
-        while i < e and 48 <= buf[i] <= 57:
-            if exponent < 10000:
-                exponent = exponent * 10 + (buf[i] - 48)
-            some = True
-            i += 1
-        if not some:
-            return False, 0.0
-        exponent *= sign
-    if i != e:
-        return False, 0.0
-    if mantissa == 0:
-        return True, -0.0 if negative else 0.0
-    power = exponent - fraction
-    if mantissa > _MAX_EXACT or power < -22 or power > 22:
-        return False, 0.0
-    value = float(mantissa)
-    value = value * _POW10[power] if power >= 0 else value / _POW10[-power]
-    return True, -value if negative else value
+    """``(ok, value)`` of the plain decimal ``buf[s:e]`` the exactly rounded fast path reads
+    (:func:`fastmetrics.io._csv._decimal`); not ok for any other spelling or value."""
+    value, parsed = _decimal(buf, s, e)
+    return parsed == EXACT, value
 
 
 @njit(cache=True, nogil=True)
