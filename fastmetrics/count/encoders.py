@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -108,7 +109,7 @@ def string_codes(column) -> pa.ChunkedArray:
         return _small_string_codes(chunks)
     codes = np.empty(total, np.int32)
     first, hashes = np.empty(total, np.int64), np.empty(total, np.uint64)
-    threads = max(1, numba_threads())
+    threads = max(1, numba.get_num_threads())
     ranges, row = [], 0  # (buffers, start, stop, first row of the chunk) of every range
     for chunk in chunks:
         n = len(chunk)
@@ -121,7 +122,7 @@ def string_codes(column) -> pa.ChunkedArray:
         ranges += [(buffers, int(a), int(b), row) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         row += n
     sizes = np.zeros(len(ranges), np.int64)
-    on_threads(
+    _threads.on_threads(
         _strings.code_into,
         [
             (*buffers, a, b, codes[base:], first[base:], hashes[base:], sizes, k)
@@ -151,7 +152,7 @@ def string_codes(column) -> pa.ChunkedArray:
         table = rank[mapped]
         if not (table == np.arange(table.size)).all():
             calls.append((codes, base + a, base + b, table))
-    on_threads(_strings.recode, calls)
+    _threads.on_threads(_strings.recode, calls)
     return _chunked_like(chunks, codes, found.take(pa.array(order)))
 
 
@@ -210,18 +211,6 @@ def _chunked_like(chunks, codes: np.ndarray, dictionary: pa.Array) -> pa.Chunked
         pieces.append(pa.DictionaryArray.from_arrays(indices, dictionary, safe=False))
         row += len(chunk)
     return pa.chunked_array(pieces, pa.dictionary(pa.int32(), dictionary.type))
-
-
-def numba_threads() -> int:
-    """The number of threads numba's kernels use (imported on use: numba is slow to import)."""
-    import numba
-
-    return numba.get_num_threads()
-
-
-def on_threads(function, calls) -> None:
-    """:func:`fastmetrics._threads.on_threads`."""
-    _threads.on_threads(function, calls)
 
 
 def _string_buffers(chunk: pa.Array):

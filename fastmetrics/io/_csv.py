@@ -24,6 +24,7 @@ from __future__ import annotations
 import mmap
 import os
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -394,7 +395,7 @@ def read_plain_csv(path: str, block_size: int) -> pa.Table | None:
 
 
 def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> pa.Table | None:
-    ranges = _line_ranges(buf, body, max(1, _threads_count()))
+    ranges = _line_ranges(buf, body, max(1, numba.get_num_threads()))
     if ranges is None:
         return None
     lines = np.zeros(len(ranges), np.int64)
@@ -546,9 +547,3 @@ def _text_column(buf, results, codes, slot) -> pa.DictionaryArray | None:
         at += rows
     _threads.on_threads(_strings.recode, calls)
     return pa.DictionaryArray.from_arrays(pa.array(codes), found.take(pa.array(order)), safe=False)  # codes in range
-
-
-def _threads_count() -> int:
-    import numba
-
-    return numba.get_num_threads()
