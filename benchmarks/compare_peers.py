@@ -331,30 +331,20 @@ def real_inputs(out: Table, repeat: int, folder: str) -> dict:
     pq.write_table(table, parquet)
     pacsv.write_csv(table, csv)
     fm.count(hard.slice(0, 300_000)), fm.count(grid.slice(0, 300_000), thresholds=K)  # compile first
-    f = {}
-    f["ids hard"] = out.add(
-        "fastmetrics fm.count(table), string ids", "ids hard", best_of(lambda: fm.count(hard), repeat), reference=True
-    )
-    f["ids grid"] = out.add(
-        f"fastmetrics fm.count(table, thresholds={K}), string ids",
-        f"ids {GRID}",
-        best_of(lambda: fm.count(grid, thresholds=K), repeat),
-        reference=True,
-    )
-    f["ids parquet"] = out.add(
-        "fastmetrics fm.count('w1-ids.parquet'), string ids",
-        "ids parquet",
-        best_of(lambda: fm.count(parquet), repeat),
-        reference=True,
-    )
-    f["ids csv"] = out.add(
-        "fastmetrics fm.count('w1-ids.csv'), string ids",
-        "ids csv",
-        best_of(lambda: fm.count(csv), max(2, repeat // 2)),
-        reference=True,
-    )
+    few = max(2, repeat // 2)
+    # (figure, row, task, call, repetitions): fastmetrics end to end, each task's reference
+    ours = [
+        ("ids hard", "fm.count(table)", "ids hard", lambda: fm.count(hard), repeat),
+        ("ids grid", f"fm.count(table, thresholds={K})", f"ids {GRID}", lambda: fm.count(grid, thresholds=K), repeat),
+        ("ids parquet", "fm.count('w1-ids.parquet')", "ids parquet", lambda: fm.count(parquet), repeat),
+        ("ids csv", "fm.count('w1-ids.csv')", "ids csv", lambda: fm.count(csv), few),
+    ]
+    f = {
+        key: out.add(f"fastmetrics {row}, string ids", task, best_of(call, n), reference=True)
+        for key, row, task, call, n in ours
+    }
     f["ids read_csv"] = out.add(
-        "pyarrow read_csv of the same file", "ids csv", best_of(lambda: pacsv.read_csv(csv), max(2, repeat // 2))
+        "pyarrow read_csv of the same file", "ids csv", best_of(lambda: pacsv.read_csv(csv), few)
     )
     try:
         import duckdb
@@ -364,23 +354,14 @@ def real_inputs(out: Table, repeat: int, folder: str) -> dict:
         con = duckdb.connect()
         con.register("ids", hard)
         query, _ = duckdb_queries(0.0, 1.0)
-        run = lambda q: fetch(con.sql(q))  # noqa: E731
-        f["duck ids hard"] = out.add(
-            "DuckDB group by (system, topic, gold, pred), string ids",
-            "ids hard",
-            best_of(lambda: run(query.format(src="ids")), repeat),
-            "on the registered Arrow table",
-        )
-        f["duck ids parquet"] = out.add(
-            "DuckDB read_parquet group by (system, topic, gold, pred)",
-            "ids parquet",
-            best_of(lambda: run(query.format(src=f"read_parquet('{parquet}')")), repeat),
-        )
-        f["duck ids csv"] = out.add(
-            "DuckDB read_csv group by (system, topic, gold, pred)",
-            "ids csv",
-            best_of(lambda: run(query.format(src=f"read_csv('{csv}')")), max(2, repeat // 2)),
-        )
+        sources = [
+            ("duck ids hard", "", "ids hard", "ids", repeat, "on the registered Arrow table"),
+            ("duck ids parquet", "read_parquet ", "ids parquet", f"read_parquet('{parquet}')", repeat, ""),
+            ("duck ids csv", "read_csv ", "ids csv", f"read_csv('{csv}')", few, ""),
+        ]
+        for key, reader, task, src, n, note in sources:
+            timed = best_of(lambda src=src: fetch(con.sql(query.format(src=src))), n)
+            f[key] = out.add(f"DuckDB {reader}group by (system, topic, gold, pred), string ids", task, timed, note)
     try:
         import polars as pl
     except ImportError:

@@ -19,12 +19,14 @@ parallel kernel is compiled on a first call.
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
 _EMPTY = np.int64(-1)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_LARGE_STRING_ID = pa.large_string().id
 
 
 @intrinsic
@@ -186,6 +188,16 @@ def merge_range(offsets, data, first, hashes, store):
                 table = _rehash(s_hashes, counts[0], 4 * table.size)
         out[k] = c
     return out, (s_offsets, s_data, s_hashes, table, counts)
+
+
+def string_buffers(array):
+    """``(offsets, data)`` of an Arrow string or large_string array (no nulls) as numpy views, the
+    offsets starting at the array's own offset (a slice is read in place)."""
+    buffers = array.buffers()
+    offset_type = np.int64 if array.type.id == _LARGE_STRING_ID else np.int32
+    offsets = np.frombuffer(buffers[1], offset_type)[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None and buffers[2].size else np.zeros(1, np.uint8)
+    return offsets, data
 
 
 def new_store():

@@ -30,54 +30,31 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from .. import _strings
+from .._strings import string_buffers
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
 from .plan import check_unique_gold
 
 OK, DUPLICATE_GOLD, DUPLICATE_RUN, UNJUDGED = 0, 1, 2, 3
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-
-
-def string_buffers(array: pa.Array):
-    """``(offsets, data)`` numpy views of a string array (no nulls), offsets rebased to the data."""
-    offsets_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    buffers = array.buffers()
-    offsets = np.frombuffer(buffers[1], offsets_type)[array.offset : array.offset + len(array) + 1]
-    data = np.zeros(1, np.uint8) if buffers[2] is None else np.frombuffer(buffers[2], np.uint8)
-    return offsets, data
 
 
 @njit(cache=True, inline="always")
 def _same(off_a, data_a, i, off_b, data_b, j):
-    n = off_a[i + 1] - off_a[i]
-    if off_b[j + 1] - off_b[j] != n:
-        return False
-    a, b = off_a[i], off_b[j]
-    for q in range(n):
-        if data_a[a + q] != data_b[b + q]:
-            return False
-    return True
+    """Whether string ``i`` of one column equals string ``j`` of another (or the same)."""
+    a0, a1 = np.int64(off_a[i]), np.int64(off_a[i + 1])
+    return _strings._same(data_a, a0, a1, data_b, np.int64(off_b[j]), np.int64(off_b[j + 1]))
 
 
 @njit(cache=True, inline="always")
 def _hash(off, data, i):
-    h = _FNV_OFFSET
-    for q in range(off[i], off[i + 1]):
-        h = (h ^ np.uint64(data[q])) * _FNV_PRIME
-    return h ^ (h >> np.uint64(29))
+    return _strings._hash(data, np.int64(off[i]), np.int64(off[i + 1]))
 
 
 @njit(cache=True, inline="always")
 def _differs(off, data, r):
     """Whether string ``r`` differs from string ``r - 1``."""
-    a0, a1, a2 = off[r - 1], off[r], off[r + 1]
-    if a2 - a1 != a1 - a0:
-        return True
-    for q in range(a2 - a1):
-        if data[a1 + q] != data[a0 + q]:
-            return True
-    return False
+    return not _same(off, data, r, off, data, r - 1)
 
 
 @njit(cache=True, nogil=True)

@@ -115,7 +115,7 @@ def string_codes(column) -> pa.ChunkedArray:
         n = len(chunk)
         if pa.types.is_string_view(chunk.type):
             chunk = chunk.cast(pa.large_string())
-        buffers = _string_buffers(chunk)
+        buffers = _strings.string_buffers(chunk)
         # a chunk in a range per thread, unless the chunks are many (a CSV read in blocks)
         pieces = threads if n >= SMALL and len(chunks) < threads else 1
         cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
@@ -211,15 +211,6 @@ def _chunked_like(chunks, codes: np.ndarray, dictionary: pa.Array) -> pa.Chunked
         pieces.append(pa.DictionaryArray.from_arrays(indices, dictionary, safe=False))
         row += len(chunk)
     return pa.chunked_array(pieces, pa.dictionary(pa.int32(), dictionary.type))
-
-
-def _string_buffers(chunk: pa.Array):
-    """(offsets, data) of a string array as numpy, the offsets starting at the array's offset."""
-    buffers = chunk.buffers()
-    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    offsets = np.frombuffer(buffers[1], offset_type)[chunk.offset : chunk.offset + len(chunk) + 1]
-    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None and buffers[2].size else np.zeros(1, np.uint8)
-    return offsets, data
 
 
 def sorted_union(arrays, column: str) -> pa.Array:

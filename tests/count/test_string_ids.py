@@ -244,7 +244,7 @@ def test_duplicate_in_one_large_batch(at, to):
         fm.count(copied)
     for value in _named(table, at):
         assert repr(value) in str(error.value)
-    assert f"row {to}" in str(error.value) or f"row {max(at, to)}" in str(error.value)
+    assert f"row {to}" in str(error.value)  # the copy, found wherever the threads split the rows
 
 
 def test_duplicate_across_batches_and_files(tmp_path):
