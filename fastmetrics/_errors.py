@@ -47,34 +47,3 @@ def suggest(name: str, candidates: Iterable[str], n: int = 4) -> str:
     """A "did you mean" suffix listing the closest candidate names, or '' if none is close."""
     close = difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.5)
     return f" Did you mean: {', '.join(close)}?" if close else ""
-
-
-def in_user_names(exc: FastmetricsError, names: dict) -> FastmetricsError:
-    """The same error with the columns playing the system and the topic under the user's names.
-
-    Counting reads whichever columns play the system and the topic under those two names, so a
-    data error would otherwise name a column the user's file does not have. ``names`` maps the
-    name counting used to the user's column (``{"system": "model"}``; a permutation, applied in
-    one pass). Only the places where messages put a column name change: ``Column 'system'``,
-    a ``system=`` key, a bare list of names in parentheses ``(system, topic, item)`` and the
-    list after ``columns present:`` -- never a quoted value, never prose. Changed in place,
-    once, and returned.
-    """
-    import re
-
-    names = {old: new for old, new in names.items() if old != new}
-    if not names or getattr(exc, "in_user_names", False):
-        return exc
-    word = "|".join(map(re.escape, names))
-
-    def each_name(match):
-        return re.sub(rf"\b({word})\b", lambda m: names[m.group(1)], match.group(0))
-
-    message = str(exc)
-    message = re.sub(rf"(?<=[Cc]olumn ')({word})(?=')", lambda m: names[m.group(1)], message)
-    message = re.sub(rf"(?<![\w'\"./-])({word})(?==)", lambda m: names[m.group(1)], message)
-    message = re.sub(r"\((?:[A-Za-z_]\w*, )+[A-Za-z_]\w*\)", each_name, message)
-    message = re.sub(r"columns present: [^;.]*", each_name, message)
-    exc.args = (message,)
-    exc.in_user_names = True
-    return exc

@@ -19,9 +19,9 @@ import warnings
 import pyarrow as pa
 
 from . import __version__, _memory
-from ._errors import FastmetricsError, InputError, ParameterError, in_user_names
+from ._errors import FastmetricsError, ParameterError
 from .count import count
-from .count.api import halves_sweep, in_role_names, normalised_gold
+from .count.api import halves_sweep, normalised_gold
 from .count.fitted import ranges_differ
 from .io.labels import COUNT_COLUMNS, require_columns
 from .io.readers import open_source
@@ -30,7 +30,7 @@ from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
 from .report.tables import OUTPUT_SUFFIXES, board_view
-from .tensor import ConfusionTensor, MultilabelTensor, inverse, renaming, role_names, user_names
+from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names, user_names
 
 DEFAULT_MEASURES = {
     "binary": "precision,recall,f1,accuracy,mcc,k",
@@ -66,9 +66,7 @@ def _parse_thresholds(text: str | None):
         ) from None
 
 
-def _emit(table: pa.Table, out: str | None, wide: bool = True, args=None) -> None:
-    if args is not None:  # the user's column names; the counts' class order (metadata) kept
-        table = _user_names(table, args).replace_schema_metadata(table.schema.metadata)
+def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
     if out:
         write_table(table, out)
         print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
@@ -117,8 +115,8 @@ def _split(text: str | None):
 
 
 def _open_runs(args):
-    """The input, opened once, its columns named by --system and --topic renamed to the parts they
-    play: every job reads ``system`` and ``topic`` axes; :func:`_user_names` gives the names back."""
+    """The input, opened once, its column options checked against it (read by the user's names:
+    counting takes --system, --topic and --item as the columns playing those parts)."""
     from .count.tables import saved_layout
 
     src = open_source(args.inputs, format=args.format)
@@ -138,13 +136,7 @@ def _open_runs(args):
             f"--thresholds topk|exact) and saved by 'fastmetrics count'; '{args.command}' ranks hard predictions "
             "or binary scores. Give a --pred column of hard labels, or use evaluate."
         )
-    roles = role_names(args.system, args.topic)
-    for option in ("item", "gold_column", "pred", "score", "weight"):  # a column moved aside is read where it went
-        value = getattr(args, option, None)
-        if isinstance(value, str) and roles and not getattr(args, "renamed", False):
-            setattr(args, option, ",".join(in_role_names(value.split(","), roles)))
-    args.renamed = True  # from here on, data errors name the parts: main() gives the user's names back
-    return src.renamed(roles)
+    return src
 
 
 def _probability_scores(src, score: str) -> bool:
@@ -181,16 +173,30 @@ def _distinct_columns(args) -> None:
         seen[column] = option
 
 
-def _grouping(args, default: str = "system,topic") -> tuple:
-    """The --by columns in the names :func:`_open_runs` gives them (the default names parts)."""
+def _grouping(args, topic: bool = True) -> tuple:
+    """The --by columns (default: the columns playing the system and, with ``topic``, the topic)."""
     if not args.by:
-        return tuple(default.split(","))
-    roles = role_names(args.system, args.topic)
-    return tuple(roles.get(c.strip(), c.strip()) for c in args.by.split(",") if c.strip())
+        return (args.system, args.topic) if topic else (args.system,)
+    return tuple(c.strip() for c in args.by.split(",") if c.strip())
+
+
+def _in_parts(tensor, args):
+    """The counts with the axes playing the system and the topic under those names, as the jobs
+    that rank systems (leaderboard, meta, sweep, report) read them; :func:`_user_names` gives
+    their outputs the user's names back."""
+    return tensor.rename(role_names(args.system, args.topic))
+
+
+def _in_default_names(src, names: dict) -> pa.Table:
+    """The runs read whole, their columns named as the item tests and the report's curves read
+    them (``names``: the user's column -> the default name; a permutation where they collide)."""
+    table = src.read_all()
+    moved = renaming(names)
+    return table.rename_columns([moved.get(c, c) for c in table.column_names])
 
 
 def _user_names(table: pa.Table, args) -> pa.Table:
-    """An output table with the user's names for the columns that played the system and topic."""
+    """An output table of a job with the user's names for the columns that played the system and topic."""
     return user_names(table, getattr(args, "system", "system"), getattr(args, "topic", "topic"))
 
 
@@ -198,7 +204,8 @@ def _columns(args) -> dict:
     """The count options naming the runs' columns (--item, --gold-column, --pred, --score, --weight)."""
     # several score columns, one per class, are class probabilities (fastmetrics.count.probabilities)
     score = [c.strip() for c in args.score.split(",")] if "," in args.score else args.score
-    return dict(item=args.item, gold_column=args.gold_column, pred=args.pred, score=score, weight=args.weight)
+    names = dict(system=args.system, topic=args.topic, item=args.item, gold_column=args.gold_column, pred=args.pred)
+    return dict(names, score=score, weight=args.weight)
 
 
 def _task_of(tensor) -> str:
@@ -248,7 +255,7 @@ def cmd_evaluate(args) -> None:
         average=None if average == "none" else average,
         **kwargs,
     )
-    _emit(scores.to_arrow(wide=args.wide), args.out, args=args)
+    _emit(scores.to_arrow(wide=args.wide), args.out)
 
 
 def _cost_of(args, tensor, task):
@@ -298,8 +305,8 @@ def cmd_count(args) -> None:
             "Multilabel counts are not saved: the set-based measures need per-item statistics that a table of "
             "tp, fp, fn, tn per category does not hold. Keep the runs, or combine counts in Python (merge, concat)."
         )
-    if "system" in by and "system" not in tensor.coords and not tensor.cells:
-        tensor = _one_system(tensor, args.inputs)  # named as leaderboard names it, so both agree
+    if args.system in by and args.system not in tensor.coords and not tensor.cells:
+        tensor = _one_system(tensor, args.inputs, args.system)  # named as leaderboard names it, so both agree
     classes = list(tensor.classes)
     if out.endswith(".csv") and tensor.m > 2 and classes != sorted(classes):
         raise ParameterError(
@@ -320,7 +327,7 @@ def cmd_count(args) -> None:
             f"A CSV file does not keep {' and '.join(kept)}: read back, the counts would be pooled into other "
             "numbers. Write .parquet."
         )
-    table = _user_names(table, args).replace_schema_metadata({LAYOUT_KEY: json.dumps(layout, default=str).encode()})
+    table = table.replace_schema_metadata({LAYOUT_KEY: json.dumps(layout, default=str).encode()})
     _emit(table, args.out, wide=False)
 
 
@@ -347,7 +354,7 @@ def _count_from_args(args, src=None):
             "'fastmetrics sweep' (or rank them with curve measures and --thresholds exact|ranks)."
         )
     if getattr(args, "scheduler", None):
-        return _distributed_count(args, by)
+        return _in_parts(_distributed_count(args, by), args)
     options = dict(
         gold=args.gold,
         missing=args.missing,
@@ -357,11 +364,11 @@ def _count_from_args(args, src=None):
         unjudged=args.unjudged,
     )
     if select != "same":
-        return _selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
+        return _in_parts(_selection_count(args, src, by, sweep, args.grid, score=args.score, **options), args)
     tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
-    if sweep is None and "system" in by and "system" not in columns and isinstance(tensor, ConfusionTensor):
-        tensor = _one_system(tensor, args.inputs)
-    return tensor
+    if sweep is None and args.system in by and args.system not in columns and isinstance(tensor, ConfusionTensor):
+        tensor = _one_system(tensor, args.inputs, args.system)
+    return _in_parts(tensor, args)
 
 
 def _sweep_options(args, sweep) -> dict:
@@ -370,15 +377,15 @@ def _sweep_options(args, sweep) -> dict:
     return {"thresholds": sweep, "score": args.score, "ties": args.ties, "grid": grid}
 
 
-def _one_system(tensor, inputs):
-    """Input without a system column is one system, named after its file (or 'system')."""
+def _one_system(tensor, inputs, axis: str = "system"):
+    """Input without a system column is one system (the axis ``axis``), named after its file (or 'system')."""
     from .io.readers import run_system_name
 
     name = run_system_name(inputs[0]) if len(inputs) == 1 and os.path.isfile(inputs[0]) else "system"
     return ConfusionTensor(
         tensor.counts[None],
-        ("system",) + tensor.axes,
-        {**tensor.coords, "system": [name]},
+        (axis,) + tensor.axes,
+        {**tensor.coords, axis: [name]},
         coord_axes=tensor.coord_axes,
         classes=tensor.classes,
     )
@@ -398,24 +405,17 @@ def _distributed_count(args, by, thresholds=None):
     client = fmd.client_for(args.scheduler)
     _UNWIND[0] = True
     try:
-        roles = role_names(args.system, args.topic)  # the jobs read the parts' names, as _open_runs gives them
-        columns = _columns(args)
-        if getattr(args, "renamed", False):  # fmd.count takes the user's names and renames itself
-            columns = {option: in_role_names(column, inverse(roles)) for option, column in columns.items()}
-        tensor = fmd.count(
+        return fmd.count(
             args.inputs[0],
             gold=args.gold,
-            by=tuple(inverse(roles).get(c, c) for c in by),
-            system=args.system,
-            topic=args.topic,
-            **columns,
+            by=by,
+            **_columns(args),
             thresholds=thresholds,
             client=client,
             missing=args.missing,
             task=args.task,
             classes=_split(args.classes),
         )
-        return tensor.rename(roles) if roles else tensor
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
@@ -431,16 +431,19 @@ def _measure_list(args, task: str) -> list[str]:
     return registry.split_specs(text)
 
 
-def _emit_result(result, args) -> None:
+def _emit_result(result, args, named: bool = False) -> None:
+    """Write a job's result; ``named``: its columns already carry the user's names (else the
+    parts' names, :func:`_in_parts`)."""
+    names = (lambda table: table) if named else (lambda table: _user_names(table, args))
     if args.detail:
         if result.detail is None:
             raise ParameterError("This job has no detail table; drop --detail.")
-        write_table(_user_names(result.detail, args), args.detail)
+        write_table(names(result.detail), args.detail)
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
     if args.command == "leaderboard" and not args.out and "kind" in result.summary.column_names:
-        sys.stdout.write(format_table(_user_names(board_view(result.summary), args), max_rows=200))
+        sys.stdout.write(format_table(names(board_view(result.summary)), max_rows=200))
         return
-    _emit(result.summary, args.out, wide=False, args=args)
+    _emit(names(result.summary), args.out, wide=False)
 
 
 def cmd_leaderboard(args) -> None:
@@ -476,9 +479,10 @@ def cmd_leaderboard(args) -> None:
     )
     if over_items:
         # the tests over items read the default column names
-        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column)
+        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
+        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
         result.detail = item_tests(
-            src.renamed(renaming({args.item: "item", args.gold_column: "gold", args.pred: "pred"})),
+            _in_default_names(src, {**names, args.pred: "pred"}),
             gold,
             measures=measures,
             method=args.significance,
@@ -515,6 +519,8 @@ def cmd_meta(args) -> None:
             tolerance=args.tolerance,
             progress=not args.quiet,
             by=_grouping(args),
+            system=args.system,
+            topic=args.topic,
             missing=args.missing,
             pred=args.pred,
             item=args.item,
@@ -522,7 +528,7 @@ def cmd_meta(args) -> None:
             task=args.task,
             classes=_split(args.classes),
         )
-        _emit_result(result, args)
+        _emit_result(result, args, named=True)
         return
     tensor = _count_from_args(args)
     scores = tensor.evaluate(_measure_list(args, _task_of(tensor)), smoothing=args.smoothing, undefined=args.undefined)
@@ -597,7 +603,7 @@ def cmd_sweep(args) -> None:
     """``fastmetrics sweep``: the best threshold per system (and topic) and measure, and the curves."""
     from .board import best_thresholds
 
-    by = _grouping(args, "system")
+    by = _grouping(args, topic=False)
     thresholds = _parse_thresholds(args.thresholds) if args.thresholds is not None else None
     measures = _measure_list(args, "binary")
     src = _open_runs(args)
@@ -606,7 +612,7 @@ def cmd_sweep(args) -> None:
         thresholds = 101  # runs: 101 thresholds; saved sweeps keep the thresholds they were counted at
     grid = args.grid
     if grid == "auto":
-        grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score) else "global"
+        grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score, args.system) else "global"
     elif grid != "global" and not isinstance(thresholds, int):
         raise ParameterError(f"--grid {grid} fits k thresholds to each system: give --thresholds k (an int).")
     if args.select != "same" and isinstance(thresholds, str):
@@ -622,7 +628,8 @@ def cmd_sweep(args) -> None:
     if any(spec.measure.kind != "point" for spec in registry.parse_specs(measures)):
         best = _curve_table(tensor, measures, args.select)
     else:
-        best = best_thresholds(tensor.evaluate(measures), select=args.select, folds=args.folds, seed=args.seed)
+        roles = dict(system=args.system, topic=args.topic)
+        best = best_thresholds(tensor.evaluate(measures), select=args.select, folds=args.folds, seed=args.seed, **roles)
         best = best.summary
     if args.curves:
         exact = count(src, thresholds="exact", **options)
@@ -630,12 +637,12 @@ def cmd_sweep(args) -> None:
         curves = curves.rename_columns(
             ["tpr" if c == "recall" else "fpr" if c == "fallout" else c for c in curves.column_names]
         )
-        write_table(_user_names(curves, args), args.curves)
+        write_table(curves, args.curves)
         print(
             f"wrote the exact ROC and precision-recall curves ({curves.num_rows} points) to {args.curves}",
             file=sys.stderr,
         )
-    _emit(best, args.out, wide=False, args=args)
+    _emit(best, args.out, wide=False)
 
 
 def _curve_table(tensor, measures, select) -> pa.Table:
@@ -655,7 +662,7 @@ def _curve_table(tensor, measures, select) -> pa.Table:
 def _selection_count(args, src, by, thresholds, grid, **options):
     """The sweep that threshold selection on held-out data reads: per (system, topic), and for
     ``split-half`` per half of each topic's items as well."""
-    by = tuple(dict.fromkeys(tuple(by) + ("system", "topic")))
+    by = tuple(dict.fromkeys(tuple(by) + (args.system, args.topic)))
     if args.select == "cross-topic":
         return count(src, by=by, thresholds=thresholds, grid=grid, **options)
     gold = options.pop("gold")
@@ -680,15 +687,15 @@ def cmd_report(args) -> None:
     src = _open_runs(args)
     tensor = _count_from_args(args, src)
     runs = None
-    if args.score in src.column_names and "system" in src.column_names and _task_of(tensor) == "binary":
+    if args.score in src.column_names and args.system in src.column_names and _task_of(tensor) == "binary":
         # the curves are counted with the default column names
-        names = renaming({args.score: "score", args.item: "item", args.gold_column: "gold"})
-        runs = src.renamed(names).read_all()
+        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
+        runs = _in_default_names(src, {**names, args.score: "score"})
     data = report_data(
         tensor,
         _measure_list(args, _task_of(tensor)),
         runs=runs,
-        gold=args.gold,
+        gold=None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic),
         thresholds=thresholds,
         seed=args.seed,
         resamples=args.resamples,
@@ -1153,8 +1160,6 @@ def _read_gold_once(args) -> None:
         # a gold file may name its columns as the runs do (--item, --gold-column) or by default
         needed = [c if c in names or default not in names else default for c, default in _gold_columns(args)]
         require_columns(names, needed, args.gold, " of a gold table")
-        if args.topic in names:
-            table = table.rename_columns([role_names(args.system, args.topic).get(c, c) for c in names])
         args.gold = table
 
 
@@ -1210,8 +1215,6 @@ def main(argv=None, *, own_process: bool = False) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             args.func(args)
     except FastmetricsError as exc:
-        if isinstance(exc, InputError) and getattr(args, "renamed", False):  # the data's columns, as named
-            in_user_names(exc, inverse(role_names(args.system, args.topic)))
         return _fail(str(exc))
     except BrokenPipeError:
         return 0

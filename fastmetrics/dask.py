@@ -30,12 +30,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
+from .count.api import check_roles, prepare
 from .count.api import count as local_count
-from .count.api import in_role_names, prepare, roles_of, under_roles
 from .count.assemble import assemble
 from .count.plan import NeedValues, Survey, build
 from .count.tally import Tally
-from .tensor import ConfusionTensor, role_names
+from .tensor import ConfusionTensor
 
 
 def _require_dask():
@@ -145,17 +145,12 @@ def count(
         partitions.
     """
     _require_dask()
-    if role_names(system, topic):  # the columns take the parts' names on the workers, as fm.count renames its input
-        frame = _frame(source)
-        gold, by, roles = roles_of(list(frame.columns), str(source), gold, by, system, topic)
-        source = frame.rename(columns=roles)
-        pred, score, gold_column, item, weight = (
-            in_role_names(c, roles) for c in (pred, score, gold_column, item, weight)
-        )
-    else:
-        gold, by, roles = roles_of([], "", gold, by, system, topic)
-    options = dict(pred=pred, score=score, gold_column=gold_column, item=item, weight=weight, missing=missing)
-    return under_roles(roles, _count, source, gold, by, thresholds, client, task, classes, retries, options)
+    if (system, topic) != ("system", "topic"):
+        check_roles(list(_frame(source).columns), str(source), system, topic)
+    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
+    options = dict(system=system, topic=topic, pred=pred, score=score, gold_column=gold_column, item=item)
+    options.update(weight=weight, missing=missing)
+    return _count(source, gold, by, thresholds, client, task, classes, retries, options)
 
 
 def _frame(source):
@@ -206,11 +201,15 @@ def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> Conf
 
     frame = dd.read_parquet(source) if isinstance(source, str) else source
     columns = list(frame.columns)
-    key = "topic" if "topic" in by and "topic" in columns else next((c for c in by if c in columns), None)
+    topic = options["topic"]
+    key = topic if topic in by and topic in columns else next((c for c in by if c in columns), None)
     labels = {c: plan.encoders[c].labels.to_pylist() for c in plan.axes if c in by}
     shuffled = frame.shuffle(on=key) if key is not None else frame.repartition(npartitions=1)
     gold = dask.delayed(gold_table, pure=True) if gold_table is not None else None
-    parts = [dask.delayed(_exact_partition)(p, gold, key, by, labels, options) for p in shuffled.to_delayed()]
+    gold_key = "topic" if key == topic else key  # the gold's own name for the column (its topic)
+    parts = [
+        dask.delayed(_exact_partition)(p, gold, (key, gold_key), by, labels, options) for p in shuffled.to_delayed()
+    ]
     tensors = [t for t in _run(parts, client, retries) if t is not None]
     if not tensors:
         raise InputError("The input has no rows.")
@@ -228,15 +227,17 @@ def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> Conf
     )
 
 
-def _exact_partition(frame, gold, key, by, labels, options):
-    """One shuffled partition (whole topics) swept by :func:`fastmetrics.count`; None if empty."""
+def _exact_partition(frame, gold, keys, by, labels, options):
+    """One shuffled partition (whole topics) swept by :func:`fastmetrics.count`; None if empty.
+
+    ``keys``: the column the rows were shuffled on, and the gold's name for it."""
     if len(frame) == 0:
         return None
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    if gold is not None and key in gold.column_names:
-        gold = gold.filter(
-            pc.is_in(gold.column(key), value_set=pc.unique(table.column(key).cast(gold.schema.field(key).type)))
-        )
+    key, gold_key = keys
+    if gold is not None and gold_key in gold.column_names:
+        shuffled_on = table.column(key).cast(gold.schema.field(gold_key).type)
+        gold = gold.filter(pc.is_in(gold.column(gold_key), value_set=pc.unique(shuffled_on)))
     return local_count(table, gold, by=by, thresholds="exact", coords=labels, **options)
 
 

@@ -338,7 +338,7 @@ def _repeated(labels: pa.Array, codes: np.ndarray, group_out: np.ndarray) -> np.
     return out
 
 
-def _counted(seg: _Segments, score: np.ndarray, joined, missing: str):
+def _counted(seg: _Segments, score: np.ndarray, joined, missing: str, names=("system", "topic")):
     """The tensor: groups by system, then topic (both sorted labels); None when an item is missing
     under ``missing="error"`` (the general path names it)."""
     relevant, n_items, n_relevant = joined
@@ -361,23 +361,26 @@ def _counted(seg: _Segments, score: np.ndarray, joined, missing: str):
     args += (score, relevant, n_items, n_relevant, missing == "drop", counts, rank)
     on_threads(_count_groups, [(bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)])
     coords = {
-        "system": _repeated(seg.system_labels, system, group_out),
-        "topic": _repeated(seg.topic_labels, topic, group_out),
+        names[0]: _repeated(seg.system_labels, system, group_out),
+        names[1]: _repeated(seg.topic_labels, topic, group_out),
         "rank": rank,
     }
     tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
     # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
-    tensor._group_starts = (("system", "topic"), (tensor.coords["system"], tensor.coords["topic"]), group_out)
+    tensor._group_starts = (tuple(names), (tensor.coords[names[0]], tensor.coords[names[1]]), group_out)
     return tensor
 
 
-def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjudged: str):
+def rank_sweep_of_strings(
+    runs: pa.Table, gold: pa.Table, *, missing: str, unjudged: str, columns=("system", "topic", "item", "score")
+):
     """The ranks sweep of ``runs`` (``system, topic, item, score``) against ``gold``, or None.
 
     Parameters
     ----------
     runs : pyarrow.Table
-        ``system, topic, item`` strings and a float64 ``score``, in input order.
+        ``system, topic, item`` strings and a float64 ``score``, in input order, in the columns
+        ``columns`` names; the result's coordinates take the names of the first two.
     gold : pyarrow.Table
         ``topic, item`` strings and a boolean ``gold``.
     missing : {"error", "negative", "drop"}
@@ -394,9 +397,9 @@ def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjud
     InputError
         The gold judges a (topic, item) twice.
     """
-    systems, topics, items = (_string(runs.column(c)) for c in ("system", "topic", "item"))
+    systems, topics, items = (_string(runs.column(c)) for c in columns[:3])
     gold_topics, gold_items = (_string(gold.column(c)) for c in ("topic", "item"))
-    score = runs.column("score")
+    score = runs.column(columns[3])
     if any(c is None for c in (systems, topics, items, gold_topics, gold_items)) or score.type != pa.float64():
         return None
     if score.null_count or not pa.types.is_boolean(gold.schema.field("gold").type) or gold.column("gold").null_count:
@@ -406,4 +409,4 @@ def rank_sweep_of_strings(runs: pa.Table, gold: pa.Table, *, missing: str, unjud
         return None
     seg = _segments(systems, topics, gold_topics)
     joined = _join(seg, items, gold_items, gold, unjudged)
-    return None if joined is None else _counted(seg, score, joined, missing)
+    return None if joined is None else _counted(seg, score, joined, missing, columns[:2])

@@ -16,12 +16,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _memory as memory
-from .._errors import InputError, ParameterError, in_user_names, parameter_error
+from .._errors import InputError, ParameterError, parameter_error
 from .._progress import Progress
 from ..io.labels import empty_input, require_columns
 from ..io.readers import Source, open_source
 from ..io.readers import gold_table as load_gold
-from ..tensor import ConfusionTensor, MultilabelTensor, inverse, role_names
+from ..tensor import ConfusionTensor, MultilabelTensor
 from . import _kernels
 from ._ranks import rank_sweep_of_strings
 from .assemble import assemble, exact_counts, histogram_to_counts
@@ -30,7 +30,7 @@ from .fitted import check_grid, fitted_grids, resample_sweep
 from .grid import bucket_guide, threshold_grid
 from .halves import with_halves
 from .multilabel import count_multilabel, join_gold
-from .plan import IDENTITY, MISSING_POLICIES, CountPlan, NeedValues, Request, Survey, build, normalised_gold
+from .plan import MISSING_POLICIES, CountPlan, NeedValues, Request, Roles, Survey, build, normalised_gold
 from .probabilities import MULTICLASS, is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
@@ -159,12 +159,11 @@ def count(
     saved = saved_layout(src.schema).get("roles")
     if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
         system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
-    src, gold, by, roles = source_in_roles(src, gold, by, system, topic)
-    if roles:
-        coords = None if coords is None else {roles.get(k, k): v for k, v in coords.items()}
-    pred, score, gold_column, item, weight = (in_role_names(c, roles) for c in (pred, score, gold_column, item, weight))
+    check_roles(src.column_names, src.names[0], system, topic)
     options = dict(
-        by=by,
+        by=(system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by),
+        system=system,
+        topic=topic,
         pred=pred,
         score=score,
         gold_column=gold_column,
@@ -176,9 +175,7 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
-    return under_roles(
-        roles,
-        _count_source,
+    return _count_source(
         src,
         gold,
         options,
@@ -189,6 +186,28 @@ def count(
         progress=progress,
         multiclass=multiclass,
     )
+
+
+def check_roles(columns, where: str, system: str, topic: str) -> None:
+    """Refuse one column playing both parts, or a column named to play one that is not there.
+
+    The default names (``system``, ``topic``) may be absent: an input without them is one
+    system, or one topic.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The input's columns.
+    where : str
+        The input's name, for the error.
+    system, topic : str
+        The columns playing the system and the topic.
+    """
+    if system == topic:
+        raise ParameterError(f"One column cannot play both the system and the topic: '{system}'.")
+    for column, role in ((system, "system"), (topic, "topic")):
+        if column != role:
+            require_columns(columns, [column], where, f" to play the {role}")
 
 
 def _check_column_options(score, **named) -> None:
@@ -209,135 +228,12 @@ def _check_column_options(score, **named) -> None:
         )
 
 
-def source_in_roles(src, gold, by, system: str, topic: str):
-    """The input with the columns playing the system and the topic renamed to those parts.
-
-    Parameters
-    ----------
-    src : Source
-        The runs.
-    gold : path, table or None
-        A separate gold, keyed by the runs' topic column (or by its own ``topic``).
-    by : str, sequence of str or None
-        The grouping columns, in the user's names (None: system and topic).
-    system, topic : str
-        The columns playing the system and the topic.
-
-    Returns
-    -------
-    src, gold, by, roles
-        Renamed, and ``roles`` (column -> part; empty when nothing is renamed).
-    """
-    gold, by, roles = roles_of(src.column_names, src.names[0], gold, by, system, topic)
-    return (src.renamed(roles) if roles else src), gold, by, roles
-
-
-def roles_of(columns, where: str, gold, by, system: str, topic: str):
-    """Name the parts the columns ``system`` and ``topic`` play, checked to exist among ``columns``.
-
-    ``by`` and the gold are renamed alike.
-
-    Parameters
-    ----------
-    columns : sequence of str
-        The input's columns.
-    where : str
-        The input's name, for the error.
-    gold, by, system, topic
-        As in :func:`source_in_roles`.
-
-    Returns
-    -------
-    gold, by, roles
-    """
-    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
-    roles = role_names(system, topic)
-    if roles:
-        for column, role in ((system, "system"), (topic, "topic")):
-            if column != role:
-                require_columns(columns, [column], where, f" to play the {role}")
-        by = tuple(roles.get(c, c) for c in by)
-        gold = None if gold is None else gold_in_roles(load_gold(gold), roles, topic)
-    return gold, by, roles
-
-
-def under_roles(roles: dict, function, *args, **kwargs):
-    """Run a count of input renamed by ``roles``, giving its result and errors the user's names.
-
-    The data errors are reworded by :func:`fastmetrics._errors.in_user_names`.
-
-    Parameters
-    ----------
-    roles : dict
-        Old name -> new name, as the input was renamed.
-    function : callable
-        The count, returning a tensor.
-    *args, **kwargs
-        Its arguments.
-
-    Returns
-    -------
-    ConfusionTensor or MultilabelTensor
-    """
-    try:
-        result = function(*args, **kwargs)
-    except InputError as exc:
-        in_user_names(exc, inverse(roles))
-        raise
-    return result.rename(inverse(roles)) if roles else result
-
-
-def in_role_names(column, roles: dict):
-    """Name a column option as ``roles`` renamed the input.
-
-    A column that gave its name to the system or the topic is read under the name it took
-    (``--system model --topic query --item topic`` reads the items from ``topic``). The option
-    is a name, a list of names, or None.
-
-    Parameters
-    ----------
-    column : str, sequence of str or None
-    roles : dict
-        Old name -> new name (:func:`fastmetrics.tensor.role_names`).
-
-    Returns
-    -------
-    str, list of str or None
-    """
-    if isinstance(column, str):
-        return roles.get(column, column)
-    if column is None or not roles:
-        return column
-    return [roles.get(c, c) for c in column]
-
-
-def gold_in_roles(gold: pa.Table, roles: dict, topic: str) -> pa.Table:
-    """Rename a separate gold as ``roles`` renamed the runs.
-
-    Parameters
-    ----------
-    gold : pyarrow.Table
-        Keyed by the runs' topic column, or by its own ``topic`` if it lacks that one.
-    roles : dict
-        Old name -> new name (:func:`fastmetrics.tensor.role_names`).
-    topic : str
-        The runs' column playing the topic.
-
-    Returns
-    -------
-    pyarrow.Table
-    """
-    if topic not in gold.column_names:
-        return gold
-    return gold.rename_columns([roles.get(c, c) for c in gold.column_names])
-
-
 def _count_source(
     src, gold, options: dict, *, thresholds, grid, ties, category, progress=False, multiclass="ovr"
 ) -> ConfusionTensor:
-    """:func:`count` of an opened source whose system and topic columns have those names."""
+    """:func:`count` of an opened source, its options named (``options``: :func:`count`'s)."""
     by, columns = options["by"], src.column_names
-    group_cols = tuple(c for c in by if c in columns or c not in ("system", "topic"))
+    group_cols = tuple(c for c in by if c in columns or c not in (options["system"], options["topic"]))
     require_columns(columns, group_cols, src.names[0], " to group by")
     check_grid(grid, thresholds)
     if multiclass not in MULTICLASS:
@@ -348,10 +244,7 @@ def _count_source(
                 "Class probabilities are swept on one shared grid (thresholds=k), exactly, or by the gold "
                 "class's rank: grid=, ties= and category= (--grid, --ties, --category) do not apply to them."
             )
-        names = ("score", "gold_column", "item", "weight", "classes")
-        return _count_probabilities(
-            src, gold, group_cols, *(options[k] for k in names), thresholds, multiclass, options["missing"]
-        )
+        return _count_probabilities(src, gold, group_cols, options, thresholds, multiclass)
     special = _other_forms(src, group_cols, gold, thresholds, category=category, **options)
     if special is not None:
         return special
@@ -390,28 +283,19 @@ def _columns_read(columns, group_cols, thresholds, options) -> list:
     """The columns a count of hard labels or of a sweep reads (those of the input)."""
     pred, score = options["pred"], options["score"]
     value = pred if thresholds is None and pred in columns else score
-    wanted = [*group_cols, *IDENTITY, options["item"], options["gold_column"], value, options["weight"]]
+    wanted = [*group_cols, options["system"], options["topic"], options["item"], options["gold_column"], value]
+    wanted.append(options["weight"])
     return [c for c in dict.fromkeys(wanted) if c in columns]
 
 
-def _count_probabilities(
-    src, gold, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
-):
+def _count_probabilities(src, gold, group_cols, options, thresholds, multiclass):
     """Class probabilities: the rows of the asked form (:mod:`.probabilities`), counted as any input."""
-    rows, by, options = probability_rows(
-        src,
-        gold,
-        group_cols=group_cols,
-        score=score,
-        gold_column=gold_column,
-        item=item,
-        weight=weight,
-        classes=classes,
-        thresholds=thresholds,
-        multiclass=multiclass,
-        missing=missing,
+    names = ("score", "gold_column", "item", "weight", "classes", "missing", "topic")
+    rows, by, counted = probability_rows(
+        src, gold, group_cols=group_cols, thresholds=thresholds, multiclass=multiclass, **{k: options[k] for k in names}
     )
-    tensor = count(rows, by=by, weight="weight" if weight is not None else None, task="auto", **options)
+    weight = "weight" if options["weight"] is not None else None
+    tensor = count(rows, by=by, weight=weight, task="auto", **counted)
     if not (isinstance(thresholds, str) and thresholds == "topk"):
         return tensor
     # the grid -m..-1 over minus the gold's rank: reversed, its cells are top_k = 1..m (not "k": a measure)
@@ -467,6 +351,7 @@ def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTens
             missing=options["missing"],
             unjudged=options["unjudged"],
             gold_column=gold_column,
+            topic=options["topic"],
         )
         src, gold_column, category = Source([table], src.names[:1]), "gold", None
     return count_multilabel(
@@ -499,15 +384,16 @@ def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:
         ``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold``.
     """
     exact = count(src, gold, thresholds="exact", **options)
-    if "system" not in exact.coords:
+    system = options["system"]
+    if system not in exact.coords:
         raise ParameterError(
-            f"grid={grid!r} fits a grid to each system: the input needs a 'system' column (or "
-            "name the column playing the system in by=)."
+            f"grid={grid!r} fits a grid to each system: the input needs a '{system}' column (or "
+            "name the column playing the system with system=)."
         )
-    return resample_sweep(exact, fitted_grids(exact, k, grid))
+    return resample_sweep(exact, fitted_grids(exact, k, grid, system), system)
 
 
-def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("system", "topic"), **options):
+def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=None, **options):
     """A threshold sweep of each half of every topic's items.
 
     The input of ``split-half`` threshold selection (:func:`fastmetrics.board.best_thresholds`).
@@ -527,9 +413,10 @@ def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("s
     grid : {"global", "system", "quantile"}, default "global"
     seed : int, default 0
         Of the split.
-    by : sequence of str, default ("system", "topic")
+    by : sequence of str, optional
+        Default: the columns playing the system and the topic.
     **options
-        The other options of :func:`count` (``score``, ``missing``, ``item``, ...).
+        The other options of :func:`count` (``system``, ``topic``, ``item``, ``score``, ``missing``, ...).
 
     Returns
     -------
@@ -538,17 +425,23 @@ def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("s
         with per-cell ``system, topic, half, threshold`` for fitted grids.
     """
     src = open_source(source)
-    table, item = src.read_all(), options.get("item", "item")
+    table, item, topic = src.read_all(), options.get("item", "item"), options.get("topic", "topic")
+    by = (options.get("system", "system"), topic) if by is None else by
     require_columns(table.column_names, [item], src.names[0], " to split each topic's items into halves")
+    runs_keys = [c for c in (topic, item) if c in table.column_names]
     # the items are the gold's when it is separate (it defines them), else the runs'
     gold = load_gold(gold) if gold is not None else None
-    keys_from, item_of = (gold, "item") if gold is not None else (table, item)
-    keys = [c for c in ("topic", item_of) if c in keys_from.column_names]
-    halves = with_halves(keys_from.select(keys), seed, item=item_of).group_by(keys).aggregate([("half", "min")])
-    halves = halves.select([*keys, "half_min"]).rename_columns([*keys, "half"])
+    keys_from, keys = table, runs_keys
+    if gold is not None:
+        names = gold.column_names  # keyed by the runs' names, or by its own topic and item
+        own = {c: c if c in names else default for c, default in ((topic, "topic"), (item, "item"))}
+        runs_keys = [c for c in runs_keys if own[c] in names]
+        keys_from, keys = gold, [own[c] for c in runs_keys]
+    split = with_halves(keys_from.select(keys), seed, topic=keys[0] if len(keys) > 1 else None, item=keys[-1])
+    halves = split.group_by(keys).aggregate([("half", "min")]).select([*keys, "half_min"])
+    halves = halves.rename_columns([*keys, "half"])
     if gold is not None:
         gold = gold.join(halves, keys=keys, join_type="left outer")
-    runs_keys = [c for c in ("topic", item) if c in table.column_names]
     table = table.join(halves.rename_columns([*runs_keys, "half"]), keys=runs_keys, join_type="left outer")
     table = table.set_column(table.column_names.index("half"), "half", pc.fill_null(table.column("half"), 0))
     whole = count(table, gold, by=by, thresholds="exact", **options)
@@ -557,8 +450,9 @@ def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("s
         for c in by
         if c in whole.coords
     }
+    system = options.get("system", "system")
     if grid != "global":
-        fitted = fitted_grids(whole, int(thresholds), grid)
+        fitted = fitted_grids(whole, int(thresholds), grid, system)
     else:
         lo, hi = float(np.min(whole.coords["threshold"])), float(np.max(whole.coords["threshold"]))
         fitted = threshold_grid(thresholds, lo, hi)
@@ -570,7 +464,7 @@ def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=("s
             parts.append(count(rows, part_gold, by=by, thresholds=fitted, coords=labels, **options))
         else:
             exact = count(rows, part_gold, by=by, thresholds="exact", coords=labels, **options)
-            parts.append(resample_sweep(exact, fitted))
+            parts.append(resample_sweep(exact, fitted, system))
     return _stack_halves(parts)
 
 
@@ -656,24 +550,27 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
 def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
     """:func:`rank_sweep` by :mod:`._ranks` (string ids hashed once, no Arrow join), or None for
     an input that path does not cover: the general path then counts it, or names its error."""
-    item = options["item"]
+    system, topic, item = options["system"], options["topic"], options["item"]
+    columns = (system, topic, item, score)
     if (
         gold is None
         or ties != "input"
-        or tuple(by) != ("system", "topic")
+        or tuple(by) != (system, topic)
         or any(options[k] is not None for k in ("weight", "coords", "classes"))
         or options["task"] not in ("auto", "binary")
         or options["missing"] not in MISSING_POLICIES
         or options["unjudged"] not in ("error", "negative")
-        or len({"system", "topic", item, score}) < 4
-        or not all(c in src.column_names for c in ("system", "topic", item, score))
+        or len(set(columns)) < 4
+        or not all(c in src.column_names for c in columns)
     ):
         return None
-    gold_table = normalised_gold(gold, item, options["gold_column"], unique=False)
+    gold_table = normalised_gold(gold, item, options["gold_column"], topic=topic, unique=False)
     if "topic" not in gold_table.column_names:
         return None
-    runs = src.read_all(["system", "topic", item, score]).rename_columns(["system", "topic", "item", "score"])
-    return rank_sweep_of_strings(runs, gold_table, missing=options["missing"], unjudged=options["unjudged"])
+    runs = src.read_all(list(columns))
+    return rank_sweep_of_strings(
+        runs, gold_table, missing=options["missing"], unjudged=options["unjudged"], columns=columns
+    )
 
 
 def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
@@ -726,11 +623,11 @@ def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
             f"unjudged='negative' needs binary gold (bool or 0/1); the gold's labels have type {label_type}."
         )
     keys = [c for c in ("topic", "item") if c in gold.column_names]
-    columns = ["topic" if c == "topic" else request.item for c in keys]
+    columns = [request.roles.topic if c == "topic" else request.item for c in keys]
     require_columns(src.column_names, columns, src.names[0], " to find unjudged items")
-    runs = src.read_all(columns).rename_columns(keys)
-    try:
-        runs = pa.table({c: runs.column(c).cast(gold.schema.field(c).type) for c in keys})
+    runs = src.read_all(columns)
+    try:  # the run's keys as a table of the gold's (topic, item), to join the two
+        runs = pa.table({c: runs.column(r).cast(gold.schema.field(c).type) for c, r in zip(keys, columns)})
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return gold  # item types that cannot match: every run item stays unknown, and is reported as such
     found = runs.group_by(keys).aggregate([])
@@ -762,21 +659,23 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
     return facts
 
 
-def prepare(columns, schema, part, gold=None, *, by=("system", "topic"), **options):
-    """The checked :class:`Request`, the label columns' types and the normalised gold table."""
-    gold_table = (
-        normalised_gold(gold, options.get("item", "item"), options.get("gold_column", "gold"))
-        if gold is not None
-        else None
-    )
-    if isinstance(by, str):
-        by = (by,)  # one grouping column, as pandas' groupby("system") takes it
+def prepare(columns, schema, part, gold=None, *, by=None, system="system", topic="topic", item="item", **options):
+    """The checked :class:`Request`, the label columns' types and the normalised gold table.
+
+    ``system``, ``topic`` and ``item`` name the columns playing those parts (:class:`Roles`);
+    ``by`` defaults to the first two.
+    """
+    roles = Roles(system, topic, item)
+    gold_column = options.get("gold_column", "gold")
+    gold_table = normalised_gold(gold, item, gold_column, topic=topic) if gold is not None else None
+    by = roles.identity if by is None else (by,) if isinstance(by, str) else by  # a name, as pandas' groupby takes it
     coords = options.get("coords")
     if coords is not None and not isinstance(coords, Mapping):
         raise parameter_error("coords", "count", "a mapping of grouping column -> labels", coords)
     request = Request(
         columns=tuple(columns),
         by=tuple(by),
+        roles=roles,
         has_gold=gold is not None,
         part=part,
         gold_topics=gold_table is not None and "topic" in gold_table.column_names,

@@ -56,7 +56,7 @@ def assemble(tally: Tally) -> ConfusionTensor:
 def _keep(plan, axis: str, used: np.ndarray) -> np.ndarray:
     """Labels of a whole-range axis to keep: those with rows, and the gold's topics."""
     keep = used.copy()
-    if axis == "topic" and plan.join is not None and plan.join.topic_axis is not None:
+    if axis == plan.request.roles.topic and plan.join is not None and plan.join.topic_axis is not None:
         keep[plan.join.topic_codes] = True
     return keep
 

@@ -28,7 +28,7 @@ from .grid import threshold_grid
 GRIDS = ("global", "system", "quantile")
 
 
-def fitted_grids(exact: ConfusionTensor, k: int, grid: str) -> dict:
+def fitted_grids(exact: ConfusionTensor, k: int, grid: str, system: str = "system") -> dict:
     """Each system's ``k`` thresholds, from the scores its exact sweep holds.
 
     Parameters
@@ -40,13 +40,15 @@ def fitted_grids(exact: ConfusionTensor, k: int, grid: str) -> dict:
     grid : {"system", "quantile"}
         Evenly spaced over the system's score range, or at the quantiles ``j / (k - 1)`` of its
         scores (each item once; the lower value where a quantile falls between two scores).
+    system : str, default "system"
+        The coordinate playing the system.
 
     Returns
     -------
     dict
         System label → increasing thresholds.
     """
-    system = np.asarray(exact.coords["system"])
+    system = np.asarray(exact.coords[system])
     threshold = np.asarray(exact.coords["threshold"], np.float64)
     starts, _ = group_starts(exact)
     positives = exact.counts[:, 1, 1] + exact.counts[:, 0, 1]  # items scored >= the cell's threshold
@@ -68,7 +70,7 @@ def fitted_grids(exact: ConfusionTensor, k: int, grid: str) -> dict:
     return out
 
 
-def resample_sweep(exact: ConfusionTensor, grids: dict) -> ConfusionTensor:
+def resample_sweep(exact: ConfusionTensor, grids: dict, system: str = "system") -> ConfusionTensor:
     """The exact sweep read at each system's own thresholds.
 
     Parameters
@@ -77,6 +79,8 @@ def resample_sweep(exact: ConfusionTensor, grids: dict) -> ConfusionTensor:
         An exact sweep (``counts[cell, 2, 2]``, per-cell ``system, topic, threshold``).
     grids : dict
         System label → increasing thresholds (:func:`fitted_grids`).
+    system : str, default "system"
+        The coordinate playing the system.
 
     Returns
     -------
@@ -84,7 +88,7 @@ def resample_sweep(exact: ConfusionTensor, grids: dict) -> ConfusionTensor:
         ``counts[cell, 2, 2]``: every group at each of its system's thresholds, decreasing.
     """
     starts, axes = group_starts(exact)
-    system = np.asarray(exact.coords["system"])
+    system = np.asarray(exact.coords[system])
     labels = list(grids)
     index = {label: i for i, label in enumerate(labels)}
     group_grid = np.array([index[system[s]] for s in starts[:-1].tolist()], np.int64)

@@ -10,7 +10,7 @@ from .._seeding import rng_of
 from ..io.labels import require_columns
 
 
-def with_halves(table, seed: int = 0, *, topic: str = "topic", item: str = "item", column: str = "half"):
+def with_halves(table, seed: int = 0, *, topic: str | None = "topic", item: str = "item", column: str = "half"):
     """The table with a column ``half`` (0 or 1) splitting each topic's items at random.
 
     The two halves have equal size (one more in half 0 when odd); the split is the same for every
@@ -24,14 +24,15 @@ def with_halves(table, seed: int = 0, *, topic: str = "topic", item: str = "item
         Runs with an item column (and a topic column, if any).
     seed : int, default 0
     topic, item, column : str
-        Column names.
+        Column names (``topic=None``: one topic).
 
     Returns
     -------
     pyarrow.Table
     """
     require_columns(table.column_names, [item], "the input", " to split items into halves")
-    keys = [c for c in (topic, item) if c in table.column_names]
+    topic = topic if topic in table.column_names else None
+    keys = [c for c in (topic, item) if c is not None]
     joined = (
         pc.binary_join_element_wise(*[pc.cast(table.column(c), pa.string()) for c in keys], "\x1f")
         if len(keys) > 1
@@ -41,7 +42,7 @@ def with_halves(table, seed: int = 0, *, topic: str = "topic", item: str = "item
     distinct = encoded.dictionary
     n = len(distinct)
     group = np.zeros(n, np.int64)
-    if topic in table.column_names:
+    if topic is not None:
         first = pc.dictionary_encode(pc.cast(table.column(topic), pa.string())).combine_chunks()
         owner = np.zeros(n, np.int64)
         owner[encoded.indices.to_numpy()] = first.indices.to_numpy()

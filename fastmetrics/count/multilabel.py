@@ -229,6 +229,7 @@ def join_gold(
     missing="error",
     unjudged="error",
     gold_column="gold",
+    topic="topic",
 ) -> pa.Table:
     """Multilabel runs joined on ``(topic, item)`` to a separate gold of category sets.
 
@@ -242,7 +243,7 @@ def join_gold(
         category) with a ``category`` column (named as in the runs) and, optionally, boolean
         ``gold`` flags (without them every row is a gold category of its item).
     group_cols : sequence of str
-        The runs' grouping columns; those other than ``topic`` name a run.
+        The runs' grouping columns; those other than the topic name a run.
     pred, item, weight, category : str
         Column names of the runs.
     missing : {"error", "negative", "drop"}, default "error"
@@ -251,6 +252,9 @@ def join_gold(
         Run items the gold lacks: an error, or items with no gold category.
     gold_column : str, default "gold"
         The gold's label column (``gold`` is read when the gold has no column of that name).
+    topic : str, default "topic"
+        The runs' column playing the topic; the gold's is the column of that name, else its
+        ``topic``.
 
     Returns
     -------
@@ -264,15 +268,15 @@ def join_gold(
         Missing columns, labels that are not category lists, duplicated items in the runs or
         the gold, run items the gold lacks, gold items a run lacks (``missing="error"``).
     """
-    gold = _gold_lists(gold, item, category, gold_column)
+    gold = _gold_lists(gold, (topic, item), category, gold_column)
     keys = [c for c in ("topic", "item") if c in gold.column_names]
-    run_keys = ["topic" if k == "topic" else item for k in keys]
+    run_keys = [topic if k == "topic" else item for k in keys]
     enc.require_columns(src.column_names, run_keys, src.names[0], " to join the gold")
     runs = _run_lists(src, list(dict.fromkeys([*group_cols, *run_keys])), pred, weight, category)
     gold = gold_keys_like(gold, runs, keys, run_keys)
     joined = _left_join(runs, gold, run_keys, keys)
     joined = _unjudged(joined, unjudged, [*group_cols, item])
-    lacking = _lacking(runs, gold, group_cols, keys, run_keys, missing)
+    lacking = _lacking(runs, gold, group_cols, (keys, run_keys, topic), missing)
     if lacking is not None:  # predicted with no category, weight 1 (as the binary counts do)
         lacking = lacking.append_column(pred, pa.array([[]] * lacking.num_rows, runs.schema.field(pred).type))
         if weight is not None:
@@ -292,16 +296,18 @@ def _left_join(runs: pa.Table, gold: pa.Table, run_keys: list, keys: list) -> pa
     return joined.append_column("gold", gold.column("gold").take(rows.column("_gold_row")))
 
 
-def _gold_lists(gold, item: str, category: str | None, gold_column: str = "gold") -> pa.Table:
+def _gold_lists(gold, columns: tuple, category: str | None, gold_column: str = "gold") -> pa.Table:
     """The gold as ``[topic,] item, gold`` with one category list per item (its label column
-    named ``gold_column`` if it has one, else ``gold``)."""
+    named ``gold_column`` if it has one, else ``gold``); ``columns``: the runs' (topic, item)."""
     table = load_gold(gold)
     names = table.column_names
+    topic, item = columns
+    topic_of = topic if topic in names else "topic" if "topic" in names else None
     item_of = item if item in names else "item"
     label = gold_column if gold_column in names else "gold"
     long = category is not None and category in names
     enc.require_columns(names, [item_of] + ([] if long else [label]), "gold", " of a multilabel gold table")
-    keys = (["topic"] if "topic" in names else []) + [item_of]
+    keys = ([topic_of] if topic_of else []) + [item_of]
     for name in keys:
         enc.no_nulls(table.column(name).combine_chunks(), name, "gold")
     if long:
@@ -315,12 +321,10 @@ def _gold_lists(gold, item: str, category: str | None, gold_column: str = "gold"
             f"Column '{label}' of the gold has type {table.schema.field(label).type}; multilabel runs need a list "
             "of categories per item in the gold (or one row per (item, category) with a category column)."
         )
-    table = table.select(keys + [label]).rename_columns(
-        [("topic" if k == "topic" else "item") for k in keys] + ["gold"]
-    )
-    enc.no_nulls(table.column("gold").combine_chunks(), "gold", "gold")
-    check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
-    return table
+    table = table.select(keys + [label])
+    enc.no_nulls(table.column(label).combine_chunks(), label, "gold")
+    check_unique_gold(table, keys)  # in the gold's own names
+    return table.rename_columns((["topic"] if topic_of else []) + ["item", "gold"])
 
 
 def _run_lists(src, read: list, pred: str, weight, category) -> pa.Table:
@@ -357,11 +361,14 @@ def _unjudged(joined: pa.Table, unjudged: str, shown: list) -> pa.Table:
     return joined.set_column(joined.column_names.index("gold"), "gold", filled)
 
 
-def _lacking(runs: pa.Table, gold: pa.Table, group_cols, keys: list, run_keys: list, missing: str):
+def _lacking(runs: pa.Table, gold: pa.Table, group_cols, keys: tuple, missing: str):
     """The (run, gold item) pairs a run lacks as rows predicted with no category (``"negative"``),
-    None when there are none or ``missing="drop"``; ``"error"`` names the first."""
+    None when there are none or ``missing="drop"``; ``"error"`` names the first.
+
+    ``keys``: the gold's key columns, the runs' and the runs' topic column."""
+    keys, run_keys, topic = keys
     ids = [c for c in group_cols if c not in run_keys]
-    if "topic" in group_cols and "topic" not in keys and missing != "drop":
+    if topic in group_cols and "topic" not in keys and missing != "drop":
         raise ParameterError(
             "The gold has no topic column: the items a run lacks cannot be placed in a topic. Add the topic "
             "to the gold, or use missing='drop'."

@@ -7,8 +7,9 @@ It is built from a :class:`Survey` -- the distinct values of the columns whose l
 known in advance, the score range for ``thresholds=k``, the number of rows -- which is additive:
 Dask surveys each partition and merges the surveys on the client.
 
-Count axes are the ``by`` columns followed by *hidden* identity columns: ``system`` and
-``topic`` when the input has them but ``by`` does not group by them. Items are unique per
+Count axes are the ``by`` columns followed by *hidden* identity columns: the columns playing the
+system and the topic (:class:`Roles`, read by the user's names) when the input has them but
+``by`` does not group by them. Items are unique per
 (system, topic), so duplicates and missing gold items are checked per (system, topic) even when
 the result is pooled; the hidden axes are summed away at the end.
 """
@@ -33,9 +34,27 @@ from .grid import bucket_guide, is_count, threshold_grid
 
 MISSING_POLICIES = ("error", "negative", "drop")
 TASKS = ("auto", "binary", "multiclass")
-IDENTITY = ("system", "topic")
 # a (topic, item) -> gold row table is dense up to this many cells, else binary search
 DENSE_JOIN_CELLS = 1 << 25
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The input's columns playing the system, the topic and the item, by the user's names.
+
+    Counting reads these columns where they are and names the count axes after them; the input
+    is never renamed. A separate gold is keyed by the runs' topic column, or by its own
+    ``topic``.
+    """
+
+    system: str = "system"
+    topic: str = "topic"
+    item: str = "item"
+
+    @property
+    def identity(self) -> tuple:
+        """The columns identifying a run's ranking: (system, topic)."""
+        return (self.system, self.topic)
 
 
 @dataclass(frozen=True)
@@ -48,7 +67,7 @@ class Request:
     score: str = "score"
     thresholds: object = None
     gold_column: str = "gold"
-    item: str = "item"
+    roles: Roles = Roles()
     weight: str | None = None
     missing: str = "error"
     task: str = "auto"
@@ -57,6 +76,11 @@ class Request:
     has_gold: bool = False
     gold_topics: bool = False  # the separate gold has a topic column (joined on topic, item)
     part: str = "<table>"
+
+    @property
+    def item(self) -> str:
+        """The column holding the items."""
+        return self.roles.item
 
     @property
     def mode(self) -> str:
@@ -85,9 +109,10 @@ class Request:
     @property
     def axes(self) -> tuple:
         """Count axes: the ``by`` columns, then the hidden identity columns (system, topic) present."""
-        shown = tuple(c for c in self.by if c in self.columns or c not in IDENTITY)
+        roles = self.roles
+        shown = tuple(c for c in self.by if c in self.columns or c not in roles.identity)
         # a gold without topics is joined on the item alone: then the topic is no identity
-        identity = tuple(c for c in IDENTITY if c != "topic" or not self.has_gold or self.gold_topics)
+        identity = tuple(c for c in roles.identity if c != roles.topic or not self.has_gold or self.gold_topics)
         return shown + tuple(c for c in identity if c in self.columns and c not in shown)
 
     @property
@@ -121,12 +146,16 @@ class Request:
                 "Multiclass counting needs hard predictions (a 'pred' column of class labels); "
                 "thresholds and scores apply to binary gold."
             )
-        require_columns(self.columns, [c for c in self.by if c not in IDENTITY], self.part, " to group by")
+        require_columns(self.columns, [c for c in self.by if c not in self.roles.identity], self.part, " to group by")
         require_columns(self.columns, [self.value] + ([self.weight] if self.weight else []), self.part)
         if self.has_gold:
             require_columns(self.columns, [self.item], self.part, " to join the gold")
-            if "topic" in self.by and "topic" in self.columns and not self.gold_topics:
-                raise InputError("Grouping by topic needs a 'topic' column in both the runs and the gold.")
+            topic = self.roles.topic
+            if topic in self.by and topic in self.columns and not self.gold_topics:
+                raise InputError(
+                    f"Grouping by topic needs a '{topic}' column in the runs and a topic column in the gold "
+                    f"('{topic}' or 'topic')."
+                )
         else:
             require_columns(self.columns, [self.gold_column], self.part, " (or pass a separate gold)")
 
@@ -351,9 +380,9 @@ class CountPlan:
 
     def topic_stride(self) -> tuple[int, int]:
         """(stride, size) of the topic digit in a group code; (0, 1) without a topic axis."""
-        if "topic" not in self.axes:
+        if self.request.roles.topic not in self.axes:
             return 0, 1
-        i = self.axes.index("topic")
+        i = self.axes.index(self.request.roles.topic)
         return int(np.prod(self.sizes[i + 1 :], dtype=np.int64)), self.sizes[i]
 
 
@@ -425,13 +454,13 @@ def _check_memory(request, encoders, classes, rows: int) -> None:
 def _axis_labels(request, survey, types, gold) -> dict:
     """Labels along each count axis: given coordinates, the whole range of a narrow integer axis
     (absent labels dropped after counting), or the sorted distinct values met."""
-    given = request.coords or {}
+    given, topic = request.coords or {}, request.roles.topic
     gold_topics = gold.column("topic").combine_chunks() if gold is not None and "topic" in gold.column_names else None
-    if gold_topics is not None and "topic" in survey.ranges and "topic" not in given:
+    if gold_topics is not None and topic in survey.ranges and topic not in given:
         if not pa.types.is_integer(gold_topics.type):
-            raise NeedValues("topic")
+            raise NeedValues(topic)
         low, high = pc.min_max(gold_topics).values()
-        survey.merge(Survey(ranges={"topic": (low.as_py(), high.as_py())}))
+        survey.merge(Survey(ranges={topic: (low.as_py(), high.as_py())}))
     ranged = survey.range_labels([c for c in request.axes if c not in given], types)
     labels = {}
     for c in request.axes:
@@ -440,7 +469,7 @@ def _axis_labels(request, survey, types, gold) -> dict:
         elif c in ranged:
             labels[c] = ranged[c]
         else:
-            arrays = survey.values[c] + ([gold_topics] if gold_topics is not None and c == "topic" else [])
+            arrays = survey.values[c] + ([gold_topics] if gold_topics is not None and c == topic else [])
             labels[c] = sorted_union(arrays, c)
     return labels
 
@@ -481,7 +510,8 @@ def _classes(request: Request, survey: Survey, label_types: dict, gold: pa.Table
 def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
     """Code the gold's items and topics against the plan and index it by (topic, item)."""
     request = plan.request
-    join_on_topic = "topic" in plan.axes and "topic" in gold.column_names
+    topic = request.roles.topic
+    join_on_topic = topic in plan.axes and "topic" in gold.column_names
     if not join_on_topic:
         gold = gold.drop_columns([c for c in ("topic",) if c in gold.column_names])
         check_unique_gold(gold, ["item"])
@@ -493,9 +523,9 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
     items = column_codes(item, gold.column("item").combine_chunks(), "gold")
     n_items = item.size
     if join_on_topic:
-        topic_axis = plan.axes.index("topic")
-        topics = column_codes(plan.encoders["topic"], gold.column("topic").combine_chunks(), "gold")
-        n_topics = plan.encoders["topic"].size
+        topic_axis = plan.axes.index(topic)
+        topics = column_codes(plan.encoders[topic], gold.column("topic").combine_chunks(), "gold")
+        n_topics = plan.encoders[topic].size
     else:
         topic_axis, topics, n_topics = None, np.zeros(gold.num_rows, np.int64), 1
     key = topics * n_items + items
@@ -546,7 +576,7 @@ def check_unique_gold(gold: pa.Table, keys: list) -> None:
         raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once.")
 
 
-def normalised_gold(gold, item: str, gold_column: str, *, unique: bool = True) -> pa.Table:
+def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", unique: bool = True) -> pa.Table:
     """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys).
 
     Parameters
@@ -554,6 +584,8 @@ def normalised_gold(gold, item: str, gold_column: str, *, unique: bool = True) -
     gold : path or pyarrow.Table
     item, gold_column : str
         The gold's item and label columns when it has them (else ``item`` and ``gold``).
+    topic : str, default "topic"
+        The runs' topic column: the gold's topic when it has that column (else its ``topic``).
     unique : bool, default True
         Check that no ``(topic, item)`` is judged twice; a caller that finds duplicates on its own
         (:mod:`._ranks`, in its hash tables) skips the group-by.
@@ -561,31 +593,31 @@ def normalised_gold(gold, item: str, gold_column: str, *, unique: bool = True) -
     Returns
     -------
     pyarrow.Table
+        The gold's own topic, item and label columns under the names ``topic``, ``item`` and
+        ``gold``: the count stage's name for its gold, never the runs' columns.
     """
     table = load_gold(gold)
     names = table.column_names
     item = item if item in names else "item"
     label = gold_column if gold_column in names else "gold"
+    topic = topic if topic in names else "topic" if "topic" in names else None
     require_columns(
         names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
     )
-    cols = (["topic"] if "topic" in names else []) + [item, label]
-    table = table.select(cols).rename_columns((["topic"] if "topic" in names else []) + ["item", "gold"])
+    own = ([topic] if topic else []) + [item, label]
+    table = table.select(own)
     if table.num_rows == 0:
         raise InputError("The gold table has no rows.")
-    for name in table.column_names:
-        column = table.column(name)
-        if column.null_count:
+    for name in own:
+        if table.column(name).null_count:
             raise InputError(f"Column '{name}' in 'gold' has a missing (null) value.")
-    if pa.types.is_dictionary(table.schema.field("item").type):
+    if pa.types.is_dictionary(table.schema.field(item).type):
         table = table.set_column(
-            table.column_names.index("item"),
-            "item",
-            table.column("item").cast(table.schema.field("item").type.value_type),
+            own.index(item), item, table.column(item).cast(table.schema.field(item).type.value_type)
         )
     if unique:
-        check_unique_gold(table, [c for c in ("topic", "item") if c in table.column_names])
-    return table
+        check_unique_gold(table, own[:-1])  # in the gold's own names
+    return table.rename_columns((["topic"] if topic else []) + ["item", "gold"])
 
 
 def gold_keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa.Table:

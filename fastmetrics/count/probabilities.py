@@ -45,9 +45,12 @@ def is_probability_input(columns: Sequence[str], schema: pa.Schema, score) -> bo
 
 
 def probability_rows(
-    src, gold, *, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing
+    src, gold, *, group_cols, score, gold_column, item, weight, classes, thresholds, multiclass, missing, topic="topic"
 ):
     """The rows of the asked form and how to count them.
+
+    ``topic`` names the runs' column playing the topic: a separate gold is joined on it (and the
+    item) when the rows are grouped by it.
 
     Returns
     -------
@@ -60,7 +63,7 @@ def probability_rows(
         ``thresholds`` and ``classes`` for :func:`fastmetrics.count`.
     """
     score_cols = [score] if isinstance(score, str) else list(score)
-    table = _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
+    table = _read(src, gold, group_cols, score_cols, (gold_column, item, weight, topic), missing)
     class_array = _classes(table.column(gold_column), score_cols, classes, gold_column)
     matrix = _score_matrix(table, score_cols, len(class_array), src.names[0])
     gold_codes = enc.encode_with(
@@ -91,7 +94,8 @@ def probability_rows(
     return rows, tuple(group_cols) + axes, {"thresholds": thresholds, "classes": None}
 
 
-def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing) -> pa.Table:
+def _read(src, gold, group_cols, score_cols, columns, missing) -> pa.Table:
+    gold_column, item, weight, topic = columns
     # without a separate gold, as for any input, an item column is optional: each row is an item
     numbered = gold is None and item not in src.column_names
     wanted = [*group_cols, *([] if numbered else [item]), *score_cols] + ([weight] if weight else [])
@@ -103,11 +107,15 @@ def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
         table = table.append_column(item, pa.array(np.arange(table.num_rows, dtype=np.int64)))
     if gold is None:
         return table
-    truth = normalised_gold(gold, item, gold_column)  # [topic,] item, gold: no nulls, unique keys
-    keys = [c for c in ("topic",) if c in group_cols and c in truth.column_names]
-    truth = gold_keys_like(truth.select([*keys, "item", "gold"]), table, [*keys, "item"], [*keys, item])
-    truth = truth.rename_columns([*keys, item, gold_column])
-    joined = table.join(truth, keys=[*keys, item], join_type="left outer")
+    truth = normalised_gold(gold, item, gold_column, topic=topic)  # [topic,] item, gold: no nulls, unique keys
+    on_topic = topic in group_cols and "topic" in truth.column_names
+    keys, run_keys = (["topic"], [topic]) if on_topic else ([], [])
+    truth = gold_keys_like(truth.select([*keys, "item", "gold"]), table, [*keys, "item"], [*run_keys, item])
+    truth = truth.rename_columns([*run_keys, item, gold_column])
+    # Arrow joins no list columns (a list of class scores): the keys are joined with row numbers
+    keys = table.select([*run_keys, item]).append_column("_row", pa.array(np.arange(table.num_rows)))
+    found = keys.join(truth, keys=[*run_keys, item], join_type="left outer").sort_by("_row")
+    joined = table.append_column(gold_column, found.column(gold_column))
     lacking = joined.column(gold_column).null_count
     if lacking and missing != "drop":
         row = int(np.argmax(joined.column(gold_column).is_null().to_numpy(zero_copy_only=False)))
@@ -117,7 +125,7 @@ def _read(src, gold, group_cols, score_cols, gold_column, item, weight, missing)
         )
     joined = joined.filter(pc.is_valid(joined.column(gold_column))) if lacking else joined
     if missing != "drop":
-        _every_gold_item(joined, truth, [c for c in group_cols if c not in keys])
+        _every_gold_item(joined, truth, [c for c in group_cols if c not in run_keys])
     return joined
 
 

@@ -17,7 +17,7 @@ from .._seeding import rng_of
 from ..io.labels import require_columns
 from ..io.readers import open_source
 from ..tensor import ConfusionTensor
-from .api import in_role_names, plan, source_in_roles, under_roles
+from .api import check_roles, plan
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .tally import DuplicateItem, Tally, missing_rows
 
@@ -82,17 +82,15 @@ def split_half_counts(
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
     rng = rng_of(seed)
-    src, gold, by, roles = source_in_roles(open_source(source, format=format), gold, by, system, topic)
-    pred, gold_column, item = (in_role_names(c, roles) for c in (pred, gold_column, item))
-    return under_roles(
-        roles, _split_halves, src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes
-    )
+    src = open_source(source, format=format)
+    check_roles(src.column_names, src.names[0], system, topic)
+    options = dict(by=by, system=system, topic=topic, pred=pred, gold_column=gold_column, item=item)
+    return _split_halves(src, gold, rng, replicates, missing, task, classes, options)
 
 
-def _split_halves(src, gold, rng, replicates, by, pred, gold_column, item, missing, task, classes):
-    count_plan = plan(
-        src, gold, by=by, pred=pred, gold_column=gold_column, item=item, missing=missing, task=task, classes=classes
-    )
+def _split_halves(src, gold, rng, replicates, missing, task, classes, options):
+    item = options["item"]
+    count_plan = plan(src, gold, missing=missing, task=task, classes=classes, **options)
     if count_plan.mode != "hard":
         raise InputError(
             "Split-half stability needs hard predictions (a 'pred' column) of binary or multiclass labels."

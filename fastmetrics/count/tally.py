@@ -209,10 +209,14 @@ class Tally:
         return code_column(join.classes[gold_rows], plan.m)
 
     def _not_in_gold(self, batch, part, offset, row) -> InputError:
-        topic = f"topic {batch.column('topic')[row].as_py()!r}, " if "topic" in batch.schema.names else ""
-        item = batch.column(self.plan.request.item)[row].as_py()
+        roles = self.plan.request.roles
+        topic = (
+            f"{roles.topic} {batch.column(roles.topic)[row].as_py()!r}, " if roles.topic in batch.schema.names else ""
+        )
+        item = batch.column(roles.item)[row].as_py()
         return InputError(
-            f"The run{where(part)} has ({topic}item {item!r}) at row {offset + row}, which the gold does not have."
+            f"The run{where(part)} has ({topic}{roles.item} {item!r}) at row {offset + row}, which the gold does not "
+            "have."
         )
 
     def _mark_items(self, batch, part, offset, a, b, stride, gold):
@@ -285,10 +289,10 @@ class Tally:
 
     def _duplicate(self, batch, part, row, local) -> DuplicateItem:
         request = self.plan.request
-        names = [c for c in ("system", "topic") if c in batch.schema.names] + [request.item]
+        names = [c for c in request.roles.identity if c in batch.schema.names] + [request.item]
         names += [c for c in self.plan.axes if c not in names]
         key = {c: batch.column(c)[local].as_py() for c in names}
-        return DuplicateItem(key, [(part, row)])
+        return DuplicateItem(key, [(part, row)], request.roles.identity)
 
     # -- merging and the result -------------------------------------------------------------
     def merge(self, other: Tally) -> Tally:
@@ -324,12 +328,14 @@ class Tally:
             group, item_label = run, plan.item.labels[item].as_py()
         codes = np.unravel_index(group, plan.sizes) if plan.sizes else ()
         where_ = ", ".join(f"{c}={plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes))
-        if plan.join is not None and "topic" not in plan.axes and "topic" in plan.join.table.column_names:
-            where_ += f", topic={plan.join.table.column('topic')[item].as_py()!r}"
+        roles = plan.request.roles
+        if plan.join is not None and roles.topic not in plan.axes and "topic" in plan.join.table.column_names:
+            where_ += f", {roles.topic}={plan.join.table.column('topic')[item].as_py()!r}"
         return InputError(
-            f"Duplicated (system, topic, item): {where_}, item={item_label!r} appears more than once "
+            f"Duplicated ({', '.join(roles.identity + (roles.item,))}): {where_}, {roles.item}={item_label!r} "
+            "appears more than once "
             f"(in different partitions or files: {', '.join(map(repr, parts[:4]))}); each item may "
-            "appear once per (system, topic)."
+            f"appear once per ({', '.join(roles.identity)})."
         )
 
     def check_complete(self) -> None:
@@ -385,15 +391,19 @@ class Tally:
 
 
 class DuplicateItem(InputError):
-    """A (system, topic, item) met twice; ``sightings`` lists (part, row) where it was found."""
+    """A (system, topic, item) met twice.
 
-    def __init__(self, key: dict, sightings: list):
-        self.key, self.sightings = key, sightings
+    ``sightings`` lists (part, row) where it was found, ``per`` the columns playing the system
+    and the topic.
+    """
+
+    def __init__(self, key: dict, sightings: list, per=("system", "topic")):
+        self.key, self.sightings, self.per = key, sightings, tuple(per)
         values = ", ".join(f"{c}={v!r}" for c, v in key.items())
         found = "; ".join(f"row {row}{where(part) or ' of the table'}" for part, row in sightings[:4])
         super().__init__(
             f"Duplicated ({', '.join(key)}): {values} appears more than once ({found}); each item "
-            "may appear once per (system, topic)."
+            f"may appear once per ({', '.join(self.per)})."
         )
 
     def located(self, src) -> DuplicateItem:
@@ -411,7 +421,7 @@ class DuplicateItem(InputError):
                 mask = same if mask is None else pc.and_(mask, same)
             rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
             sightings += [(part, offset + int(r)) for r in rows]
-        return DuplicateItem(self.key, sightings or self.sightings)
+        return DuplicateItem(self.key, sightings or self.sightings, self.per)
 
 
 def _lowest_bit(byte) -> int:
@@ -452,7 +462,11 @@ def missing_rows(tally: Tally):
         group = int(_run_group(np.array([run]), stride, n_topics, join.topic_codes[gold_rows[:1]])[0])
         codes = np.unravel_index(group, plan.sizes) if plan.sizes else ()
         name = next(
-            (f"{plan.encoders[c].labels[int(i)].as_py()!r}" for c, i in zip(plan.axes, codes) if c == "system"),
+            (
+                f"{plan.encoders[c].labels[int(i)].as_py()!r}"
+                for c, i in zip(plan.axes, codes)
+                if c == plan.request.roles.system
+            ),
             "the run",
         )
         g = int(gold_rows[0])
@@ -462,7 +476,7 @@ def missing_rows(tally: Tally):
             f"item {join.table.column('item')[g].as_py()!r}. Use missing='negative' (--missing negative) to count "
             "them as predicted negative, or 'drop' to ignore them."
         )
-    extra = [c for c in plan.axes if c not in ("system", "topic")]
+    extra = [c for c in plan.axes if c not in plan.request.roles.identity]
     if extra:
         raise ParameterError(
             f"missing='negative' (--missing negative) needs the grouping to be system/topic only; got {extra[0]!r}."

@@ -24,7 +24,6 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from dataclasses import field as dataclass_field
 from pathlib import Path
 
 import numpy as np
@@ -665,53 +664,18 @@ class Source:
         The input's parts, all with the same column names: in-memory tables or Parquet datasets.
     names : list of str
         One name per part, used in error messages (a file's path, ``"<table>"`` for an object).
-    stored : dict, optional
-        Column name -> the name a Parquet part stores it under, for the columns
-        :meth:`renamed` renamed (in-memory parts are renamed in place).
+
+    Columns are read by the names the input gives them: the count stage takes the columns
+    playing each part by those names and never renames an input.
     """
 
     parts: list
     names: list[str]
-    stored: dict = dataclass_field(default_factory=dict)
 
     @property
     def column_names(self) -> list[str]:
         """Column names of the input (those of its first part)."""
         return list(self.schema.names)
-
-    def renamed(self, names: dict) -> Source:
-        """The same input with columns renamed, ``names`` mapping old to new names.
-
-        A permutation of names (``{"annotator": "system", "system": "annotator"}``) is allowed:
-        every column is renamed at once. Parquet data is renamed as it is read.
-
-        Parameters
-        ----------
-        names : dict
-            Old column name -> new name; names absent from the input are ignored.
-
-        Returns
-        -------
-        Source
-        """
-        present = {old: new for old, new in names.items() if old in self.column_names and old != new}
-        if not present:
-            return self
-        parts = [
-            p.rename_columns([present.get(n, n) for n in p.column_names]) if isinstance(p, pa.Table) else p
-            for p in self.parts
-        ]
-        stored = {present.get(shown, shown): kept for shown, kept in {**self._identity(), **self.stored}.items()}
-        return Source(parts, list(self.names), {k: v for k, v in stored.items() if k != v})
-
-    def _identity(self) -> dict:
-        return {n: n for n in self.column_names}
-
-    def _column_of(self, part, name: str):
-        """What a part is asked for to read column ``name``: the name, or a renaming projection."""
-        if isinstance(part, pa.Table):
-            return name
-        return pc.field(self.stored.get(name, name))
 
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
         """Yield ``(part name, table)`` chunks holding only ``columns``.
@@ -732,11 +696,7 @@ class Source:
     @property
     def schema(self) -> pa.Schema:
         """Arrow schema of the input (that of its first part)."""
-        schema = self.parts[0].schema
-        if isinstance(self.parts[0], pa.Table) or not self.stored:
-            return schema
-        shown = {kept: name for name, kept in self.stored.items()}
-        return pa.schema([f.with_name(shown.get(f.name, f.name)) for f in schema], metadata=schema.metadata)
+        return self.parts[0].schema
 
     def count_rows(self) -> int:
         """Number of rows over all parts (Parquet: from the metadata, without reading the data)."""
@@ -768,7 +728,6 @@ class Source:
         if any(isinstance(p, pa.Table) for p in self.parts):
             return {}
         out = {}
-        shown = {kept: name for name, kept in self.stored.items()}
         wanted = set(columns)
         for part in self.parts:
             for fragment in part.get_fragments():
@@ -778,7 +737,7 @@ class Source:
                     seen = set()
                     for j in range(group.num_columns):
                         chunk = group.column(j)
-                        name = shown.get(chunk.path_in_schema, chunk.path_in_schema)
+                        name = chunk.path_in_schema
                         stats = chunk.statistics
                         if name not in wanted or stats is None or not stats.has_min_max or stats.null_count:
                             continue
@@ -838,9 +797,8 @@ class Source:
         if isinstance(part, pa.Table):
             yield from _numbered(name, part.select(columns).to_batches())
         else:
-            projection = {c: self._column_of(part, c) for c in columns} if self.stored else list(columns)
             for fragment in part.get_fragments():
-                yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, projection))
+                yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, list(columns)))
 
 
 def _numbered(name, batches):
