@@ -1,0 +1,99 @@
+"""Numba kernels of the meta-evaluation jobs: arrays in, arrays out, no validation.
+
+Each kernel reproduces a per-pair definition of its job exactly (same integer counts, same float
+operations where the result is a ratio); the jobs' modules say which definition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def _subset_ranks(x, order, keep, ranks):
+    """Average ranks (1-based) of ``x`` among the entries with ``keep``, written into ``ranks``;
+    ``order`` sorts ``x`` ascending (NaN last). Returns the number ranked and whether they tie."""
+    n = 0
+    i = 0
+    size = order.size
+    distinct = 0
+    while i < size:
+        k = order[i]
+        if not keep[k]:
+            i += 1
+            continue
+        value = x[k]
+        j = i
+        members = 0
+        while j < size and (x[order[j]] == value or not keep[order[j]]):
+            if keep[order[j]]:
+                members += 1
+            j += 1
+        average = n + 0.5 * (members + 1)
+        for q in range(i, j):
+            if keep[order[q]]:
+                ranks[order[q]] = average
+        n += members
+        distinct += 1
+        i = j
+    return n, distinct < 2
+
+
+@njit(cache=True, parallel=True)
+def _spearman_pairs(values, order, first, second, out):
+    """out[p] = Spearman (average ranks) of the rows first[p], second[p] of ``values[topic,
+    system]`` over the systems defined on both; NaN when fewer than two remain or a side is
+    constant. ``order[t]`` sorts row t ascending, NaN last."""
+    n_systems = values.shape[1]
+    for p in prange(first.size):
+        a = values[first[p]]
+        b = values[second[p]]
+        keep = np.empty(n_systems, np.bool_)
+        for s in range(n_systems):
+            keep[s] = not (np.isnan(a[s]) or np.isnan(b[s]))
+        ra = np.zeros(n_systems)
+        rb = np.zeros(n_systems)
+        n, flat_a = _subset_ranks(a, order[first[p]], keep, ra)
+        _, flat_b = _subset_ranks(b, order[second[p]], keep, rb)
+        if n < 2 or flat_a or flat_b:
+            out[p] = np.nan
+            continue
+        mean = 0.5 * (n + 1)
+        sxy = 0.0
+        sxx = 0.0
+        syy = 0.0
+        for s in range(n_systems):
+            if keep[s]:
+                dx = ra[s] - mean
+                dy = rb[s] - mean
+                sxy += dx * dy
+                sxx += dx * dx
+                syy += dy * dy
+        out[p] = sxy / np.sqrt(sxx * syy)
+
+
+@njit(cache=True, parallel=True)
+def _unit_ranks(values, order, z):
+    """z[r] = the average ranks of ``values[r]`` centred and scaled to unit length (so that the
+    Spearman correlation of two rows is their dot product); NaN where the row has an undefined
+    entry, is constant or has fewer than two entries. ``order[r]`` sorts row r ascending."""
+    n_rows, size = values.shape
+    for r in prange(n_rows):
+        keep = np.empty(size, np.bool_)
+        clean = True
+        for s in range(size):
+            keep[s] = not np.isnan(values[r, s])
+            clean = clean and keep[s]
+        n, flat = _subset_ranks(values[r], order[r], keep, z[r])
+        if not clean or flat or n < 2:
+            z[r, :] = np.nan
+            continue
+        mean = 0.5 * (n + 1)
+        sxx = 0.0
+        for s in range(size):
+            z[r, s] -= mean
+            sxx += z[r, s] * z[r, s]
+        norm = np.sqrt(sxx)
+        for s in range(size):
+            z[r, s] /= norm
