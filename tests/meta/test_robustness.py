@@ -12,9 +12,8 @@ from scipy import stats
 import fastmetrics as fm
 from fastmetrics import meta
 from fastmetrics._progress import Progress
-from fastmetrics.tensor import Scores
 
-from ._data import random_scores
+from ._data import awkward_values, random_scores, values_scores
 
 robustness_module = importlib.import_module("fastmetrics.meta.robustness")  # the package exports the function
 
@@ -76,28 +75,6 @@ def test_constant_side_is_counted_not_averaged():
         meta.robustness(scores.sel(topic=0), pairs="all")
 
 
-def _values_scores(values, measures=("f1", "accuracy")):
-    """Scores of given values[measure, system, topic] (higher is better for both measures)."""
-    _, n_systems, n_topics = values.shape
-    return Scores(
-        values,
-        measures,
-        ("system", "topic"),
-        {"system": [f"s{i}" for i in range(n_systems)], "topic": np.arange(n_topics)},
-    )
-
-
-def _awkward_values(seed, systems, topics):
-    """Coarse values (ties), some undefined cells, some constant topics and a topic of NaN."""
-    rng = np.random.default_rng(seed)
-    values = rng.integers(0, 4, size=(2, systems, topics)).astype(np.float64)
-    values[rng.random(values.shape) < 0.05 * (seed % 4)] = np.nan
-    values[0, :, rng.integers(topics)] = 2.0
-    values[1, :, rng.integers(topics)] = np.nan
-    values[1, rng.integers(systems), :] = np.nan if seed % 2 else 0.0
-    return values
-
-
 @pytest.mark.parametrize("block", [None, 1, 7])
 @pytest.mark.parametrize("seed", range(6))
 def test_matrix_products_equal_spearmanr_per_pair(monkeypatch, seed, block):
@@ -105,8 +82,8 @@ def test_matrix_products_equal_spearmanr_per_pair(monkeypatch, seed, block):
     ties and constant topics included: each value is scipy's on the systems both topics define."""
     if block is not None:
         monkeypatch.setattr(robustness_module, "_BLOCK_CELLS", block * (5 + seed))
-    values = _awkward_values(seed, systems=2 + seed, topics=5 + seed)
-    result = meta.robustness(_values_scores(values), pairs="all")
+    values = awkward_values(seed, systems=2 + seed, topics=5 + seed)
+    result = meta.robustness(values_scores(values), pairs="all")
     rows = result.detail.to_pylist()
     first, second = np.triu_indices(values.shape[2], 1)
     assert [(r["topic_a"], r["topic_b"]) for r in rows] == list(zip(first, second)) * 2
@@ -119,8 +96,8 @@ def test_matrix_products_equal_spearmanr_per_pair(monkeypatch, seed, block):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_drawn_pairs_equal_spearmanr_and_summary_without_detail(seed):
-    values = _awkward_values(seed, systems=6, topics=40)
-    scores = _values_scores(values)
+    values = awkward_values(seed, systems=6, topics=40)
+    scores = values_scores(values)
     result = meta.robustness(scores, pairs=50, seed=seed)
     for row in result.detail.to_pylist():
         m = ("f1", "accuracy").index(row["measure"])
