@@ -66,6 +66,8 @@ class _Measure:
         block = self.z[start:stop] @ self.z.T
         upper = np.arange(n_topics)[None, :] > np.arange(start, stop)[:, None]
         out = block[upper]
+        if not self.dirty.any():
+            return out
         touched = upper & (self.dirty[start:stop, None] | self.dirty[None, :])
         if touched.any():
             first, second = np.nonzero(touched)
