@@ -538,7 +538,7 @@ def cmd_meta(args) -> None:
         result = meta.strictness(scores, progress=not args.quiet)
     elif args.job == "robustness":
         pairs = "all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs")
-        result = meta.robustness(scores, pairs=pairs, seed=args.seed)
+        result = meta.robustness(scores, pairs=pairs, seed=args.seed, detail=bool(args.detail), progress=not args.quiet)
     elif args.job == "inconsistency":
         result = meta.inconsistency(scores, tolerance=args.tolerance)
     else:
@@ -985,7 +985,12 @@ def build_parser() -> argparse.ArgumentParser:
         "system (stability), the paired tests (power); inconsistency has none",
         "power: bootstrap replicates of the paired tests",
     )
-    p.add_argument("--pairs", default="1000", help="robustness: topic pairs drawn, or 'all' (default 1000)")
+    p.add_argument(
+        "--pairs",
+        default="1000",
+        help="robustness: topic pairs drawn at random, or 'all' for every pair (one blocked matrix product a "
+        "measure; the per-pair table only with --detail) (default 1000)",
+    )
     p.add_argument("--splits", type=_int_at_least(1), default=500, help="stability: random halvings (default 500)")
     p.add_argument(
         "--tolerance",

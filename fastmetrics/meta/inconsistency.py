@@ -15,45 +15,41 @@ depend on which other measures were computed; fastmetrics follows the definition
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
 from ._common import MetaResult, in_roles, system_topic_values
+from ._kernels import _inconsistency_counts
 
-_BLOCK = 1 << 17
 
+def inconsistency_counts(values: np.ndarray, tolerance: float):
+    """Count the comparisons each pair of measures orders differently, and those both define.
 
-def comparison_signs(values: np.ndarray, tolerance: float):
-    """Return how each measure orders every comparison: ``(sign, valid)``, both ``[measure, comparison]``.
+    One pass over the comparisons: each system pair of a topic is signed once per measure, the
+    topics go in chunks over the threads.
 
-    A comparison is a pair of systems on one topic of ``values[measure, system, topic]``;
-    ``sign`` is +1, -1, or 0 for a difference within ``tolerance``, and ``valid`` is False where
-    either score is undefined.
+    Parameters
+    ----------
+    values : ndarray of float64, shape (n_measures, n_systems, n_topics)
+        Oriented values (higher is better for every measure).
+    tolerance : float
+        Differences within it are ties.
+
+    Returns
+    -------
+    inconsistent, comparisons : ndarray of int64, shape (n_measures, n_measures)
+        Symmetric; the diagonal means nothing.
     """
-    n_systems = values.shape[1]
-    first, second = np.triu_indices(n_systems, 1)
-    diff = values[:, first, :] - values[:, second, :]
-    diff = diff.reshape(values.shape[0], -1)
-    valid = ~np.isnan(diff)
-    with np.errstate(invalid="ignore"):
-        sign = (diff > tolerance).astype(np.int8) - (diff < -tolerance).astype(np.int8)
-    return sign, valid
-
-
-def inconsistency_counts(sign: np.ndarray, valid: np.ndarray):
-    """``(inconsistent[a, b], comparisons[a, b])`` for every pair of measures."""
-    n = sign.shape[0]
-    both = np.zeros((n, n))
-    agree = np.zeros((n, n))
-    for start in range(0, sign.shape[1], _BLOCK):
-        s = sign[:, start : start + _BLOCK]
-        v = valid[:, start : start + _BLOCK].astype(np.float64)
-        both += v @ v.T
-        for value in (-1, 0, 1):
-            hit = ((s == value) & (v > 0)).astype(np.float64)
-            agree += hit @ hit.T
-    return both - agree, both
+    n_measures = values.shape[0]
+    by_topic = np.ascontiguousarray(values.transpose(2, 0, 1))
+    n_chunks = max(1, min(by_topic.shape[0], 4 * numba.get_num_threads()))
+    bad = np.zeros((n_chunks, n_measures, n_measures), np.int64)
+    both = np.zeros_like(bad)
+    _inconsistency_counts(by_topic, float(tolerance), n_chunks, bad, both)
+    bad, both = bad.sum(axis=0), both.sum(axis=0)
+    return bad + bad.T, both + both.T
 
 
 def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", topic: str = "topic") -> MetaResult:
@@ -81,8 +77,7 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
     if len(scores.measures) < 2:
         raise ParameterError("Inconsistency compares measures: give at least two.")
     values, systems, topics = system_topic_values(scores)
-    sign, valid = comparison_signs(values, tolerance)
-    bad, total = inconsistency_counts(sign, valid)
+    bad, total = inconsistency_counts(values, tolerance)
     names = list(scores.measures)
     rows = [(a, b) for a in range(len(names)) for b in range(len(names)) if a != b]
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -13,71 +13,181 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._progress import Progress
 from .._seeding import rng_of
 from ._common import MetaResult, in_roles, labels_array, system_topic_values
+from ._kernels import _spearman_pairs, _unit_ranks
+
+_BLOCK_CELLS = 1 << 22  # correlations of one block of rows (32 MiB of float64)
 
 
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks along axis 1 (1-based, ties get their average rank); NaN entries stay NaN and
-    are not ranked. Vectorised over the other axes: sort once, find each tie run's first and
-    last position, and give every member the mean of the two."""
-    order = np.argsort(x, axis=1, kind="stable")  # NaN sort last
-    ordered = np.take_along_axis(x, order, axis=1)
-    n = x.shape[1]
-    position = np.broadcast_to(np.arange(n).reshape(1, n, 1), x.shape)
-    starts = np.ones(x.shape, bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]  # NaN != NaN: each NaN its own run
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-    ends = np.ones(x.shape, bool)
-    ends[:, :-1] = starts[:, 1:]
-    last = n - 1 - np.maximum.accumulate(np.where(ends, n - 1 - position, 0)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty(x.shape)
-    np.put_along_axis(ranks, order, 0.5 * (first + last) + 1.0, axis=1)
-    ranks[np.isnan(x)] = np.nan
-    return ranks
+def _rank_rows(values: np.ndarray):
+    """``(values_t, order, z, dirty)`` for ``values[measure, system, topic]``: the values as
+    ``values_t[measure, topic, system]``, each topic's sorting order of its systems, ``z`` the
+    topic's average ranks centred and scaled to unit length (the Spearman correlation of two
+    topics is the dot product of their rows), ``dirty[measure, topic]`` the topics with an
+    undefined system, whose pairs are ranked anew on the systems both topics define. Rows that
+    cannot correlate (dirty, constant, fewer than two systems) are NaN, which every product
+    with them keeps."""
+    values_t = np.ascontiguousarray(values.transpose(0, 2, 1))
+    order = np.argsort(values_t, axis=2)
+    flat = (-1, values_t.shape[2])
+    z = np.empty(values_t.shape)
+    _unit_ranks(values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
+    return values_t, order, z, np.isnan(values_t).any(axis=2)
 
 
-def _pair_correlations(values, first, second, chunk: int = 256) -> np.ndarray:
-    """out[m, p] = Spearman of values[m, :, first[p]] and values[m, :, second[p]] over the
-    systems defined on both topics; NaN when fewer than two remain or either side is constant.
-    Plain numpy, pairs taken ``chunk`` at a time so memory stays measures x systems x chunk."""
-    out = np.empty((values.shape[0], first.size))
-    for start in range(0, first.size, chunk):
-        a = values[:, :, first[start : start + chunk]]
-        b = values[:, :, second[start : start + chunk]]
-        both = ~(np.isnan(a) | np.isnan(b))
-        rx = _average_ranks(np.where(both, a, np.nan))
-        ry = _average_ranks(np.where(both, b, np.nan))
-        n = both.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            dx = np.where(both, rx - np.nansum(rx, axis=1, keepdims=True) / n[:, None], 0.0)
-            dy = np.where(both, ry - np.nansum(ry, axis=1, keepdims=True) / n[:, None], 0.0)
-            sxx, syy = (dx * dx).sum(axis=1), (dy * dy).sum(axis=1)
-            r = (dx * dy).sum(axis=1) / np.sqrt(sxx * syy)
-        out[:, start : start + chunk] = np.where((n >= 2) & (sxx > 0) & (syy > 0), r, np.nan)
+def _ranked_anew(values_t, order, first, second) -> np.ndarray:
+    """The per-pair definition, for pairs touching a topic with an undefined system (their ranks
+    depend on which systems the pair keeps)."""
+    out = np.empty(first.size)
+    _spearman_pairs(values_t, order, first.astype(np.int64), second.astype(np.int64), out)
     return out
 
 
-def topic_pairs(n_topics: int, pairs, rng) -> tuple[np.ndarray, np.ndarray]:
-    """``pairs`` distinct unordered topic pairs drawn without replacement, or every pair ('all')."""
+class _Measure:
+    """One measure's rank rows and what the pairs touching a dirty topic need."""
+
+    def __init__(self, values_t: np.ndarray, order: np.ndarray, z: np.ndarray, dirty: np.ndarray):
+        self.values_t, self.order, self.z, self.dirty = values_t, order, z, dirty
+
+    def pairs(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Correlations of the topic pairs ``(first[p], second[p])``."""
+        out = np.einsum("ps,ps->p", self.z[first], self.z[second])
+        fix = np.flatnonzero(self.dirty[first] | self.dirty[second])
+        if fix.size:
+            out[fix] = _ranked_anew(self.values_t, self.order, first[fix], second[fix])
+        return out
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Correlations of every pair (t, t') with start <= t < stop and t < t', in the order of
+        ``np.triu_indices``: one block of the correlation matrix."""
+        n_topics = self.z.shape[0]
+        block = self.z[start:stop] @ self.z.T
+        upper = np.arange(n_topics)[None, :] > np.arange(start, stop)[:, None]
+        out = block[upper]
+        if not self.dirty.any():
+            return out
+        touched = upper & (self.dirty[start:stop, None] | self.dirty[None, :])
+        if touched.any():
+            first, second = np.nonzero(touched)
+            out[touched[upper]] = _ranked_anew(self.values_t, self.order, first + start, second)
+        return out
+
+
+class _Moments:
+    """Count, mean and sum of squared deviations of the defined correlations, per measure,
+    merged block by block (Chan et al.): the summary without holding every pair."""
+
+    def __init__(self, n_measures: int):
+        self.count = np.zeros(n_measures, np.int64)
+        self.mean = np.zeros(n_measures)
+        self.m2 = np.zeros(n_measures)
+
+    def add(self, m: int, corr: np.ndarray) -> None:
+        """Merge the correlations ``corr`` of measure ``m`` (NaN: undefined, not counted)."""
+        ok = corr[~np.isnan(corr)]
+        if ok.size == 0:
+            return
+        mean_b = ok.sum() / ok.size
+        m2_b = ((ok - mean_b) ** 2).sum()
+        n_a, n = self.count[m], self.count[m] + ok.size
+        delta = mean_b - self.mean[m]
+        self.mean[m] += delta * ok.size / n
+        self.m2[m] += m2_b + delta * delta * n_a * ok.size / n
+        self.count[m] = n
+
+    def std(self) -> np.ndarray:
+        """Sample standard deviation (ddof = 1); NaN with fewer than two correlations."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.count > 1, np.sqrt(self.m2 / np.maximum(self.count - 1, 1)), np.nan)
+
+
+def _pair_of_index(k: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(n_topics, 1)`` at the flat positions ``k``, without building it."""
+    offsets = np.arange(n_topics, dtype=np.int64)
+    offsets = offsets * (2 * n_topics - offsets - 1) // 2
+    first = np.searchsorted(offsets, k, side="right") - 1
+    return first, k - offsets[first] + first + 1
+
+
+def chosen_pairs(n_topics: int, pairs, rng) -> np.ndarray | None:
+    """The topic pairs to correlate: positions in ``np.triu_indices(n_topics, 1)``, or None for all.
+
+    ``pairs`` distinct unordered pairs are drawn without replacement (sorted positions); 'all',
+    or as many pairs as exist, gives None (every pair).
+
+    Parameters
+    ----------
+    n_topics : int
+    pairs : int or "all"
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64 or None
+    """
     total = n_topics * (n_topics - 1) // 2
     if total == 0:
         raise ParameterError("Robustness compares topics: the scores need at least two topics.")
-    first, second = np.triu_indices(n_topics, 1)
     if isinstance(pairs, str):
         if pairs != "all":
             raise ParameterError(f"pairs must be a positive integer or 'all'; got {pairs!r}.")
-        return first, second
+        return None
     if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs < 1:
         raise ParameterError(f"pairs must be a positive integer or 'all'; got {pairs!r}.")
     if pairs >= total:
-        return first, second
-    chosen = np.sort(rng.choice(total, size=int(pairs), replace=False))
-    return first[chosen], second[chosen]
+        return None
+    return np.sort(rng.choice(total, size=int(pairs), replace=False))
 
 
-def robustness(scores, *, pairs=1000, seed=0, system: str = "system", topic: str = "topic") -> MetaResult:
+def _correlations(values: np.ndarray, chosen, keep: bool, progress: bool):
+    """``(moments, corr)``: the summary moments per measure and, with ``keep``, every
+    correlation ``corr[measure, pair]`` (pairs in the order of ``np.triu_indices``). All pairs go
+    by blocks of rows of the correlation matrix, drawn pairs by chunks: memory stays a block."""
+    n_measures, _, n_topics = values.shape
+    values_t, order, z, dirty = _rank_rows(values)
+    if chosen is None:
+        step = max(1, _BLOCK_CELLS // n_topics)
+        starts, total = range(0, n_topics, step), n_topics * (n_topics - 1) // 2
+    else:
+        step = _BLOCK_CELLS // max(n_topics, 1) + 1
+        starts, total = range(0, chosen.size, step), chosen.size
+    moments = _Moments(n_measures)
+    out = np.empty((n_measures, total)) if keep else None
+    bar = Progress(n_measures * len(starts), "robustness", quiet=not progress)
+    for m in range(n_measures):
+        measure = _Measure(values_t[m], order[m], z[m], dirty[m])
+        at = 0
+        for start in starts:
+            if chosen is None:
+                corr = measure.rows(start, min(start + step, n_topics))
+            else:
+                corr = measure.pairs(*_pair_of_index(chosen[start : start + step], n_topics))
+            moments.add(m, corr)
+            if out is not None:
+                out[m, at : at + corr.size] = corr
+            at += corr.size
+            bar.advance()
+    bar.close()
+    return moments, out
+
+
+def robustness(
+    scores,
+    *,
+    pairs=1000,
+    seed=0,
+    detail: bool = True,
+    progress: bool = False,
+    system: str = "system",
+    topic: str = "topic",
+) -> MetaResult:
     """Mean Spearman correlation of system scores between random topic pairs, per measure.
+
+    Every pair of topics whose systems are all defined comes from one blocked matrix product of
+    the topics' centred rank rows; a pair touching a topic with an undefined system is ranked
+    anew on the systems both topics define.
 
     Parameters
     ----------
@@ -87,6 +197,11 @@ def robustness(scores, *, pairs=1000, seed=0, system: str = "system", topic: str
         Number of distinct topic pairs drawn (the same pairs for every measure), or every pair.
     seed : int, default 0
         Seed of the draw: the same seed gives the same pairs.
+    detail : bool, default True
+        Return the correlation of every pair (``detail``); without it memory stays one block of
+        the correlation matrix however many pairs there are (10,000 topics: 50M pairs).
+    progress : bool, default False
+        Show a progress bar on a terminal when the job runs longer than about a second.
     system, topic : str, default "system", "topic"
         The axes of ``scores`` playing the system and the topic (e.g. ``system="annotator"`` for
         scores of ``fm.count(..., system="annotator")``); the output columns keep their names.
@@ -96,35 +211,41 @@ def robustness(scores, *, pairs=1000, seed=0, system: str = "system", topic: str
     MetaResult
         ``summary``: ``measure, mean, std`` (sample standard deviation), ``pairs`` (defined
         correlations) and ``undefined`` (pairs with a constant side); ``detail``: ``measure,
-        topic_a, topic_b, value``.
+        topic_a, topic_b, value`` (None without ``detail``).
     """
     scores = in_roles(scores, system, topic)
     values, _, topics = system_topic_values(scores)
-    first, second = topic_pairs(len(topics), pairs, rng_of(seed))
-    corr = _pair_correlations(np.asarray(values, np.float64), first.astype(np.int64), second.astype(np.int64))
-    defined = ~np.isnan(corr)
-    counts = defined.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(counts > 0, np.nansum(corr, axis=1) / np.maximum(counts, 1), np.nan)
-        centred = np.where(defined, corr - mean[:, None], 0.0)
-        std = np.where(counts > 1, np.sqrt((centred**2).sum(axis=1) / np.maximum(counts - 1, 1)), np.nan)
+    chosen = chosen_pairs(len(topics), pairs, rng_of(seed))
+    moments, corr = _correlations(values, chosen, detail, progress)
+    drawn = len(topics) * (len(topics) - 1) // 2 if chosen is None else chosen.size
     names = list(scores.measures)
     summary = pa.table(
         {
             "measure": names,
-            "mean": pa.array(mean, pa.float64()),
-            "std": pa.array(std, pa.float64()),
-            "pairs": pa.array(counts, pa.int64()),
-            "undefined": pa.array(first.size - counts, pa.int64()),
+            "mean": pa.array(np.where(moments.count > 0, moments.mean, np.nan), pa.float64()),
+            "std": pa.array(moments.std(), pa.float64()),
+            "pairs": pa.array(moments.count, pa.int64()),
+            "undefined": pa.array(drawn - moments.count, pa.int64()),
         }
     )
-    topic_labels = np.asarray(topics)
-    detail = pa.table(
+    table = None if corr is None else _detail(names, np.asarray(topics), chosen, corr)
+    return MetaResult(summary, table, {"seed": seed, "pairs_drawn": int(drawn)}).in_names(system, topic)
+
+
+def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray) -> pa.Table:
+    """The per-pair table, one chunk a measure: the topic labels are taken once and shared by
+    the chunks, no Python object is made a row."""
+    if chosen is None:
+        first, second = np.triu_indices(topics.size, 1)
+    else:
+        first, second = _pair_of_index(chosen, topics.size)
+    labels = labels_array(topics)
+    topic_a, topic_b = labels.take(first), labels.take(second)
+    return pa.table(
         {
-            "measure": np.repeat(names, first.size).tolist(),
-            "topic_a": labels_array(np.tile(topic_labels[first], len(names))),
-            "topic_b": labels_array(np.tile(topic_labels[second], len(names))),
-            "value": pa.array(corr.reshape(-1), pa.float64()),
+            "measure": pa.chunked_array([pa.repeat(pa.scalar(n, pa.string()), first.size) for n in names], pa.string()),
+            "topic_a": pa.chunked_array([topic_a] * len(names), topic_a.type),
+            "topic_b": pa.chunked_array([topic_b] * len(names), topic_b.type),
+            "value": pa.chunked_array([pa.array(row, pa.float64()) for row in corr], pa.float64()),
         }
     )
-    return MetaResult(summary, detail, {"seed": seed, "pairs_drawn": int(first.size)}).in_names(system, topic)

@@ -19,31 +19,44 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from ._common import MetaResult, in_roles, system_topic_values
+from ._kernels import _strictness_pairs
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
 
 
-def fraction_ranks(x: np.ndarray) -> np.ndarray:
-    """rank(o) = fraction of values <= x[o] (ties share the highest position), for finite x."""
-    order = np.sort(x)
-    return np.searchsorted(order, x, side="right") / x.size
+def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress | None = None) -> np.ndarray:
+    """Strictness of every measure against every other at each threshold.
 
+    Each measure's outputs are sorted once; a pair then walks the two orders, ranking among the
+    outputs both define (the pairs of one measure in parallel, one step of ``bar`` each).
 
-def pair_strictness(m: np.ndarray, other: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """strictness_th(m, m') for each threshold, over the outputs where both are defined."""
-    keep = ~(np.isnan(m) | np.isnan(other))
-    if not keep.any():
-        return np.full(thresholds.size, np.nan)
-    rank_m = fraction_ranks(m[keep])
-    rank_other = fraction_ranks(other[keep])
-    order = np.argsort(-rank_m, kind="stable")
-    running_min = np.minimum.accumulate(rank_other[order])
-    # the outputs with rank_m >= th are a prefix of `order`; its length, per threshold:
-    sorted_desc = rank_m[order]
-    lengths = np.searchsorted(-sorted_desc, -thresholds, side="right")
-    out = np.full(thresholds.size, np.nan)
-    has = lengths > 0
-    out[has] = running_min[lengths[has] - 1]
+    Parameters
+    ----------
+    flat : ndarray of float64, shape (n_measures, n_outputs)
+        Oriented values (higher is better for every measure).
+    thresholds : ndarray of float64
+        The levels ``th``.
+    bar : Progress, optional
+        Advanced once a measure.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_measures, n_measures, n_thresholds)
+        ``out[a, b, k]`` = strictness at ``thresholds[k]`` of ``a`` against ``b``; NaN on the
+        diagonal and where no output defines both.
+    """
+    n = flat.shape[0]
+    flat = np.ascontiguousarray(flat)
+    order = np.argsort(flat, axis=1)
+    th = np.ascontiguousarray(thresholds, np.float64)
+    out = np.full((n, n, th.size), np.nan)
+    for a in range(n):
+        others = np.delete(np.arange(n), a)
+        values = np.empty((others.size, th.size))
+        _strictness_pairs(flat, order, np.full(others.size, a), others, th, values)
+        out[a, others] = values
+        if bar is not None:
+            bar.update(a + 1)
     return out
 
 
@@ -79,13 +92,8 @@ def strictness(
         raise ParameterError("Strictness compares measures: give at least two.")
     values, _, _ = system_topic_values(scores)
     flat = values.reshape(len(names), -1)
-    pairwise = np.full((len(names), len(names), th.size), np.nan)
     bar = Progress(len(names), "strictness", quiet=not progress)
-    for a in range(len(names)):
-        bar.update(a)
-        for b in range(len(names)):
-            if a != b:
-                pairwise[a, b] = pair_strictness(flat[a], flat[b], th)
+    pairwise = pairwise_strictness(flat, th, bar)
     bar.close()
     masked = pairwise.copy()
     masked[np.arange(len(names)), np.arange(len(names))] = np.inf

@@ -63,3 +63,27 @@ def oriented(scores: Scores, name: str) -> np.ndarray:
         else -1.0
     )
     return sign * scores[name]
+
+
+def values_scores(values, measures=("f1", "accuracy", "mcc", "recall")):
+    """Scores of given ``values[measure, system, topic]`` (measures higher-is-better, so the values
+    are already oriented)."""
+    _, n_systems, n_topics = values.shape
+    return Scores(
+        values,
+        measures[: values.shape[0]],
+        ("system", "topic"),
+        {"system": [f"s{i}" for i in range(n_systems)], "topic": np.arange(n_topics)},
+    )
+
+
+def awkward_values(seed, systems, topics, measures=2):
+    """Coarse values (ties), some undefined cells (more as the seed grows mod 4), a constant topic,
+    a topic of NaN and a system that is NaN or constant everywhere."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 4, size=(measures, systems, topics)).astype(np.float64)
+    values[rng.random(values.shape) < 0.05 * (seed % 4)] = np.nan
+    values[0, :, rng.integers(topics)] = 2.0
+    values[1, :, rng.integers(topics)] = np.nan
+    values[1, rng.integers(systems), :] = np.nan if seed % 2 else 0.0
+    return values

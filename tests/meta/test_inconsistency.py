@@ -11,7 +11,7 @@ import pytest
 from fastmetrics import meta
 from fastmetrics.cli import main
 
-from ._data import meteo_counts, oriented, random_scores
+from ._data import awkward_values, meteo_counts, oriented, random_scores, values_scores
 
 MEASURES = ["accuracy", "balanced_accuracy", "f1", "cohen_kappa", "confusion_entropy", "gm", "mcc", "sba"]
 # % of the 2160 comparisons, by the paper's definition (a win against a tie is an inconsistency)
@@ -94,3 +94,17 @@ def test_tolerance_and_errors():
     assert all(v == 0.0 for v in loose)  # every difference is a tie for every measure
     with pytest.raises(Exception, match="at least two"):
         meta.inconsistency(random_scores(0, measures=("f1",)))
+
+
+@pytest.mark.parametrize("tolerance", [0.0, 1e-5, 1.0])
+@pytest.mark.parametrize("seed", range(6))
+def test_undefined_ties_and_constant_columns_against_the_loop(seed, tolerance):
+    """Coarse values (ties, and differences equal to the tolerance), undefined cells, a constant
+    topic and a system NaN or constant everywhere, four measures: every ordered pair counted as
+    the loop counts it."""
+    values = awkward_values(seed, systems=2 + seed, topics=3 + seed, measures=4)
+    scores = values_scores(values)
+    for row in meta.inconsistency(scores, tolerance=tolerance).summary.to_pylist():
+        bad, total = _reference(scores, row["measure_a"], row["measure_b"], tolerance)
+        assert (row["inconsistent"], row["comparisons"]) == (bad, total)
+        assert row["value"] == pytest.approx(100 * bad / total) if total else np.isnan(row["value"])

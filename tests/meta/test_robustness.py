@@ -1,5 +1,8 @@
 """Robustness across topics (seed 004 §6.4) against scipy.stats.spearmanr in a loop."""
 
+import functools
+import importlib
+import io
 import warnings
 
 import numpy as np
@@ -8,8 +11,11 @@ from scipy import stats
 
 import fastmetrics as fm
 from fastmetrics import meta
+from fastmetrics._progress import Progress
 
-from ._data import random_scores
+from ._data import awkward_values, random_scores, values_scores
+
+robustness_module = importlib.import_module("fastmetrics.meta.robustness")  # the package exports the function
 
 
 def _reference(values_a, values_b):
@@ -67,3 +73,69 @@ def test_constant_side_is_counted_not_averaged():
         meta.robustness(scores, pairs=0)
     with pytest.raises(fm.ParameterError, match="two topics"):
         meta.robustness(scores.sel(topic=0), pairs="all")
+
+
+@pytest.mark.parametrize("block", [None, 1, 7])
+@pytest.mark.parametrize("seed", range(6))
+def test_matrix_products_equal_spearmanr_per_pair(monkeypatch, seed, block):
+    """All pairs from blocked products (one row, a few rows, one block), undefined systems,
+    ties and constant topics included: each value is scipy's on the systems both topics define."""
+    if block is not None:
+        monkeypatch.setattr(robustness_module, "_BLOCK_CELLS", block * (5 + seed))
+    values = awkward_values(seed, systems=2 + seed, topics=5 + seed)
+    result = meta.robustness(values_scores(values), pairs="all")
+    rows = result.detail.to_pylist()
+    first, second = np.triu_indices(values.shape[2], 1)
+    assert [(r["topic_a"], r["topic_b"]) for r in rows] == list(zip(first, second)) * 2
+    for row, (m, a, b) in zip(rows, [(m, a, b) for m in range(2) for a, b in zip(first, second)]):
+        expected = _reference(values[m, :, a], values[m, :, b])
+        assert np.isnan(row["value"]) == np.isnan(expected)
+        if not np.isnan(expected):
+            assert abs(row["value"] - expected) <= 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_drawn_pairs_equal_spearmanr_and_summary_without_detail(seed):
+    values = awkward_values(seed, systems=6, topics=40)
+    scores = values_scores(values)
+    result = meta.robustness(scores, pairs=50, seed=seed)
+    for row in result.detail.to_pylist():
+        m = ("f1", "accuracy").index(row["measure"])
+        expected = _reference(values[m, :, row["topic_a"]], values[m, :, row["topic_b"]])
+        assert np.isnan(row["value"]) == np.isnan(expected)
+        if not np.isnan(expected):
+            assert abs(row["value"] - expected) <= 1e-12
+    for pairs in (50, "all"):
+        full = meta.robustness(scores, pairs=pairs, seed=seed)
+        short = meta.robustness(scores, pairs=pairs, seed=seed, detail=False)
+        assert short.detail is None
+        for column in ("pairs", "undefined"):
+            assert short.summary.column(column).equals(full.summary.column(column))
+        for column in ("mean", "std"):
+            np.testing.assert_allclose(short.summary.column(column), full.summary.column(column), atol=1e-12)
+
+
+def test_every_pair_drawn_in_the_order_of_triu_indices():
+    """Drawn pairs are positions in np.triu_indices, decoded without building it."""
+    for n in (2, 3, 10, 57):
+        first, second = np.triu_indices(n, 1)
+        k = np.arange(first.size)
+        got = robustness_module._pair_of_index(k, n)
+        assert np.array_equal(got[0], first) and np.array_equal(got[1], second)
+
+
+def test_progress_bar_over_blocks(monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr(robustness_module, "Progress", functools.partial(Progress, delay=0.0))
+    monkeypatch.setattr(robustness_module, "_BLOCK_CELLS", 10)
+    meta.robustness(random_scores(0, topics=20), pairs="all", progress=True)
+    assert "robustness [" in terminal.getvalue() and "100%" in terminal.getvalue()
+    quiet = Terminal()
+    monkeypatch.setattr("sys.stderr", quiet)
+    meta.robustness(random_scores(0, topics=20), pairs="all")
+    assert quiet.getvalue() == ""

@@ -1,11 +1,13 @@
 """Strictness (seed 004 §6.3) against a Python loop written from the paper's formulas."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 from fastmetrics import meta
 
-from ._data import oriented, random_scores
+from ._data import awkward_values, oriented, random_scores, values_scores
 
 
 def _rank(values, o):
@@ -50,3 +52,24 @@ def test_default_levels_and_self_consistency():
     ranks = np.array([_rank(values, o) for o in range(values.size)])
     for row in meta.strictness(dup, thresholds=[0.5, 0.9]).summary.to_pylist():
         assert row["value"] == pytest.approx(ranks[ranks >= row["threshold"]].min())
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_undefined_ties_and_constant_columns_against_the_loop(seed):
+    """Coarse values (many ties), undefined cells, a constant topic and a system NaN or constant
+    everywhere; thresholds unsorted, below 0.5 and at 1: each pair's value is the formula's."""
+    values = awkward_values(seed, systems=3 + seed % 4, topics=4 + seed, measures=3)
+    scores = values_scores(values)
+    levels = [0.9, 0.2, 1.0, 0.5, 0.66]
+    result = meta.strictness(scores, thresholds=levels)
+    names = list(scores.measures)
+    flat = values.reshape(values.shape[0], -1)
+    got = {(r["measure_a"], r["measure_b"], r["threshold"]): r["value"] for r in result.detail.to_pylist()}
+    for a, b in itertools.permutations(range(len(names)), 2):
+        keep = ~(np.isnan(flat[a]) | np.isnan(flat[b]))
+        va, vb = flat[a][keep], flat[b][keep]
+        for th in levels:
+            top = [o for o in range(va.size) if _rank(va, o) >= th]
+            expected = min(_rank(vb, o) for o in top) if top else np.nan
+            value = got[(names[a], names[b], th)]
+            assert value == expected or (np.isnan(value) and np.isnan(expected))
