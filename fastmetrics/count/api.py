@@ -568,9 +568,13 @@ def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
     if "topic" not in gold_table.column_names:
         return None
     runs = src.read_all(list(columns))
-    return rank_sweep_of_strings(
-        runs, gold_table, missing=options["missing"], unjudged=options["unjudged"], columns=columns
-    )
+    try:
+        return rank_sweep_of_strings(
+            runs, gold_table, missing=options["missing"], unjudged=options["unjudged"], columns=columns
+        )
+    except InputError:  # a (topic, item) judged twice: named as the general path names it (file, rows)
+        normalised_gold(gold, item, options["gold_column"], topic=topic)
+        raise
 
 
 def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:

@@ -27,6 +27,7 @@ from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
 from ..io.labels import require_columns, where
+from ..io.readers import GOLD_FILE
 from ..io.readers import gold_table as load_gold
 from ._kernels import N_KINDS, _rows_chunk
 from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
@@ -567,13 +568,24 @@ def column_codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
     return codes
 
 
-def check_unique_gold(gold: pa.Table, keys: list) -> None:
-    """Raise an :class:`InputError` naming the first ``keys`` value the gold has more than once."""
+def check_unique_gold(gold: pa.Table, keys: list, name: str | None = None) -> None:
+    """Raise an :class:`InputError` naming the first ``keys`` value the gold has more than once.
+
+    The message names the rows holding it (of the file ``name``, when the gold is one file).
+    """
     grouped = gold.select(keys).group_by(keys).aggregate([([], "count_all")])
     dup = grouped.filter(pc.greater(grouped.column("count_all"), 1))
-    if dup.num_rows:
-        where = ", ".join(f"{k}={dup.column(k)[0].as_py()!r}" for k in keys)
-        raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once.")
+    if not dup.num_rows:
+        return
+    where = ", ".join(f"{k}={dup.column(k)[0].as_py()!r}" for k in keys)
+    mask = None
+    for k in keys:
+        same = pc.equal(gold.column(k), dup.column(k)[0])
+        mask = same if mask is None else pc.and_(mask, same)
+    rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+    shown = ", ".join(map(str, rows[:4].tolist())) + (" ..." if rows.size > 4 else "")
+    of = f"of '{name}'" if name else "of the gold table"
+    raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once (rows {shown} {of}).")
 
 
 def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", unique: bool = True) -> pa.Table:
@@ -601,6 +613,7 @@ def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", 
     item = item if item in names else "item"
     label = gold_column if gold_column in names else "gold"
     topic = topic if topic in names else "topic" if "topic" in names else None
+    one_file = (table.schema.metadata or {}).get(GOLD_FILE, b"").decode() or None
     require_columns(
         names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
     )
@@ -616,7 +629,7 @@ def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", 
             own.index(item), item, table.column(item).cast(table.schema.field(item).type.value_type)
         )
     if unique:
-        check_unique_gold(table, own[:-1])  # in the gold's own names
+        check_unique_gold(table, own[:-1], one_file)  # in the gold's own names
     return table.rename_columns((["topic"] if topic else []) + ["item", "gold"])
 
 

@@ -992,6 +992,10 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
     return open_source(paths, format=format).read_all()
 
 
+# schema metadata of a gold read from one file: the file (rows of the table are its rows)
+GOLD_FILE = b"fastmetrics.gold_file"
+
+
 def gold_table(gold) -> pa.Table:
     """Read a separate gold given as a path or as an in-memory table.
 
@@ -1026,9 +1030,10 @@ def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa
         run-format file; the table's own columns otherwise.
     """
     _relevance_level(relevance_level)
-    table = open_source(
-        source, format=format, label_name="gold", kind="gold", relevance_level=relevance_level
-    ).read_all()
+    src = open_source(source, format=format, label_name="gold", kind="gold", relevance_level=relevance_level)
+    table = src.read_all()
     if "rank" in table.column_names and "system" in table.column_names:
         table = table.drop_columns(["system"])  # a gold file is not a system
+    if len(src.names) == 1:  # its rows are that file's: an error about them names it
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), GOLD_FILE: src.names[0]})
     return table

@@ -142,7 +142,7 @@ def test_a_duplicated_qrels_line_is_one_error_line(tmp_path, monkeypatch, capsys
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\nq1 0 d1 0\n")
     (tmp_path / "run").write_text("q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq2 Q0 d1 1 1.0 A\n")
     run, qrels = str(tmp_path / "run"), str(tmp_path / "qrels")
-    message = "The gold has (topic, item) = (topic='q1', item='d1') more than once."
+    message = "The gold has (topic, item) = (topic='q1', item='d1') more than once (rows 0, 3 of '" + qrels + "')."
     for count in (fm.count, lambda *a, **k: _general(monkeypatch, *a, **k)):
         with pytest.raises(InputError) as error:
             count(run, qrels, thresholds="ranks", missing="negative", unjudged="negative")
