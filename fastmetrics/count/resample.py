@@ -23,24 +23,21 @@ from .tally import DuplicateItem, Tally, missing_rows
 
 
 @njit(cache=True)
-def _by_group(group, gold, pred, item, m, n_groups):
-    """Counting sort of the rows by group: (group starts, cell ``gold * m + pred``, item), stable."""
-    n = group.size
-    start = np.zeros(n_groups + 1, np.int64)
-    for k in range(n):
+def _group_sizes(group, start):
+    """``start[g + 1] += `` rows of group ``g`` (a counting sort's first pass)."""
+    for k in range(group.size):
         start[group[k] + 1] += 1
-    for g in range(n_groups):
-        start[g + 1] += start[g]
-    at = start[:-1].copy()
-    cell = np.empty(n, np.int32)
-    items = np.empty(n, np.int64)
-    for k in range(n):
+
+
+@njit(cache=True)
+def _place(group, gold, pred, codes, m, at, cell, items):
+    """Put each row at its group's next place (``at``): its cell ``gold * m + pred`` and item code."""
+    for k in range(group.size):
         g = group[k]
         p = at[g]
         at[g] = p + 1
         cell[p] = gold[k] * m + pred[k]
-        items[p] = item[k]
-    return start, cell, items
+        items[p] = codes[k]
 
 
 @njit(cache=True, parallel=True)
@@ -57,6 +54,80 @@ def _half_block(group_start, cell, item, chosen, out):
             # replicates innermost: one contiguous row of bytes per item, added as vectors
             for r in range(block):
                 a[r] += row[r]
+
+
+@njit(cache=True)
+def _kth(a, k):
+    """The ``k``-th smallest (from 0) of ``a``, reordering ``a`` in place (Hoare's selection)."""
+    lo, hi = 0, a.size - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@njit(cache=True, parallel=True)
+def _mark_halves(keys, offsets, bounds, order, chosen):
+    """``chosen[item, r] = 1`` for the ``floor(n/2)`` items of each topic with the smallest keys
+    in replicate ``r``; topic ``t``'s ``(replicates, n)`` draws start at ``keys[offsets[t]]``."""
+    n_topics = bounds.size - 1
+    replicates = chosen.shape[1]
+    for t in prange(n_topics):
+        lo, n = bounds[t], bounds[t + 1] - bounds[t]
+        k = n // 2
+        if k == 0:
+            continue
+        scratch = np.empty(n)
+        for r in range(replicates):
+            row = keys[offsets[t] + r * n : offsets[t] + (r + 1) * n]
+            scratch[:] = row
+            v = _kth(scratch, k - 1)
+            marked = 0
+            for i in range(n):
+                if row[i] < v:
+                    chosen[order[lo + i], r] = 1
+                    marked += 1
+            # equal draws (odds ~n^2 / 2^54) at the k-th key: the first ones by position
+            for i in range(n):
+                if marked < k and row[i] == v:
+                    chosen[order[lo + i], r] = 1
+                    marked += 1
+
+
+def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
+    """``chosen[item, r]`` = 1 where ``half_assignment(...)[r, item]`` is 0: the same draws from
+    ``rng`` (one ``(replicates, n)`` array per topic in turn), transposed for :func:`_half_block`."""
+    chosen = np.zeros((item_topic.size, replicates), np.uint8)
+    order = np.argsort(item_topic, kind="stable")
+    bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1)).astype(np.int64)
+    first = 0
+    while first < n_topics:
+        # topics drawn together: consecutive draws of one generator are the draws of each in turn
+        last = first + 1
+        while last < n_topics and replicates * (bounds[last + 1] - bounds[first]) <= DRAWS:
+            last += 1
+        sizes = np.diff(bounds[first : last + 1])
+        # a topic of fewer than two items draws nothing (as in half_assignment)
+        offsets = np.concatenate([[0], np.cumsum(replicates * np.where(sizes >= 2, sizes, 0))]).astype(np.int64)
+        keys = rng.random(int(offsets[-1]))
+        _mark_halves(keys, offsets, bounds[first : last + 1], order, chosen)
+        first = last
+    return chosen
 
 
 def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
@@ -76,8 +147,13 @@ def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng)
     return half
 
 
+# random draws held at once while drawing the halves
+DRAWS = 1 << 22
 # count entries (2 halves x replicates x groups x m x m) of one block: bounds the memory of a job
 BLOCK_ENTRIES = 1 << 23
+# replicates the kernel counts a pass (enough to fill its vectors), and its output's entries at most
+KERNEL_REPLICATES = 128
+KERNEL_ENTRIES = 1 << 25
 
 
 def split_half_counts(
@@ -162,19 +238,15 @@ class Halving:
         count_plan = self.plan = tally.plan
         self.replicates = replicates
         self.whole = assemble(tally)
-        group, gold_codes, pred_codes, items = (np.concatenate(column) for column in zip(*tally.kept))
+        pieces = list(tally.kept)
         extra = missing_rows(tally) if count_plan.join is not None else None
         if extra is not None:
-            group = np.concatenate([group, extra[0]])
-            gold_codes = np.concatenate([gold_codes, extra[1]])
-            pred_codes = np.concatenate([pred_codes, np.zeros(extra[0].size, np.int64)])
-            items = np.concatenate([items, extra[2]])
-        keys, item_codes = dense_codes(items)
+            pieces.append((extra[0], extra[1], np.zeros(extra[0].size, np.int64), extra[2]))
+        keys, rank = item_ranks([piece[3] for piece in pieces])
         item_topic = _item_topics(count_plan, tally, keys)
-        self.half = half_assignment(item_topic, int(item_topic.max()) + 1, replicates, rng)
+        self.chosen = chosen_halves(item_topic, int(item_topic.max()) + 1, replicates, rng)
+        self.rows = _by_group(pieces, rank, count_plan)
         m = count_plan.m
-        as64 = lambda a: a.astype(np.int64, copy=False)  # noqa: E731
-        self.rows = _by_group(as64(group), as64(gold_codes), as64(pred_codes), item_codes, m, count_plan.n_groups)
         full = tally.acc.reshape(count_plan.sizes + (m, m))
         self.keep = kept_labels(count_plan, full.any(axis=(-2, -1)))
         coords = {c: labels_to_numpy(count_plan.encoders[c].labels) for c in count_plan.axes}
@@ -186,37 +258,75 @@ class Halving:
         per = 2 * self.plan.n_groups * self.plan.m**2
         return max(1, min(self.replicates, BLOCK_ENTRIES // max(per, 1)))
 
-    def blocks(self, size: int | None = None):
-        """Yield the counts of replicates ``[lo, lo + size)`` in turn (see :meth:`block`)."""
-        size = size or self.block_size()
-        for lo in range(0, self.replicates, size):
-            yield self.block(lo, min(lo + size, self.replicates))
+    def blocks(self, size: int | None = None, dtype=np.int64):
+        """Yield the counts of replicates ``[lo, lo + size)`` in turn (see :meth:`block`).
 
-    def block(self, lo: int, hi: int) -> ConfusionTensor:
-        """``counts[replicate, half, ...axes, m, m]`` of replicates ``lo`` to ``hi - 1``."""
+        The kernel counts up to ``KERNEL_REPLICATES`` replicates a pass (its inner loop runs over
+        them), cut into blocks of ``size``.
+        """
+        size = size or self.block_size()
+        per = self.plan.n_groups * self.plan.m**2
+        step = max(size, min(KERNEL_REPLICATES, KERNEL_ENTRIES // max(per, 1)))
+        for lo in range(0, self.replicates, step):
+            first = self._first(lo, min(lo + step, self.replicates))
+            for at in range(0, first.shape[0], size):
+                yield self._tensor(first[at : at + size], lo + at, dtype)
+
+    def block(self, lo: int, hi: int, dtype=np.int64) -> ConfusionTensor:
+        """``counts[replicate, half, ...axes, m, m]`` of replicates ``lo`` to ``hi - 1``.
+
+        ``dtype=np.float64`` gives the same counts as floats (the measures' own type).
+        """
+        return self._tensor(self._first(lo, hi), lo, dtype)
+
+    def _first(self, lo, hi):
+        """``first[replicate, ...axes, m, m]``: the half-0 counts (int32) of replicates ``lo:hi``."""
         count_plan, m = self.plan, self.plan.m
         group_start, cell, item = self.rows
-        chosen = np.ascontiguousarray((self.half[lo:hi] == 0).T).view(np.uint8)
+        chosen = np.ascontiguousarray(self.chosen[:, lo:hi])
         out = np.zeros((count_plan.n_groups, m * m, hi - lo), np.int32)
         _half_block(group_start, cell, item, chosen, out)
-        first = out.transpose(2, 0, 1).reshape((hi - lo,) + count_plan.sizes + (m, m)).astype(np.int64)
-        first, _ = compact(count_plan, first, self.keep, self.labels, lead=1)
-        counts = np.stack([first, self.full[None] - first], axis=1)
-        coords = {**self.coords, "replicate": np.arange(lo, hi), "half": np.array([0, 1])}
+        return out.transpose(2, 0, 1).reshape((hi - lo,) + count_plan.sizes + (m, m))
+
+    def _tensor(self, first, lo, dtype):
+        count_plan = self.plan
+        first, _ = compact(count_plan, first.astype(dtype), self.keep, self.labels, lead=1)
+        counts = np.stack([first, self.full[None].astype(dtype, copy=False) - first], axis=1)
+        replicates = np.arange(lo, lo + first.shape[0])
+        coords = {**self.coords, "replicate": replicates, "half": np.array([0, 1])}
         axes = ("replicate", "half") + count_plan.axes
         halves = ConfusionTensor(counts, axes, coords, classes=self.whole.classes)
         return halves.sum(list(count_plan.hidden)) if count_plan.hidden else halves
 
 
-def dense_codes(keys: np.ndarray):
-    """``np.unique(keys, return_inverse=True)`` in O(n) when the keys are small non-negative ints."""
-    if keys.size == 0 or keys.min() < 0 or keys.max() > 4 * keys.size + 4096:
-        distinct, codes = np.unique(keys, return_inverse=True)
-        return distinct, codes.reshape(-1).astype(np.int64)
-    mark = np.zeros(int(keys.max()) + 1, bool)
-    mark[keys] = True
-    rank = np.cumsum(mark, dtype=np.int64) - 1
-    return np.flatnonzero(mark), rank[keys]
+def item_ranks(items: list):
+    """The distinct item keys of the pieces ``items`` (sorted) and a function giving each key's
+    place among them: ``np.unique``'s, in O(n) by a mark array when the keys are small."""
+    low = min((int(i.min()) for i in items if i.size), default=0)
+    top = max((int(i.max()) for i in items if i.size), default=-1)
+    if low < 0 or top > 4 * sum(i.size for i in items) + 4096:
+        distinct = np.unique(np.concatenate(items))
+        return distinct, lambda keys: np.searchsorted(distinct, keys)
+    mark = np.zeros(top + 1, bool)
+    for i in items:
+        mark[i] = True
+    place = np.cumsum(mark, dtype=np.int64) - 1
+    return np.flatnonzero(mark), lambda keys: place[keys]
+
+
+def _by_group(pieces, rank, count_plan):
+    """The rows of every piece in a counting sort by group: (group starts, cells, item codes)."""
+    n_groups = count_plan.n_groups
+    start = np.zeros(n_groups + 1, np.int64)
+    for piece in pieces:
+        _group_sizes(piece[0], start)
+    np.cumsum(start, out=start)
+    at = start[:-1].copy()
+    cell = np.empty(int(start[-1]), np.int32)
+    items = np.empty(int(start[-1]), np.int64)
+    for group, gold_codes, pred_codes, keys in pieces:
+        _place(group, gold_codes, pred_codes, rank(keys), count_plan.m, at, cell, items)
+    return start, cell, items
 
 
 def _item_topics(count_plan, tally, keys):

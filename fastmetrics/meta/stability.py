@@ -118,7 +118,8 @@ def _half_scores(halving, measures, aggregate, names, bar):
     """``values[measure, replicate, half, system]``: each half's system scores, a block of
     replicates at a time (the counts of all the halves at once may not fit in memory)."""
     parts = []
-    for halves in halving.blocks():
+    # float counts: the measures compute in float64 anyway, and skip a cast of every block
+    for halves in halving.blocks(dtype=np.float64):
         halves = halves.rename(names)
         if "topic" in halves.axes and aggregate == "micro":
             halves = halves.sum("topic")
