@@ -110,8 +110,11 @@ def _mark_halves(keys, offsets, bounds, order, chosen):
 
 
 def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
-    """``chosen[item, r]`` = 1 where ``half_assignment(...)[r, item]`` is 0: the same draws from
-    ``rng`` (one ``(replicates, n)`` array per topic in turn), transposed for :func:`_half_block`."""
+    """Return ``chosen[item, r]``, 1 where ``half_assignment(...)[r, item]`` is 0.
+
+    The same draws from ``rng`` (one ``(replicates, n)`` array per topic in turn), transposed for
+    :func:`_half_block`.
+    """
     chosen = np.zeros((item_topic.size, replicates), np.uint8)
     order = np.argsort(item_topic, kind="stable")
     bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1)).astype(np.int64)
@@ -300,8 +303,10 @@ class Halving:
 
 
 def item_ranks(items: list):
-    """The distinct item keys of the pieces ``items`` (sorted) and a function giving each key's
-    place among them: ``np.unique``'s, in O(n) by a mark array when the keys are small."""
+    """Return the distinct item keys of the pieces ``items`` (sorted) and a key-to-place function.
+
+    The places are ``np.unique``'s inverse, found in O(n) by a mark array when the keys are small.
+    """
     low = min((int(i.min()) for i in items if i.size), default=0)
     top = max((int(i.max()) for i in items if i.size), default=-1)
     if low < 0 or top > 4 * sum(i.size for i in items) + 4096:
