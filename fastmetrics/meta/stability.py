@@ -23,6 +23,7 @@ from .._progress import Progress
 from ..count.resample import split_halves
 from ..tensor import role_names
 from ._common import MetaResult, higher_is_better, labels_array
+from ._kernels import nanmean_rows
 
 AGGREGATES = ("macro", "micro")
 
@@ -128,9 +129,15 @@ def _half_scores(halving, measures, aggregate, names, bar):
             raise ParameterError("Stability compares systems: the input needs a 'system' column.")
         values = scores.values  # [measure, replicate, half, system(, topic)]
         if "topic" in scores.axes:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                values = np.nanmean(values, axis=scores.axes.index("topic") + 1)
+            values = _mean_over(values, scores.axes.index("topic") + 1)
         parts.append(values)
         bar.advance(values.shape[1])
     return list(scores.measures), np.asarray(scores.coords["system"]), np.concatenate(parts, axis=1)
+
+
+def _mean_over(values, axis):
+    """``np.nanmean(values, axis)`` without its copy of the values (NaN where all are NaN)."""
+    moved = np.ascontiguousarray(np.moveaxis(values, axis, -1))
+    out = np.empty(moved.shape[:-1])
+    nanmean_rows(moved.reshape(out.size, moved.shape[-1]), out.reshape(-1))
+    return out
