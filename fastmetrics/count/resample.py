@@ -292,8 +292,9 @@ class Halving:
         return out.transpose(2, 0, 1).reshape((hi - lo,) + count_plan.sizes + (m, m))
 
     def _tensor(self, first, lo, dtype):
+        # C order: the kernel's output has the replicates innermost, the measures want cells apart
         count_plan = self.plan
-        first, _ = compact(count_plan, first.astype(dtype), self.keep, self.labels, lead=1)
+        first, _ = compact(count_plan, first.astype(dtype, order="C"), self.keep, self.labels, lead=1)
         counts = np.stack([first, self.full[None].astype(dtype, copy=False) - first], axis=1)
         replicates = np.arange(lo, lo + first.shape[0])
         coords = {**self.coords, "replicate": replicates, "half": np.array([0, 1])}
