@@ -109,6 +109,18 @@ def _mark_halves(keys, offsets, bounds, order, chosen):
                     marked += 1
 
 
+@njit(cache=True, parallel=True)
+def _both_halves(first, totals, at, counts):
+    """``counts[r, 0, g, c] = first[g, c, at + r]`` and ``counts[r, 1, g, c]`` the rest of the
+    group's ``totals[g, c]``."""
+    for g in prange(first.shape[0]):
+        for c in range(first.shape[1]):
+            for r in range(counts.shape[0]):
+                v = first[g, c, at + r]
+                counts[r, 0, g, c] = v
+                counts[r, 1, g, c] = totals[g, c] - v
+
+
 def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
     """Return ``chosen[item, r]``, 1 where ``half_assignment(...)[r, item]`` is 0.
 
@@ -254,6 +266,7 @@ class Halving:
         self.keep = kept_labels(count_plan, full.any(axis=(-2, -1)))
         coords = {c: labels_to_numpy(count_plan.encoders[c].labels) for c in count_plan.axes}
         self.labels = coords
+        self.group_totals = full.reshape(count_plan.n_groups, m * m)
         self.full, self.coords = compact(count_plan, full, self.keep, coords)
 
     def block_size(self) -> int:
@@ -271,32 +284,36 @@ class Halving:
         per = self.plan.n_groups * self.plan.m**2
         step = max(size, min(KERNEL_REPLICATES, KERNEL_ENTRIES // max(per, 1)))
         for lo in range(0, self.replicates, step):
-            first = self._first(lo, min(lo + step, self.replicates))
-            for at in range(0, first.shape[0], size):
-                yield self._tensor(first[at : at + size], lo + at, dtype)
+            hi = min(lo + step, self.replicates)
+            first = self._first(lo, hi)
+            for at in range(0, hi - lo, size):
+                yield self._tensor(first, at, min(at + size, hi - lo), lo, dtype)
 
     def block(self, lo: int, hi: int, dtype=np.int64) -> ConfusionTensor:
         """``counts[replicate, half, ...axes, m, m]`` of replicates ``lo`` to ``hi - 1``.
 
         ``dtype=np.float64`` gives the same counts as floats (the measures' own type).
         """
-        return self._tensor(self._first(lo, hi), lo, dtype)
+        return self._tensor(self._first(lo, hi), 0, hi - lo, lo, dtype)
 
     def _first(self, lo, hi):
-        """``first[replicate, ...axes, m, m]``: the half-0 counts (int32) of replicates ``lo:hi``."""
+        """``first[group, cell, replicate]``: the half-0 counts (int32) of replicates ``lo:hi``."""
         count_plan, m = self.plan, self.plan.m
         group_start, cell, item = self.rows
         chosen = np.ascontiguousarray(self.chosen[:, lo:hi])
         out = np.zeros((count_plan.n_groups, m * m, hi - lo), np.int32)
         _half_block(group_start, cell, item, chosen, out)
-        return out.transpose(2, 0, 1).reshape((hi - lo,) + count_plan.sizes + (m, m))
+        return out
 
-    def _tensor(self, first, lo, dtype):
-        # C order: the kernel's output has the replicates innermost, the measures want cells apart
-        count_plan = self.plan
-        first, _ = compact(count_plan, first.astype(dtype, order="C"), self.keep, self.labels, lead=1)
-        counts = np.stack([first, self.full[None].astype(dtype, copy=False) - first], axis=1)
-        replicates = np.arange(lo, lo + first.shape[0])
+    def _tensor(self, first, a, b, lo, dtype):
+        """The tensor of replicates ``a:b`` of ``first`` (replicate ``lo + a`` onwards)."""
+        count_plan, m = self.plan, self.plan.m
+        # C order: the measures run several times slower on the kernel's (replicates innermost)
+        counts = np.empty((b - a, 2, count_plan.n_groups, m * m), dtype)
+        _both_halves(first, self.group_totals, a, counts)
+        counts = counts.reshape((b - a, 2) + count_plan.sizes + (m, m))
+        counts, _ = compact(count_plan, counts, self.keep, self.labels, lead=2)
+        replicates = np.arange(lo + a, lo + b)
         coords = {**self.coords, "replicate": replicates, "half": np.array([0, 1])}
         axes = ("replicate", "half") + count_plan.axes
         halves = ConfusionTensor(counts, axes, coords, classes=self.whole.classes)
