@@ -1,10 +1,13 @@
-"""Resampled counting: split-half replicates (seed 001 §5) in one pass over the rows.
+"""Resampled counting: split-half replicates (seed 001 §5), a block of replicates at a time.
 
 Each replicate splits the items of every topic at random into two halves of sizes
 ``floor(n/2)`` and ``ceil(n/2)``; the same split applies to every system, so the halves are two
-test sets the systems share. The kernel walks the rows group by group and, for each replicate,
-adds a row to half 0 when its item falls there; half 1 is the group total minus half 0. The rows
-are never copied per replicate: the only per-replicate data is one byte per item.
+test sets the systems share. The rows are read once and kept as (cell, item) sorted by group (a
+counting sort); the halves are one byte per (item, replicate), drawn as
+:func:`half_assignment` draws them. The kernel walks each group's rows once per block of
+replicates and adds the item's bytes of the whole block to the row's cell (replicates
+innermost, so the additions are vectors); half 1 is the group total minus half 0. A job that
+reduces each block (:func:`fastmetrics.meta.stability`) holds the counts of one block at a time.
 """
 
 from __future__ import annotations
