@@ -95,21 +95,43 @@ def _mark_halves(keys, offsets, bounds, order, chosen):
         k = n // 2
         if k == 0:
             continue
+        buckets = max(1, n // 8)
+        tally = np.empty(buckets + 1, np.int64)
         scratch = np.empty(n)
         for r in range(replicates):
             row = keys[offsets[t] + r * n : offsets[t] + (r + 1) * n]
-            scratch[:] = row
-            v = _kth(scratch, k - 1)
+            v = _kth_uniform(row, k - 1, tally, scratch)
             marked = 0
             for i in range(n):
-                if row[i] < v:
-                    chosen[order[lo + i], r] = 1
-                    marked += 1
+                below = row[i] < v
+                chosen[order[lo + i], r] = below
+                marked += below
             # equal draws (odds ~n^2 / 2^54) at the k-th key: the first ones by position
             for i in range(n):
                 if marked < k and row[i] == v:
                     chosen[order[lo + i], r] = 1
                     marked += 1
+
+
+@njit(cache=True)
+def _kth_uniform(row, k, tally, scratch):
+    """The ``k``-th smallest (from 0) of ``row``, draws in [0, 1): a histogram finds its bucket,
+    a selection among that bucket's few draws the value (comparisons against a pivot are
+    mispredicted half the time; a histogram's additions are not)."""
+    buckets = tally.size - 1
+    tally[:] = 0
+    for x in row:
+        tally[min(int(x * buckets), buckets - 1)] += 1
+    b, before = 0, 0
+    while before + tally[b] <= k:
+        before += tally[b]
+        b += 1
+    m = 0
+    for x in row:
+        if min(int(x * buckets), buckets - 1) == b:
+            scratch[m] = x
+            m += 1
+    return _kth(scratch[:m], k - before)
 
 
 @njit(cache=True, parallel=True)
