@@ -1,10 +1,13 @@
-"""Resampled counting: split-half replicates (seed 001 §5) in one pass over the rows.
+"""Resampled counting: split-half replicates (seed 001 §5), a block of replicates at a time.
 
 Each replicate splits the items of every topic at random into two halves of sizes
 ``floor(n/2)`` and ``ceil(n/2)``; the same split applies to every system, so the halves are two
-test sets the systems share. The kernel walks the rows group by group and, for each replicate,
-adds a row to half 0 when its item falls there; half 1 is the group total minus half 0. The rows
-are never copied per replicate: the only per-replicate data is one byte per item.
+test sets the systems share. The rows are read once and kept as (cell, item) sorted by group (a
+counting sort); the halves are one byte per (item, replicate), drawn as
+:func:`half_assignment` draws them. The kernel walks each group's rows once per block of
+replicates and adds the item's bytes of the whole block to the row's cell (replicates
+innermost, so the additions are vectors); half 1 is the group total minus half 0. A job that
+reduces each block (:func:`fastmetrics.meta.stability`) holds the counts of one block at a time.
 """
 
 from __future__ import annotations
@@ -22,18 +25,149 @@ from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .tally import DuplicateItem, Tally, missing_rows
 
 
+@njit(cache=True)
+def _group_sizes(group, start):
+    """``start[g + 1] += `` rows of group ``g`` (a counting sort's first pass)."""
+    for k in range(group.size):
+        start[group[k] + 1] += 1
+
+
+@njit(cache=True)
+def _place(group, gold, pred, codes, m, at, cell, items):
+    """Put each row at its group's next place (``at``): its cell ``gold * m + pred`` and item code."""
+    for k in range(group.size):
+        g = group[k]
+        p = at[g]
+        at[g] = p + 1
+        cell[p] = gold[k] * m + pred[k]
+        items[p] = codes[k]
+
+
 @njit(cache=True, parallel=True)
-def _half_counts(group_start, gold, pred, item, half, out):
-    """out[r, g, i, j] += rows of group g (rows sorted by group) with gold i, prediction j and
-    their item in half 0 of replicate r."""
+def _half_block(group_start, cell, item, chosen, out):
+    """out[g, c, r] += rows of group g in cell c whose item is in half 0 of replicate r
+    (``chosen[item, r]`` is 1)."""
     n_groups = group_start.size - 1
-    replicates = half.shape[0]
+    block = chosen.shape[1]
     for g in prange(n_groups):
+        acc = out[g]
+        for k in range(group_start[g], group_start[g + 1]):
+            row = chosen[item[k]]
+            a = acc[cell[k]]
+            # replicates innermost: one contiguous row of bytes per item, added as vectors
+            for r in range(block):
+                a[r] += row[r]
+
+
+@njit(cache=True)
+def _kth(a, k):
+    """The ``k``-th smallest (from 0) of ``a``, reordering ``a`` in place (Hoare's selection)."""
+    lo, hi = 0, a.size - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@njit(cache=True, parallel=True)
+def _mark_halves(keys, offsets, bounds, order, chosen):
+    """``chosen[item, r] = 1`` for the ``floor(n/2)`` items of each topic with the smallest keys
+    in replicate ``r``; topic ``t``'s ``(replicates, n)`` draws start at ``keys[offsets[t]]``."""
+    n_topics = bounds.size - 1
+    replicates = chosen.shape[1]
+    for t in prange(n_topics):
+        lo, n = bounds[t], bounds[t + 1] - bounds[t]
+        k = n // 2
+        if k == 0:
+            continue
+        buckets = max(1, n // 8)
+        tally = np.empty(buckets + 1, np.int64)
+        scratch = np.empty(n)
         for r in range(replicates):
-            h = half[r]
-            for k in range(group_start[g], group_start[g + 1]):
-                if h[item[k]] == 0:
-                    out[r, g, gold[k], pred[k]] += 1
+            row = keys[offsets[t] + r * n : offsets[t] + (r + 1) * n]
+            v = _kth_uniform(row, k - 1, tally, scratch)
+            marked = 0
+            for i in range(n):
+                below = row[i] < v
+                chosen[order[lo + i], r] = below
+                marked += below
+            # equal draws (odds ~n^2 / 2^54) at the k-th key: the first ones by position
+            for i in range(n):
+                if marked < k and row[i] == v:
+                    chosen[order[lo + i], r] = 1
+                    marked += 1
+
+
+@njit(cache=True)
+def _kth_uniform(row, k, tally, scratch):
+    """The ``k``-th smallest (from 0) of ``row``, draws in [0, 1): a histogram finds its bucket,
+    a selection among that bucket's few draws the value (comparisons against a pivot are
+    mispredicted half the time; a histogram's additions are not)."""
+    buckets = tally.size - 1
+    tally[:] = 0
+    for x in row:
+        tally[min(int(x * buckets), buckets - 1)] += 1
+    b, before = 0, 0
+    while before + tally[b] <= k:
+        before += tally[b]
+        b += 1
+    m = 0
+    for x in row:
+        if min(int(x * buckets), buckets - 1) == b:
+            scratch[m] = x
+            m += 1
+    return _kth(scratch[:m], k - before)
+
+
+@njit(cache=True, parallel=True)
+def _both_halves(first, totals, at, counts):
+    """``counts[r, 0, g, c] = first[g, c, at + r]`` and ``counts[r, 1, g, c]`` the rest of the
+    group's ``totals[g, c]``."""
+    for g in prange(first.shape[0]):
+        for c in range(first.shape[1]):
+            for r in range(counts.shape[0]):
+                v = first[g, c, at + r]
+                counts[r, 0, g, c] = v
+                counts[r, 1, g, c] = totals[g, c] - v
+
+
+def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
+    """Return ``chosen[item, r]``, 1 where ``half_assignment(...)[r, item]`` is 0.
+
+    The same draws from ``rng`` (one ``(replicates, n)`` array per topic in turn), transposed for
+    :func:`_half_block`.
+    """
+    chosen = np.zeros((item_topic.size, replicates), np.uint8)
+    order = np.argsort(item_topic, kind="stable")
+    bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1)).astype(np.int64)
+    first = 0
+    while first < n_topics:
+        # topics drawn together: consecutive draws of one generator are the draws of each in turn
+        last = first + 1
+        while last < n_topics and replicates * (bounds[last + 1] - bounds[first]) <= DRAWS:
+            last += 1
+        sizes = np.diff(bounds[first : last + 1])
+        # a topic of fewer than two items draws nothing (as in half_assignment)
+        offsets = np.concatenate([[0], np.cumsum(replicates * np.where(sizes >= 2, sizes, 0))]).astype(np.int64)
+        keys = rng.random(int(offsets[-1]))
+        _mark_halves(keys, offsets, bounds[first : last + 1], order, chosen)
+        first = last
+    return chosen
 
 
 def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
@@ -51,6 +185,15 @@ def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng)
         rows = np.repeat(np.arange(replicates), k)
         half[rows, items[chosen.reshape(-1)]] = 0
     return half
+
+
+# random draws held at once while drawing the halves
+DRAWS = 1 << 22
+# count entries (2 halves x replicates x groups x m x m) of one block: bounds the memory of a job
+BLOCK_ENTRIES = 1 << 23
+# replicates the kernel counts a pass (enough to fill its vectors), and its output's entries at most
+KERNEL_REPLICATES = 128
+KERNEL_ENTRIES = 1 << 25
 
 
 def split_half_counts(
@@ -77,24 +220,47 @@ def split_half_counts(
     ``missing="negative"`` the items a run lacks are predicted negative in every half (the
     gold defines the items). The full counts (``fm.count`` on the same input) equal the sum over
     ``half`` of every replicate; ``system`` and ``topic`` name the columns playing them, as in
-    ``fm.count``.
+    ``fm.count``. :func:`split_halves` gives the same counts a block of replicates at a time.
+    """
+    options = dict(by=by, system=system, topic=topic, pred=pred, gold_column=gold_column, item=item)
+    halving = split_halves(
+        source,
+        gold,
+        replicates=replicates,
+        seed=seed,
+        missing=missing,
+        task=task,
+        classes=classes,
+        format=format,
+        **options,
+    )
+    return halving.block(0, halving.replicates)
+
+
+def split_halves(source, gold=None, *, replicates: int = 500, seed: int = 0, format="auto", **options) -> Halving:
+    """Read the rows once and draw the halves; the counts come a block of replicates at a time.
+
+    Parameters are those of :func:`split_half_counts`; ``Halving.blocks()`` yields the same
+    tensors as ``split_half_counts`` cut along ``replicate``, in bounded memory.
     """
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
     rng = rng_of(seed)
     src = open_source(source, format=format)
-    check_roles(src.column_names, src.names[0], system, topic)
-    options = dict(by=by, system=system, topic=topic, pred=pred, gold_column=gold_column, item=item)
-    return _split_halves(src, gold, rng, replicates, missing, task, classes, options)
+    roles = {k: options.get(k, k) for k in ("system", "topic")}
+    check_roles(src.column_names, src.names[0], roles["system"], roles["topic"])
+    count = {k: options.pop(k) for k in ("missing", "task", "classes") if k in options}
+    return Halving(_kept_rows(src, gold, count, options), rng, int(replicates))
 
 
-def _split_halves(src, gold, rng, replicates, missing, task, classes, options):
-    item = options["item"]
-    count_plan = plan(src, gold, missing=missing, task=task, classes=classes, **options)
+def _kept_rows(src, gold, count, options):
+    """The tally of every row, kept (group, gold, pred, item), and the plan's whole counts."""
+    count_plan = plan(src, gold, **count, **options)
     if count_plan.mode != "hard":
         raise InputError(
             "Split-half stability needs hard predictions (a 'pred' column) of binary or multiclass labels."
         )
+    item = count_plan.request.item
     require_columns(src.column_names, [item], src.names[0], " for split halves")
     tally = Tally(count_plan, keep_rows=True)
     try:
@@ -102,29 +268,113 @@ def _split_halves(src, gold, rng, replicates, missing, task, classes, options):
             tally.add(batch, part, offset)
     except DuplicateItem as error:
         raise error.located(src) from None
-    whole = assemble(tally)
-    group, gold_codes, pred_codes, items = (np.concatenate(column) for column in zip(*tally.kept))
-    extra = missing_rows(tally) if count_plan.join is not None else None
-    if extra is not None:
-        group = np.concatenate([group, extra[0]])
-        gold_codes = np.concatenate([gold_codes, extra[1]])
-        pred_codes = np.concatenate([pred_codes, np.zeros(extra[0].size, np.int64)])
-        items = np.concatenate([items, extra[2]])
-    keys, item_codes = np.unique(items, return_inverse=True)
-    item_topic = _item_topics(count_plan, tally, keys)
-    half = half_assignment(item_topic, int(item_topic.max()) + 1, int(replicates), rng)
-    first = _first_halves(group, gold_codes, pred_codes, item_codes, half, count_plan)
-    full = tally.acc.reshape(count_plan.sizes + (count_plan.m, count_plan.m))
-    keep = kept_labels(count_plan, full.any(axis=(-2, -1)))
-    coords = {c: labels_to_numpy(count_plan.encoders[c].labels) for c in count_plan.axes}
-    first, coords = compact(count_plan, first, keep, coords, lead=1)
-    full, _ = compact(count_plan, full, keep, dict(coords))
-    counts = np.stack([first, full[None] - first], axis=1)
-    axes = ("replicate", "half") + count_plan.axes
-    halves = ConfusionTensor(
-        counts, axes, {**coords, "replicate": np.arange(replicates), "half": np.array([0, 1])}, classes=whole.classes
-    )
-    return halves.sum(list(count_plan.hidden)) if count_plan.hidden else halves
+    return tally
+
+
+class Halving:
+    """The kept rows sorted by group and the halves of every replicate (``half[r, item]``)."""
+
+    def __init__(self, tally, rng, replicates: int):
+        count_plan = self.plan = tally.plan
+        self.replicates = replicates
+        self.whole = assemble(tally)
+        pieces = list(tally.kept)
+        extra = missing_rows(tally) if count_plan.join is not None else None
+        if extra is not None:
+            pieces.append((extra[0], extra[1], np.zeros(extra[0].size, np.int64), extra[2]))
+        keys, rank = item_ranks([piece[3] for piece in pieces])
+        item_topic = _item_topics(count_plan, tally, keys)
+        self.chosen = chosen_halves(item_topic, int(item_topic.max()) + 1, replicates, rng)
+        self.rows = _by_group(pieces, rank, count_plan)
+        m = count_plan.m
+        full = tally.acc.reshape(count_plan.sizes + (m, m))
+        self.keep = kept_labels(count_plan, full.any(axis=(-2, -1)))
+        coords = {c: labels_to_numpy(count_plan.encoders[c].labels) for c in count_plan.axes}
+        self.labels = coords
+        self.group_totals = full.reshape(count_plan.n_groups, m * m)
+        self.full, self.coords = compact(count_plan, full, self.keep, coords)
+
+    def block_size(self) -> int:
+        """Replicates a block: about ``BLOCK_ENTRIES`` count entries, at least one replicate."""
+        per = 2 * self.plan.n_groups * self.plan.m**2
+        return max(1, min(self.replicates, BLOCK_ENTRIES // max(per, 1)))
+
+    def blocks(self, size: int | None = None, dtype=np.int64):
+        """Yield the counts of replicates ``[lo, lo + size)`` in turn (see :meth:`block`).
+
+        The kernel counts up to ``KERNEL_REPLICATES`` replicates a pass (its inner loop runs over
+        them), cut into blocks of ``size``.
+        """
+        size = size or self.block_size()
+        per = self.plan.n_groups * self.plan.m**2
+        step = max(size, min(KERNEL_REPLICATES, KERNEL_ENTRIES // max(per, 1)))
+        for lo in range(0, self.replicates, step):
+            hi = min(lo + step, self.replicates)
+            first = self._first(lo, hi)
+            for at in range(0, hi - lo, size):
+                yield self._tensor(first, at, min(at + size, hi - lo), lo, dtype)
+
+    def block(self, lo: int, hi: int, dtype=np.int64) -> ConfusionTensor:
+        """``counts[replicate, half, ...axes, m, m]`` of replicates ``lo`` to ``hi - 1``.
+
+        ``dtype=np.float64`` gives the same counts as floats (the measures' own type).
+        """
+        return self._tensor(self._first(lo, hi), 0, hi - lo, lo, dtype)
+
+    def _first(self, lo, hi):
+        """``first[group, cell, replicate]``: the half-0 counts (int32) of replicates ``lo:hi``."""
+        count_plan, m = self.plan, self.plan.m
+        group_start, cell, item = self.rows
+        chosen = np.ascontiguousarray(self.chosen[:, lo:hi])
+        out = np.zeros((count_plan.n_groups, m * m, hi - lo), np.int32)
+        _half_block(group_start, cell, item, chosen, out)
+        return out
+
+    def _tensor(self, first, a, b, lo, dtype):
+        """The tensor of replicates ``a:b`` of ``first`` (replicate ``lo + a`` onwards)."""
+        count_plan, m = self.plan, self.plan.m
+        # C order: the measures run several times slower on the kernel's (replicates innermost)
+        counts = np.empty((b - a, 2, count_plan.n_groups, m * m), dtype)
+        _both_halves(first, self.group_totals, a, counts)
+        counts = counts.reshape((b - a, 2) + count_plan.sizes + (m, m))
+        counts, _ = compact(count_plan, counts, self.keep, self.labels, lead=2)
+        replicates = np.arange(lo + a, lo + b)
+        coords = {**self.coords, "replicate": replicates, "half": np.array([0, 1])}
+        axes = ("replicate", "half") + count_plan.axes
+        halves = ConfusionTensor(counts, axes, coords, classes=self.whole.classes)
+        return halves.sum(list(count_plan.hidden)) if count_plan.hidden else halves
+
+
+def item_ranks(items: list):
+    """Return the distinct item keys of the pieces ``items`` (sorted) and a key-to-place function.
+
+    The places are ``np.unique``'s inverse, found in O(n) by a mark array when the keys are small.
+    """
+    low = min((int(i.min()) for i in items if i.size), default=0)
+    top = max((int(i.max()) for i in items if i.size), default=-1)
+    if low < 0 or top > 4 * sum(i.size for i in items) + 4096:
+        distinct = np.unique(np.concatenate(items))
+        return distinct, lambda keys: np.searchsorted(distinct, keys)
+    mark = np.zeros(top + 1, bool)
+    for i in items:
+        mark[i] = True
+    place = np.cumsum(mark, dtype=np.int64) - 1
+    return np.flatnonzero(mark), lambda keys: place[keys]
+
+
+def _by_group(pieces, rank, count_plan):
+    """The rows of every piece in a counting sort by group: (group starts, cells, item codes)."""
+    n_groups = count_plan.n_groups
+    start = np.zeros(n_groups + 1, np.int64)
+    for piece in pieces:
+        _group_sizes(piece[0], start)
+    np.cumsum(start, out=start)
+    at = start[:-1].copy()
+    cell = np.empty(int(start[-1]), np.int32)
+    items = np.empty(int(start[-1]), np.int64)
+    for group, gold_codes, pred_codes, keys in pieces:
+        _place(group, gold_codes, pred_codes, rank(keys), count_plan.m, at, cell, items)
+    return start, cell, items
 
 
 def _item_topics(count_plan, tally, keys):
@@ -132,21 +382,3 @@ def _item_topics(count_plan, tally, keys):
     if count_plan.join is not None:
         return count_plan.join.topic_codes[keys].astype(np.int64)
     return keys // tally.n_keys
-
-
-def _first_halves(group, gold_codes, pred_codes, item_codes, half, count_plan):
-    """counts[replicate, group..., m, m] of the rows whose item is in half 0."""
-    order = np.argsort(group, kind="stable")
-    n_groups = count_plan.n_groups
-    group_start = np.searchsorted(group[order], np.arange(n_groups + 1)).astype(np.int64)
-    m = count_plan.m
-    first = np.zeros((half.shape[0], n_groups, m, m), np.int64)
-    _half_counts(
-        group_start,
-        gold_codes[order].astype(np.int64),
-        pred_codes[order].astype(np.int64),
-        item_codes[order].astype(np.int64),
-        half,
-        first,
-    )
-    return first.reshape((half.shape[0],) + count_plan.sizes + (m, m))

@@ -210,3 +210,16 @@ def _inconsistency_counts(values, tolerance, n_chunks, bad, both):
                         differ += ok & (x[k] != y[k])
                     both[c, a, b] += defined
                     bad[c, a, b] += differ
+
+
+@njit(cache=True, parallel=True)
+def nanmean_rows(values, out):
+    """``out[i]``: the mean of the values of row ``i`` that are not NaN (NaN if none is)."""
+    for i in prange(values.shape[0]):
+        total = 0.0
+        n = 0
+        for v in values[i]:
+            if not np.isnan(v):
+                total += v
+                n += 1
+        out[i] = total / n if n else np.nan

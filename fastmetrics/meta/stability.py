@@ -20,9 +20,10 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from ..count.resample import split_half_counts
+from ..count.resample import split_halves
 from ..tensor import role_names
 from ._common import MetaResult, higher_is_better, labels_array
+from ._kernels import nanmean_rows
 
 AGGREGATES = ("macro", "micro")
 
@@ -70,24 +71,9 @@ def stability(
     """
     if aggregate not in AGGREGATES:
         raise ParameterError(f"aggregate must be 'macro' or 'micro'; got {aggregate!r}.")
-    bar = Progress(3, f"stability ({replicates} halvings)", quiet=not progress)
-    halves = split_half_counts(
-        source, gold, replicates=replicates, seed=seed, system=system, topic=topic, **count_options
-    ).rename(role_names(system, topic))
-    bar.update(1)
-    if "topic" in halves.axes and aggregate == "micro":
-        halves = halves.sum("topic")
-    scores = halves.evaluate(list(measures))
-    bar.update(2)
-    values = scores.values  # [measure, replicate, half, system(, topic)]
-    if "topic" in scores.axes:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            values = np.nanmean(values, axis=scores.axes.index("topic") + 1)
-    if "system" not in scores.axes:
-        raise ParameterError("Stability compares systems: the input needs a 'system' column.")
-    names = list(scores.measures)
-    systems = np.asarray(scores.coords["system"])
+    halving = split_halves(source, gold, replicates=replicates, seed=seed, system=system, topic=topic, **count_options)
+    bar = Progress(replicates, f"stability ({replicates} halvings)", quiet=not progress)
+    names, systems, values = _half_scores(halving, list(measures), aggregate, role_names(system, topic), bar)
     n_systems = systems.size
     per_system = values.reshape(len(names), -1, n_systems)  # [measure, 2R, system]
     with warnings.catch_warnings():
@@ -104,7 +90,6 @@ def stability(
         valid = ~np.isnan(d).any(axis=1)
         swaps.append(int(((sign[:, 0] != sign[:, 1]) & valid).sum()))
         comparisons.append(int(valid.sum()))
-    bar.update(3)
     bar.close()
     summary = pa.table(
         {
@@ -128,3 +113,31 @@ def stability(
     )
     params = {"replicates": replicates, "seed": seed, "aggregate": aggregate, "tolerance": tolerance}
     return MetaResult(summary, detail, params).in_names(system, topic)
+
+
+def _half_scores(halving, measures, aggregate, names, bar):
+    """``values[measure, replicate, half, system]``: each half's system scores, a block of
+    replicates at a time (the counts of all the halves at once may not fit in memory)."""
+    parts = []
+    # float counts: the measures compute in float64 anyway, and skip a cast of every block
+    for halves in halving.blocks(dtype=np.float64):
+        halves = halves.rename(names)
+        if "topic" in halves.axes and aggregate == "micro":
+            halves = halves.sum("topic")
+        scores = halves.evaluate(measures)
+        if "system" not in scores.axes:
+            raise ParameterError("Stability compares systems: the input needs a 'system' column.")
+        values = scores.values  # [measure, replicate, half, system(, topic)]
+        if "topic" in scores.axes:
+            values = _mean_over(values, scores.axes.index("topic") + 1)
+        parts.append(values)
+        bar.advance(values.shape[1])
+    return list(scores.measures), np.asarray(scores.coords["system"]), np.concatenate(parts, axis=1)
+
+
+def _mean_over(values, axis):
+    """``np.nanmean(values, axis)`` without its copy of the values (NaN where all are NaN)."""
+    moved = np.ascontiguousarray(np.moveaxis(values, axis, -1))
+    out = np.empty(moved.shape[:-1])
+    nanmean_rows(moved.reshape(out.size, moved.shape[-1]), out.reshape(-1))
+    return out

@@ -9,6 +9,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics import meta
+from fastmetrics.count import resample
 from fastmetrics.count.resample import split_half_counts
 
 
@@ -60,7 +61,7 @@ def _reference(halves, name, tolerance=1e-5):
     scores = halves.evaluate([name])[name]  # [R, 2, S, T]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        macro = np.nanmean(scores, axis=-1)  # [R, 2, S]
+        macro = np.nanmean(scores, axis=-1) if "topic" in halves.axes else scores  # [R, 2, S]
     sign = 1.0 if name != "error_rate" else -1.0
     swaps = comparisons = 0
     for r in range(macro.shape[0]):
@@ -114,3 +115,133 @@ def test_split_halves_count_lacking_items_as_negative():
     assert whole.counts[1, 0, 0, 0] == 3  # item 1, and the lacking items 4 and 5 (gold negative)
     result = meta.stability(runs, gold, measures=["accuracy"], replicates=3, missing="negative")
     assert result.summary.num_rows == 1
+
+
+# -- blocks of replicates against plain counting ----------------------------------------------
+
+
+def _plain_halves(topic_items, replicates, seed):
+    """Half 0 of each replicate as drawn since the first release: per topic in turn, one
+    ``(replicates, n)`` array of uniform draws; the floor(n/2) items with the smallest draws."""
+    rng = np.random.default_rng(seed)
+    half0 = {}
+    for t, items in topic_items:
+        k = len(items) // 2
+        if k == 0:
+            continue
+        keys = rng.random((replicates, len(items)))
+        for r in range(replicates):
+            for i in np.argsort(keys[r])[:k]:
+                half0[r, t, items[i]] = True
+    return half0
+
+
+def _plain_counts(rows, systems, topics, m, half0, replicates):
+    """counts[replicate, half, system, topic, gold, pred], one row at a time."""
+    out = np.zeros((replicates, 2, len(systems), len(topics), m, m), np.int64)
+    for s, t, item, g, p in rows:
+        for r in range(replicates):
+            h = 0 if half0.get((r, t, item)) else 1
+            out[r, h, systems.index(s), topics.index(t), g, p] += 1
+    return out
+
+
+def _random_runs(seed, m=2, items=(9, 10, 4, 1), systems=3, lacking=0.0):
+    """Rows of ``systems`` runs (some items lacking at rate ``lacking``) and the gold."""
+    rng = np.random.default_rng(seed)
+    runs, gold = [], []
+    for t, n in enumerate(items):
+        labels = rng.integers(0, m, n)
+        gold += [(f"t{t}", i, int(labels[i])) for i in range(n)]
+        for s in range(systems):
+            pred = np.where(rng.random(n) < 0.6, labels, rng.integers(0, m, n))
+            runs += [(f"s{s}", f"t{t}", i, int(labels[i]), int(pred[i])) for i in range(n) if rng.random() >= lacking]
+    return runs, gold
+
+
+def _table(rows, m):
+    cast = (lambda v: bool(v)) if m == 2 else (lambda v: f"c{v}")
+    s, t, i, g, p = zip(*rows)
+    return pa.table({"system": s, "topic": t, "item": i, "gold": [cast(v) for v in g], "pred": [cast(v) for v in p]})
+
+
+@pytest.mark.parametrize("m", [2, 3])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_split_half_counts_against_plain_counting(m, seed, monkeypatch):
+    runs, _ = _random_runs(seed, m=m)
+    topics = sorted({r[1] for r in runs})
+    topic_items = [(t, sorted({r[2] for r in runs if r[1] == t})) for t in topics]
+    half0 = _plain_halves(topic_items, 7, seed + 10)
+    expected = _plain_counts(runs, sorted({r[0] for r in runs}), topics, m, half0, 7)
+    for size in (None, 2, 3):  # one pass, and blocks cut across the kernel's passes
+        if size:
+            monkeypatch.setattr(resample, "KERNEL_REPLICATES", size)
+            monkeypatch.setattr(resample, "BLOCK_ENTRIES", 2 * size * len(topics) * 3 * m * m)
+        halving = resample.split_halves(_table(runs, m), replicates=7, seed=seed + 10)
+        got = np.concatenate([b.counts for b in halving.blocks()])
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(split_half_counts(_table(runs, m), replicates=7, seed=seed + 10).counts, expected)
+
+
+@pytest.mark.parametrize("missing", ["negative", "drop"])
+def test_split_halves_of_a_separate_gold_against_plain_counting(missing):
+    """The gold's items are drawn in the gold's order; lacking items are negative or left out."""
+    runs, gold = _random_runs(4, lacking=0.2)
+    gold_table = pa.table({k: v for k, v in zip(("topic", "item", "gold"), zip(*gold))})
+    gold_table = gold_table.set_column(2, "gold", pa.array([bool(v) for v in gold_table["gold"].to_pylist()]))
+    run_table = _table(runs, 2).drop_columns(["gold"])
+    seen = {(r[1], r[2]) for r in runs}
+    kept = [(t, i) for t, i, _ in gold if missing == "negative" or (t, i) in seen]
+    topics = sorted({t for t, _ in kept})
+    topic_items = [(t, [i for u, i in kept if u == t]) for t in topics]
+    half0 = _plain_halves(topic_items, 6, 3)
+    label = {(t, i): g for t, i, g in gold}
+    rows = [(s, t, i, label[t, i], p) for s, t, i, _, p in runs]
+    if missing == "negative":
+        present = {(r[0], r[1], r[2]) for r in runs}
+        rows += [(s, t, i, g, 0) for s in sorted({r[0] for r in runs}) for t, i, g in gold if (s, t, i) not in present]
+    expected = _plain_counts(rows, sorted({r[0] for r in runs}), topics, 2, half0, 6)
+    got = split_half_counts(run_table, gold_table, replicates=6, seed=3, missing=missing)
+    np.testing.assert_array_equal(got.counts, expected)
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_chosen_halves_are_todays_draws(seed):
+    """The same seed gives the same halves: the kernel's draws against a plain reference of them
+    (and against half_assignment, its transposed form), with topics of 0, 1 and odd items."""
+    rng = np.random.default_rng(seed)
+    item_topic = rng.integers(0, 6, 80)
+    item_topic[item_topic == 3] = 4  # topic 3 has no item
+    item_topic[np.flatnonzero(item_topic == 2)[1:]] = 5  # topic 2 has one
+    topic_items = [(t, list(np.flatnonzero(item_topic == t))) for t in range(6)]
+    half0 = _plain_halves(topic_items, 9, seed)
+    expected = np.array([[bool(half0.get((r, item_topic[i], i))) for r in range(9)] for i in range(80)], np.uint8)
+    np.testing.assert_array_equal(resample.chosen_halves(item_topic, 6, 9, np.random.default_rng(seed)), expected)
+    np.testing.assert_array_equal(
+        resample.half_assignment(item_topic, 6, 9, np.random.default_rng(seed)) == 0, expected.T
+    )
+
+
+@pytest.mark.parametrize("aggregate", ["macro", "micro"])
+def test_stability_in_blocks_against_plain_halves(aggregate, monkeypatch):
+    """The job a few replicates at a time equals its definition on plainly counted halves, with
+    undefined values (a topic of one class, a constant system)."""
+    runs, _ = _random_runs(7, items=(8, 6, 5, 2), systems=4)
+    runs = [(s, t, i, g if t != "t3" else 1, p if s != "s2" else 1) for s, t, i, g, p in runs]
+    topics = sorted({r[1] for r in runs})
+    topic_items = [(t, sorted({r[2] for r in runs if r[1] == t})) for t in topics]
+    half0 = _plain_halves(topic_items, 11, 2)
+    systems = sorted({r[0] for r in runs})
+    counts = _plain_counts(runs, systems, topics, 2, half0, 11)
+    monkeypatch.setattr(resample, "KERNEL_REPLICATES", 4)
+    monkeypatch.setattr(resample, "BLOCK_ENTRIES", 2 * 3 * len(systems) * len(topics) * 4)
+    names = ["mcc", "f1", "error_rate", "k"]
+    result = meta.stability(_table(runs, 2), measures=names, replicates=11, seed=2, aggregate=aggregate)
+    plain = fm.ConfusionTensor(counts, ("replicate", "half", "system", "topic"), {"system": np.array(systems)})
+    if aggregate == "micro":
+        plain = plain.sum("topic")
+    for row, name in zip(result.summary.to_pylist(), names):
+        swaps, comparisons, std = _reference(plain, name)
+        assert (row["swaps"], row["comparisons"]) == (swaps, comparisons)
+        got = [r["std"] for r in result.detail.to_pylist() if r["measure"] == name]
+        np.testing.assert_allclose(got, std, rtol=0, atol=1e-12)
