@@ -471,7 +471,7 @@ def _read_slow(buf, slow, decimals) -> bool:
     try:
         values = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return False
+        return False  # not a number: the file is read by pyarrow's reader, whose error names the value
     decimals[slots, rows] = values
     return True
 
