@@ -11,6 +11,7 @@ import pyarrow as pa
 from .._errors import ParameterError
 from ..measures import registry
 from ..tensor import Scores, inverse, role_names, user_names
+from ._kernels import _last_axis_first
 
 
 @dataclass
@@ -151,6 +152,60 @@ def system_topic_values(scores, oriented: bool = True):
             if not higher_is_better(label):
                 values[i] = -values[i]
     return values, np.asarray(scores.coords["system"]), topics
+
+
+def sliced_values(scores, oriented: bool = True):
+    """The values of a Scores as ``values[slice, measure, system, topic]``, one slice per label of
+    the axes other than system and topic (e.g. each threshold of a sweep).
+
+    Parameters
+    ----------
+    scores : Scores
+        Values over ``system``, ``topic`` (optional) and any other axes that have a coordinate of
+        their own name (a threshold grid's ``threshold``).
+    oriented : bool, default True
+        Negate the lower-is-better measures, so that higher is better for every measure.
+
+    Returns
+    -------
+    values : ndarray of float64, shape (n_slices, n_measures, n_systems, n_topics)
+        A copy of the values; one slice when the scores have no other axis.
+    slices : pyarrow.Table or None
+        One row per slice, a column per other axis holding its label; None without other axes.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`system_topic_values`, and for another axis without labels of its own (the cells
+        of an exact sweep, whose thresholds differ between systems).
+    """
+    axes = list(scores.axes) if isinstance(scores, Scores) else []
+    extra = [a for a in axes if a not in ("system", "topic")]
+    along = {a for a in ("system", "topic") if a not in axes and a in getattr(scores, "coord_axes", {})}
+    unlabelled = [a for a in extra if along or a not in scores.coords or scores.coord_axes.get(a, a) != a]
+    if unlabelled:
+        raise ParameterError(
+            f"Meta-evaluation runs once per label of an axis other than system and topic; {unlabelled[0]!r} has "
+            f"no labels of its own (its thresholds differ between systems: an exact sweep or a per-system grid). "
+            f"Count on shared thresholds (a list, or k with grid='global'; on the command line --grid global) or "
+            f"select one {unlabelled[0]} first."
+        )
+    if not extra or "system" not in axes:
+        values, _, _ = system_topic_values(scores, oriented)
+        return values[None], None
+    labels = [np.asarray(scores.coords[a]) for a in extra]
+    order = [0, 1 + axes.index("system")] + ([1 + axes.index("topic")] if "topic" in axes else [])
+    rows = np.transpose(scores.values, order + [1 + axes.index(a) for a in extra])
+    rows = np.ascontiguousarray(rows if "topic" in axes else rows[:, :, None])
+    n_measures, n_systems, n_topics = rows.shape[:3]
+    values = np.empty((rows[0, 0, 0].size, n_measures, n_systems * n_topics))
+    _last_axis_first(rows.reshape(n_measures, n_systems * n_topics, -1), values)
+    values = values.reshape(-1, n_measures, n_systems, n_topics)
+    if oriented:
+        values *= np.array([1.0 if higher_is_better(m) else -1.0 for m in scores.measures])[:, None, None]
+    grid = np.indices([v.size for v in labels]).reshape(len(extra), -1)
+    slices = pa.table({a: labels_array(labels[i][grid[i]]) for i, a in enumerate(extra)})
+    return values, slices
 
 
 def labels_array(values) -> pa.Array:

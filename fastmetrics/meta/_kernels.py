@@ -99,76 +99,100 @@ def _unit_ranks(values, order, z):
             z[r, s] /= norm
 
 
-@njit(cache=True)
-def _kept_fraction_ranks(x, order, keep, n, ranks):
-    """ranks[o] = (number of kept entries with x <= x[o]) / n, for the kept entries; ``order``
-    sorts ``x`` ascending, NaN last."""
-    seen = 0
-    i = 0
-    while i < order.size:
-        value = x[order[i]]
-        j = i
-        while j < order.size and (x[order[j]] == value or not keep[order[j]]):
-            seen += keep[order[j]]
-            j += 1
-        for q in range(i, j):
-            ranks[order[q]] = seen / n
-        i = j
-
-
-@njit(cache=True)
-def _strictness_pair(a, b, order_a, order_b, thresholds, out):
-    """out[k] = min of rank_b over the outputs with rank_a >= thresholds[k] (NaN if none), the
-    fraction ranks taken among the outputs where both ``a`` and ``b`` are defined."""
-    keep = ~(np.isnan(a) | np.isnan(b))
-    n = keep.sum()
-    out[:] = np.nan
-    if n == 0:
-        return
-    rank_b = np.empty(a.size)
-    _kept_fraction_ranks(b, order_b, keep, n, rank_b)
-    # walk a from the top: each tie group's rank and the running minimum of rank_b down to it
-    levels = np.empty(n)
-    minima = np.empty(n)
-    groups = 0
-    larger = 0
-    running = np.inf
-    i = order_a.size - 1
-    while i >= 0:
-        if not keep[order_a[i]]:
-            i -= 1
-            continue
-        value = a[order_a[i]]
-        members = 0
-        while i >= 0 and (a[order_a[i]] == value or not keep[order_a[i]]):
-            if keep[order_a[i]]:
-                members += 1
-                running = min(running, rank_b[order_a[i]])
-            i -= 1
-        levels[groups] = (n - larger) / n
-        minima[groups] = running
-        larger += members
-        groups += 1
-    for k in range(thresholds.size):
-        # levels fall: the last group at or above the threshold
-        lo, hi = 0, groups
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if levels[mid] >= thresholds[k]:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo > 0:
-            out[k] = minima[lo - 1]
+@njit(cache=True, inline="always")
+def _cuts_at_or_below(v, cuts):
+    """The number of ``cuts`` (ascending, padded with +inf to a power of two >= 128) at or below
+    ``v``; 0 for NaN. The first seven halvings are written out: a search loop whose step the
+    compiler cannot see runs about six times slower."""
+    position = 0
+    step = cuts.size // 2
+    while step > 64:
+        position += step if v >= cuts[position + step - 1] else 0
+        step //= 2
+    position += 64 if v >= cuts[position + 63] else 0
+    position += 32 if v >= cuts[position + 31] else 0
+    position += 16 if v >= cuts[position + 15] else 0
+    position += 8 if v >= cuts[position + 7] else 0
+    position += 4 if v >= cuts[position + 3] else 0
+    position += 2 if v >= cuts[position + 1] else 0
+    position += 1 if v >= cuts[position] else 0
+    return position
 
 
 @njit(cache=True, parallel=True)
-def _strictness_pairs(flat, order, first, second, thresholds, out):
-    """out[p] = strictness at each threshold of measure first[p] against second[p] over the
-    outputs (columns) of ``flat[measure, output]``; ``order[m]`` sorts ``flat[m]``."""
+def _strictness_tops(flat, ordered, defined, thresholds, members, starts):
+    """For each row m of ``flat[measure, output]``: the defined outputs at or above the lowest
+    level, grouped by the number of levels they reach (``members[m, starts[m, j]:starts[m, j + 1]]``
+    reach exactly j + 1 of the ascending ``thresholds``, highest group first). ``ordered[m]`` is row
+    m sorted (NaN last), ``defined[m]`` its number of values. An output's level is the fraction of
+    the row's values at or below its own; it reaches th when that fraction >= th, i.e. when its
+    value is at least the cut, the smallest value whose count of values at or below it makes
+    count / n >= th (the same float comparison as the per-pair walk)."""
+    n_rows, size = flat.shape
+    levels = thresholds.size
+    for m in prange(n_rows):
+        n = defined[m]
+        starts[m, :] = 0
+        if n == 0:
+            continue
+        # padded to a power of two (128 at least) with +inf for the search below
+        width = 128
+        while width < levels + 1:
+            width *= 2
+        cuts = np.full(width, np.inf)
+        for k in range(levels):
+            # the smallest count with count / n >= th in floats: counts two below th * n fail
+            count = max(1, int(np.ceil(thresholds[k] * n)) - 2)
+            while count / n < thresholds[k]:
+                count += 1
+            cuts[k] = ordered[m, count - 1]
+        reach = np.zeros(size, np.int64)
+        sizes = np.zeros(levels + 1, np.int64)
+        for o in range(size):
+            position = _cuts_at_or_below(flat[m, o], cuts)
+            reach[o] = position
+            sizes[position] += 1
+        # highest group first: starts[m, j] for j = levels .. 1 laid out in that order
+        position = 0
+        for j in range(levels, 0, -1):
+            starts[m, j] = position
+            position += sizes[j]
+        starts[m, 0] = position
+        fill = starts[m].copy()
+        for o in range(size):
+            j = reach[o]
+            if j > 0:
+                members[m, fill[j]] = o
+                fill[j] += 1
+
+
+@njit(cache=True, parallel=True)
+def _strictness_shared(flat, ordered, defined, members, starts, first, second, out):
+    """out[p, k] = strictness at the k-th ascending level of measure first[p] against second[p],
+    two measures defined on the same outputs: the lowest value of b over the outputs reaching the
+    level, as the fraction of b's values at or below it (the lowest rank, ranks being monotone in
+    the value). Groups from :func:`_strictness_tops`."""
+    levels = out.shape[1]
     for p in prange(first.size):
         a, b = first[p], second[p]
-        _strictness_pair(flat[a], flat[b], order[a], order[b], thresholds, out[p])
+        n = defined[a]
+        if n == 0:
+            out[p, :] = np.nan
+            continue
+        running = np.inf
+        for j in range(levels, 0, -1):
+            end = starts[a, 0] if j == 1 else starts[a, j - 1]
+            for q in range(starts[a, j], end):
+                running = min(running, flat[b, members[a, q]])
+            # the number of b's values at or below the running minimum
+            lo, hi = 0, n
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if ordered[b, mid] <= running:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[p, j - 1] = lo / n
 
 
 @njit(cache=True)
@@ -210,6 +234,21 @@ def _inconsistency_counts(values, tolerance, n_chunks, bad, both):
                         differ += ok & (x[k] != y[k])
                     both[c, a, b] += defined
                     bad[c, a, b] += differ
+
+
+@njit(cache=True, parallel=True)
+def _last_axis_first(values, out):
+    """out[k, m, o] = values[m, o, k], in tiles of 64 outputs so that reads and writes stay in
+    cache lines (numpy's copy of the transposed view walks memory with the last axis' stride)."""
+    n_rows, size, n_last = values.shape
+    tiles = (size + 63) // 64
+    for job in prange(n_rows * tiles):
+        m = job // tiles
+        start = (job % tiles) * 64
+        stop = min(size, start + 64)
+        for k in range(n_last):
+            for o in range(start, stop):
+                out[k, m, o] = values[m, o, k]
 
 
 @njit(cache=True, parallel=True)

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ._common import MetaResult, in_roles, system_topic_values
+from ._common import MetaResult, in_roles, sliced_values
 from ._kernels import _inconsistency_counts
 
 
@@ -58,7 +58,8 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
     Parameters
     ----------
     scores : Scores
-        Values over ``(system, topic)`` for two or more measures.
+        Values over ``(system, topic)`` for two or more measures, and optionally other labelled
+        axes (a threshold sweep's ``threshold``), judged once per label in one call.
     tolerance : float, default 1e-5
         Differences within ``tolerance`` are ties.
     system, topic : str, default "system", "topic"
@@ -69,28 +70,32 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
     -------
     MetaResult
         ``summary``: ``measure_a, measure_b, value`` (percent), ``inconsistent``, ``comparisons``
-        for every ordered pair of distinct measures.
+        for every ordered pair of distinct measures; with other axes, their columns come first,
+        one block of rows per label.
     """
     scores = in_roles(scores, system, topic)
     if not tolerance >= 0:
         raise ParameterError(f"tolerance must be >= 0; got {tolerance!r}.")
     if len(scores.measures) < 2:
         raise ParameterError("Inconsistency compares measures: give at least two.")
-    values, systems, topics = system_topic_values(scores)
-    bad, total = inconsistency_counts(values, tolerance)
+    values, slices = sliced_values(scores)
     names = list(scores.measures)
-    rows = [(a, b) for a in range(len(names)) for b in range(len(names)) if a != b]
+    first, second = np.nonzero(~np.eye(len(names), dtype=bool))
+    counted = [inconsistency_counts(v, tolerance) for v in values]
+    bad = np.stack([c[0][first, second] for c in counted]).reshape(-1)
+    total = np.stack([c[1][first, second] for c in counted]).reshape(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         percent = 100.0 * bad / total
-    summary = pa.table(
-        {
-            "measure_a": [names[a] for a, _ in rows],
-            "measure_b": [names[b] for _, b in rows],
-            "value": pa.array([percent[a, b] for a, b in rows], pa.float64()),
-            "inconsistent": pa.array([int(bad[a, b]) for a, b in rows], pa.int64()),
-            "comparisons": pa.array([int(total[a, b]) for a, b in rows], pa.int64()),
-        }
+    columns = (
+        {}
+        if slices is None
+        else {k: slices.column(k).take(np.repeat(np.arange(len(values)), first.size)) for k in slices.column_names}
     )
-    return MetaResult(summary, None, {"tolerance": tolerance, "systems": len(systems), "topics": len(topics)}).in_names(
-        system, topic
-    )
+    labels = np.asarray(names, dtype=object)
+    columns["measure_a"] = pa.array(np.tile(labels[first], len(values)).tolist(), pa.string())
+    columns["measure_b"] = pa.array(np.tile(labels[second], len(values)).tolist(), pa.string())
+    columns["value"] = pa.array(percent, pa.float64())
+    columns["inconsistent"] = pa.array(bad, pa.int64())
+    columns["comparisons"] = pa.array(total, pa.int64())
+    params = {"tolerance": tolerance, "systems": values.shape[2], "topics": values.shape[3]}
+    return MetaResult(pa.table(columns), None, params).in_names(system, topic)

@@ -18,26 +18,57 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from ._common import MetaResult, in_roles, system_topic_values
-from ._kernels import _strictness_pairs
+from ._common import MetaResult, in_roles, sliced_values
+from ._kernels import _strictness_shared, _strictness_tops
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
+
+
+def _pairs_by_outputs(flat: np.ndarray):
+    """The ordered pairs of distinct measures grouped by the outputs both define.
+
+    Yields
+    ------
+    outputs : ndarray of int64 or None
+        The columns both measures of the group define (None: all of them).
+    first, second : ndarray of int64
+        The group's pairs.
+    """
+    holes = np.isnan(flat)
+    first, second = np.nonzero(~np.eye(flat.shape[0], dtype=bool))
+    if not holes.any():
+        yield None, first, second
+        return
+    groups: list = []
+    for a, b in zip(first, second):
+        keep = ~(holes[a] | holes[b])
+        for group in groups:
+            if np.array_equal(group[0], keep):
+                group[1].append((a, b))
+                break
+        else:
+            groups.append((keep, [(a, b)]))
+    for keep, pairs in groups:
+        yield np.flatnonzero(keep), *np.array(pairs, np.int64).reshape(-1, 2).T
 
 
 def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress | None = None) -> np.ndarray:
     """Strictness of every measure against every other at each threshold.
 
-    Each measure's outputs are sorted once; a pair then walks the two orders, ranking among the
-    outputs both define (the pairs of one measure in parallel, one step of ``bar`` each).
+    The pairs are taken by the outputs both measures define (usually all of them, or those of the
+    measures undefined on the same outputs). On those outputs each measure is sorted once and the
+    outputs reaching each level of it are grouped once; a pair (a, b) then takes the running
+    minimum of b over a's groups, from the top down, and that minimum's rank is the count of b's
+    values at or below it (ranks grow with the value, so the lowest rank is the lowest value's).
 
     Parameters
     ----------
     flat : ndarray of float64, shape (n_measures, n_outputs)
         Oriented values (higher is better for every measure).
     thresholds : ndarray of float64
-        The levels ``th``.
+        The levels ``th``, in (0, 1].
     bar : Progress, optional
-        Advanced once a measure.
+        Advanced once, when done.
 
     Returns
     -------
@@ -46,31 +77,44 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
         diagonal and where no output defines both.
     """
     n = flat.shape[0]
-    flat = np.ascontiguousarray(flat)
-    order = np.argsort(flat, axis=1)
-    th = np.ascontiguousarray(thresholds, np.float64)
+    rise = np.argsort(thresholds, kind="stable")
+    th = np.ascontiguousarray(thresholds[rise], np.float64)
     out = np.full((n, n, th.size), np.nan)
-    for a in range(n):
-        others = np.delete(np.arange(n), a)
-        values = np.empty((others.size, th.size))
-        _strictness_pairs(flat, order, np.full(others.size, a), others, th, values)
-        out[a, others] = values
-        if bar is not None:
-            bar.update(a + 1)
-    return out
+    for outputs, first, second in _pairs_by_outputs(flat):
+        rows, local = np.unique(np.concatenate([first, second]), return_inverse=True)
+        kept = flat[rows] if outputs is None else flat[rows][:, outputs]
+        kept = np.ascontiguousarray(kept, np.float64)
+        ordered = np.sort(kept, axis=1)
+        defined = np.full(rows.size, kept.shape[1], np.int64)
+        members = np.empty(kept.shape, np.int64)
+        starts = np.empty((rows.size, th.size + 1), np.int64)
+        _strictness_tops(kept, ordered, defined, th, members, starts)
+        values = np.empty((first.size, th.size))
+        _strictness_shared(kept, ordered, defined, members, starts, local[: first.size], local[first.size :], values)
+        out[first, second] = values
+    if bar is not None:
+        bar.update(1)
+    result = np.empty_like(out)
+    result[..., rise] = out
+    return result
 
 
 def strictness(
     scores, *, thresholds=None, progress: bool = False, system: str = "system", topic: str = "topic"
 ) -> MetaResult:
-    """Strictness of every measure against every other, and overall, per threshold ``th``.
+    """Strictness of every measure against every other, and overall, at each level ``th``.
+
+    Scores with other axes than system and topic (a threshold sweep's ``threshold``) are judged
+    once per label of those axes, in one call: the outputs are the (system, topic) pairs at that
+    label.
 
     Parameters
     ----------
     scores : Scores
-        Values over ``(system, topic)`` for two or more measures.
+        Values over ``(system, topic)`` for two or more measures, and optionally other labelled
+        axes (``fm.count(table, thresholds=101).evaluate(...)``).
     thresholds : array_like, optional
-        The ``th`` values, in (0, 1]; default 0.50, 0.51, ..., 0.99.
+        The levels ``th``, in (0, 1]; default 0.50, 0.51, ..., 0.99.
     progress : bool, default False
         Show a progress bar on a terminal when the job runs longer than about a second.
     system, topic : str, default "system", "topic"
@@ -80,42 +124,51 @@ def strictness(
     Returns
     -------
     MetaResult
-        ``summary``: ``measure, threshold, value`` (strictness_th(m)); ``detail``: ``measure_a,
-        measure_b, threshold, value`` (strictness_th(m, m')).
+        ``summary``: ``measure, level, value`` (strictness_th(m) at th = level); ``detail``:
+        ``measure_a, measure_b, level, value`` (strictness_th(m, m')). With other axes, their
+        columns come first, one block of rows per label.
     """
     scores = in_roles(scores, system, topic)
     th = DEFAULT_THRESHOLDS if thresholds is None else np.asarray(thresholds, np.float64)
-    if th.ndim != 1 or th.size == 0 or np.any((th <= 0) | (th > 1)):
+    if th.ndim != 1 or th.size == 0 or np.any(~((th > 0) & (th <= 1))):
         raise ParameterError("Strictness thresholds must be values in (0, 1].")
     names = list(scores.measures)
     if len(names) < 2:
         raise ParameterError("Strictness compares measures: give at least two.")
-    values, _, _ = system_topic_values(scores)
-    flat = values.reshape(len(names), -1)
-    bar = Progress(len(names), "strictness", quiet=not progress)
-    pairwise = pairwise_strictness(flat, th, bar)
+    values, slices = sliced_values(scores)
+    bar = Progress(len(values), "strictness", quiet=not progress)
+    pairwise = np.stack([pairwise_strictness(v.reshape(len(names), -1), th) for v in _advancing(values, bar)])
     bar.close()
-    masked = pairwise.copy()
-    masked[np.arange(len(names)), np.arange(len(names))] = np.inf
-    with np.errstate(invalid="ignore"):
-        overall = np.nanmin(np.where(np.isnan(masked), np.inf, masked), axis=1)
+    masked = np.where(np.isnan(pairwise), np.inf, pairwise)
+    masked[:, np.arange(len(names)), np.arange(len(names))] = np.inf
+    overall = masked.min(axis=2)
     overall[np.isinf(overall)] = np.nan
-    summary = pa.table(
-        {
-            "measure": np.repeat(names, th.size).tolist(),
-            "threshold": pa.array(np.tile(th, len(names)), pa.float64()),
-            "value": pa.array(overall.reshape(-1), pa.float64()),
-        }
+    first, second = np.nonzero(~np.eye(len(names), dtype=bool))
+    summary = _levels_table(slices, {"measure": np.arange(len(names))}, names, th, overall)
+    detail = _levels_table(slices, {"measure_a": first, "measure_b": second}, names, th, pairwise[:, first, second])
+    outputs = int(values.shape[2] * values.shape[3])
+    return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": outputs}).in_names(system, topic)
+
+
+def _advancing(values, bar: Progress):
+    """The slices of ``values`` one at a time, advancing ``bar`` after each."""
+    for i, v in enumerate(values):
+        yield v
+        bar.update(i + 1)
+
+
+def _levels_table(slices, measures: dict, names: list, th: np.ndarray, values: np.ndarray) -> pa.Table:
+    """Rows (slice labels, measure columns, level, value) of ``values[slice, row, level]``."""
+    n_slices, n_rows, n_levels = values.shape
+    per = n_rows * n_levels
+    columns = (
+        {}
+        if slices is None
+        else {k: slices.column(k).take(np.repeat(np.arange(n_slices), per)) for k in slices.column_names}
     )
-    pairs = [(a, b) for a in range(len(names)) for b in range(len(names)) if a != b]
-    detail = pa.table(
-        {
-            "measure_a": [names[a] for a, _ in pairs for _ in th],
-            "measure_b": [names[b] for _, b in pairs for _ in th],
-            "threshold": pa.array(np.tile(th, len(pairs)), pa.float64()),
-            "value": pa.array(np.concatenate([pairwise[a, b] for a, b in pairs]), pa.float64()),
-        }
-    )
-    return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": int(flat.shape[1])}).in_names(
-        system, topic
-    )
+    labels = np.asarray(names, dtype=object)
+    for key, index in measures.items():
+        columns[key] = pa.array(np.tile(np.repeat(labels[index], n_levels), n_slices).tolist(), pa.string())
+    columns["level"] = pa.array(np.tile(th, n_slices * n_rows), pa.float64())
+    columns["value"] = pa.array(values.reshape(-1), pa.float64())
+    return pa.table(columns)

@@ -243,7 +243,7 @@ def strictness_curves(summary):
     rows = summary.to_pylist()
     fig, ax = plt.subplots(figsize=(7, 4))
     for m in dict.fromkeys(r["measure"] for r in rows):
-        pts = [(r["threshold"], r["value"]) for r in rows if r["measure"] == m]
+        pts = [(r["level"], r["value"]) for r in rows if r["measure"] == m]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], lw=1.5, label=label(m))
     ax.set_xlabel("top share th (outputs ranked at or above th by the measure)")
     ax.set_ylabel("strictness (lowest rank any other measure gives them)")

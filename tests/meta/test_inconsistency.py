@@ -4,10 +4,12 @@ Python-loop reference."""
 import itertools
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
+import fastmetrics as fm
 from fastmetrics import meta
 from fastmetrics.cli import main
 
@@ -108,3 +110,27 @@ def test_undefined_ties_and_constant_columns_against_the_loop(seed, tolerance):
         bad, total = _reference(scores, row["measure_a"], row["measure_b"], tolerance)
         assert (row["inconsistent"], row["comparisons"]) == (bad, total)
         assert row["value"] == pytest.approx(100 * bad / total) if total else np.isnan(row["value"])
+
+
+def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call():
+    """Scores of a threshold grid: one block of rows per threshold, each the loop's count on the
+    (system, topic) scores at that threshold."""
+    rng = np.random.default_rng(3)
+    n = 4 * 5 * 10
+    runs = pa.table(
+        {
+            "system": np.repeat([f"s{i}" for i in range(4)], 50),
+            "topic": np.tile(np.repeat([f"t{j}" for j in range(5)], 10), 4),
+            "item": np.tile(np.arange(10), 20),
+            "gold": rng.random(n) < 0.4,
+            "score": rng.random(n),
+        }
+    )
+    grid = [0.25, 0.5, 0.75]
+    scores = fm.count(runs, thresholds=grid).evaluate(["f1", "accuracy", "mcc"])
+    result = meta.inconsistency(scores).summary
+    assert result.column_names[:3] == ["threshold", "measure_a", "measure_b"]
+    assert result.num_rows == len(grid) * 6
+    for row in result.to_pylist():
+        one = scores.sel(threshold=row["threshold"])
+        assert (row["inconsistent"], row["comparisons"]) == _reference(one, row["measure_a"], row["measure_b"])

@@ -3,8 +3,10 @@
 import itertools
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
+import fastmetrics as fm
 from fastmetrics import meta
 
 from ._data import awkward_values, oriented, random_scores, values_scores
@@ -28,21 +30,21 @@ def test_pairwise_and_overall_against_a_loop(seed):
     scores = random_scores(seed, systems=5, topics=8)
     levels = [0.5, 0.75, 0.9, 0.99, 1.0]
     result = meta.strictness(scores, thresholds=levels)
-    detail = {(r["measure_a"], r["measure_b"], r["threshold"]): r["value"] for r in result.detail.to_pylist()}
+    detail = {(r["measure_a"], r["measure_b"], r["level"]): r["value"] for r in result.detail.to_pylist()}
     names = list(scores.measures)
     for a in names:
         for th in levels:
             per = [_reference(scores, a, b, th) for b in names if b != a]
             for b, value in zip([n for n in names if n != a], per):
                 assert detail[(a, b, th)] == pytest.approx(value)
-            overall = [r["value"] for r in result.summary.to_pylist() if r["measure"] == a and r["threshold"] == th]
+            overall = [r["value"] for r in result.summary.to_pylist() if r["measure"] == a and r["level"] == th]
             assert overall == [pytest.approx(min(per))]
 
 
 def test_default_levels_and_self_consistency():
     scores = random_scores(1)
     result = meta.strictness(scores)
-    levels = sorted({r["threshold"] for r in result.summary.to_pylist()})
+    levels = sorted({r["level"] for r in result.summary.to_pylist()})
     assert levels[0] == 0.5 and levels[-1] == 0.99 and len(levels) == 50
     # against an identical copy (F_beta with beta = 1) the top outputs keep their ranks: the
     # strictness at th is the lowest rank at or above th
@@ -51,7 +53,7 @@ def test_default_levels_and_self_consistency():
     values = values[~np.isnan(values)]
     ranks = np.array([_rank(values, o) for o in range(values.size)])
     for row in meta.strictness(dup, thresholds=[0.5, 0.9]).summary.to_pylist():
-        assert row["value"] == pytest.approx(ranks[ranks >= row["threshold"]].min())
+        assert row["value"] == pytest.approx(ranks[ranks >= row["level"]].min())
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -64,7 +66,7 @@ def test_undefined_ties_and_constant_columns_against_the_loop(seed):
     result = meta.strictness(scores, thresholds=levels)
     names = list(scores.measures)
     flat = values.reshape(values.shape[0], -1)
-    got = {(r["measure_a"], r["measure_b"], r["threshold"]): r["value"] for r in result.detail.to_pylist()}
+    got = {(r["measure_a"], r["measure_b"], r["level"]): r["value"] for r in result.detail.to_pylist()}
     for a, b in itertools.permutations(range(len(names)), 2):
         keep = ~(np.isnan(flat[a]) | np.isnan(flat[b]))
         va, vb = flat[a][keep], flat[b][keep]
@@ -73,3 +75,78 @@ def test_undefined_ties_and_constant_columns_against_the_loop(seed):
             expected = min(_rank(vb, o) for o in top) if top else np.nan
             value = got[(names[a], names[b], th)]
             assert value == expected or (np.isnan(value) and np.isnan(expected))
+
+
+def _loop_detail(flat, names, levels):
+    """Every ordered pair's strictness at each level, from the formula (ranks among the outputs
+    both measures define)."""
+    expected = {}
+    for a, b in itertools.permutations(range(len(names)), 2):
+        keep = ~(np.isnan(flat[a]) | np.isnan(flat[b]))
+        va, vb = flat[a][keep], flat[b][keep]
+        for th in levels:
+            top = [o for o in range(va.size) if _rank(va, o) >= th]
+            expected[(names[a], names[b], th)] = min(_rank(vb, o) for o in top) if top else np.nan
+    return expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_measures_undefined_on_the_same_outputs_against_the_loop(seed):
+    """The shared-outputs path: coarse values (ties everywhere), no undefined cell in two measures
+    and the same undefined cells in the other two; levels unsorted and repeated."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 3 + seed, size=(4, 4 + seed % 3, 5 + seed)).astype(np.float64) / 2
+    holes = rng.random(values.shape[1:]) < 0.2
+    values[2][holes] = np.nan
+    values[3][holes] = np.nan
+    scores = values_scores(values)
+    levels = [0.75, 0.5, 1.0, 0.1, 0.5, 0.33]
+    result = meta.strictness(scores, thresholds=levels)
+    got = {(r["measure_a"], r["measure_b"], r["level"]): r["value"] for r in result.detail.to_pylist()}
+    for key, expected in _loop_detail(values.reshape(4, -1), list(scores.measures), levels).items():
+        assert got[key] == expected or (np.isnan(got[key]) and np.isnan(expected)), key
+
+
+def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call():
+    """Scores of a threshold grid: one block of rows per threshold, each the formula's on the
+    (system, topic) outputs at that threshold."""
+    rng = np.random.default_rng(7)
+    n = 5 * 6 * 12
+    runs = pa.table(
+        {
+            "system": np.repeat([f"s{i}" for i in range(5)], 6 * 12),
+            "topic": np.tile(np.repeat([f"t{j}" for j in range(6)], 12), 5),
+            "item": np.tile(np.arange(12), 30),
+            "gold": rng.random(n) < 0.4,
+            "score": rng.random(n),
+        }
+    )
+    grid = [0.2, 0.5, 0.8]
+    names = ["f1", "accuracy", "mcc", "precision"]
+    scores = fm.count(runs, thresholds=grid).evaluate(names)
+    levels = [0.5, 0.8, 1.0]
+    result = meta.strictness(scores, thresholds=levels)
+    assert result.summary.column_names == ["threshold", "measure", "level", "value"]
+    rows = result.detail.to_pylist()
+    assert len(rows) == len(grid) * 12 * len(levels)
+    for t in grid:
+        flat = np.stack([scores.sel(threshold=t)[m].reshape(-1) for m in names])
+        expected = _loop_detail(flat, names, levels)
+        got = {(r["measure_a"], r["measure_b"], r["level"]): r["value"] for r in rows if r["threshold"] == t}
+        assert got.keys() == expected.keys()
+        for key, value in expected.items():
+            assert got[key] == value or (np.isnan(got[key]) and np.isnan(value)), (t, key)
+
+
+def test_an_exact_sweep_has_no_shared_threshold_and_is_refused():
+    runs = pa.table(
+        {
+            "system": ["a"] * 4 + ["b"] * 4,
+            "item": list(range(4)) * 2,
+            "gold": [True, False, True, False] * 2,
+            "score": [0.9, 0.1, 0.4, 0.6, 0.3, 0.2, 0.8, 0.7],
+        }
+    )
+    scores = fm.count(runs, thresholds="exact").evaluate(["f1", "accuracy"])
+    with pytest.raises(fm.ParameterError, match="no labels of its own"):
+        meta.strictness(scores)
