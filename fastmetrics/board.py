@@ -485,6 +485,7 @@ def best_thresholds(
         threshold_max`` (of the thresholds chosen in the folds) and ``folds``; ``detail`` the
         held-out value per (system, topic, measure).
     """
+    _folds_apply(select, folds)
     if select != "same":
         return _held_out_result(scores.rename(role_names(system, topic)), select, folds, seed).in_names(system, topic)
     if scores.axes == ("cell",) and scores.coord_axes.get("threshold") == "cell":
@@ -655,6 +656,14 @@ def _cube_from_cells(scores) -> SweepCube:
     return SweepCube(values, thresholds, systems, topics, scores.measures)
 
 
+def _folds_apply(select, folds) -> None:
+    """Refuse ``folds`` where it would be ignored: only cross-topic selection has folds."""
+    if folds is not None and select != "cross-topic":
+        raise ParameterError(
+            f"folds= sets the topic folds of select='cross-topic'; with select={select!r} it does nothing."
+        )
+
+
 def held_out(cube: SweepCube, select: str, folds=None, seed: int = 0):
     """Per-topic values at thresholds chosen without the topic (or the half) they are scored on.
 
@@ -678,6 +687,7 @@ def held_out(cube: SweepCube, select: str, folds=None, seed: int = 0):
     chosen : ndarray, shape (measures, systems, folds)
         The thresholds chosen in each fold.
     """
+    _folds_apply(select, folds)
     sign = np.array([1.0 if higher_is_better(m) else -1.0 for m in cube.measures])[:, None, None, None, None]
     v = cube.values * sign
     n_topics, n_halves = v.shape[2], v.shape[3]
@@ -690,7 +700,8 @@ def held_out(cube: SweepCube, select: str, folds=None, seed: int = 0):
             raise ParameterError(
                 "select='cross-topic' chooses each topic's threshold on the others: it needs at least two topics."
             )
-        k = n_topics if folds is None else int(folds)
+        whole = folds is None or (not isinstance(folds, bool) and float(folds).is_integer())
+        k = n_topics if folds is None else int(folds) if whole else 0
         if not 2 <= k <= n_topics:
             raise ParameterError(f"folds must be an integer from 2 to the number of topics ({n_topics}); got {folds}.")
         fold_of = rng_of(seed).permutation(n_topics) % k if folds is not None else np.arange(n_topics)

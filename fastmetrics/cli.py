@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib.abc
 import importlib.machinery
+import itertools
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ import threading
 import warnings
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import __version__, _memory
 from ._errors import FastmetricsError, ParameterError
@@ -29,7 +31,7 @@ from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
-from .report.tables import OUTPUT_SUFFIXES, board_view
+from .report.tables import OUTPUT_SUFFIXES, board_view, output_path
 from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names, user_names
 
 DEFAULT_MEASURES = {
@@ -127,6 +129,7 @@ def _open_runs(args):
     named = [(args.system, "system", "--system"), (args.topic, "topic", "--topic"), (args.item, "item", "--item")]
     named += [(c, "score", "--score") for c in args.score.split(",")] if hasattr(args, "score") else []
     named += [(args.weight, None, "--weight")] if getattr(args, "weight", None) else []
+    named += [(args.pred, "pred", "--pred")] if hasattr(args, "pred") else []
     for column, default, option in named:
         if column != default:  # a column the user named must exist, or the job would quietly do without
             require_columns(src.column_names, [column], src.names[0], f" named by {option}")
@@ -247,7 +250,7 @@ def cmd_evaluate(args) -> None:
     if args.cost is not None:
         kwargs["cost"] = _cost_of(args, tensor, task)
     if args.ci is not None:
-        kwargs.update(ci=args.ci, method=args.ci_method, resamples=args.resamples, seed=args.seed)
+        kwargs.update(ci=args.ci, method=args.ci_method or "bootstrap", resamples=args.resamples, seed=args.seed)
     scores = tensor.evaluate(
         measures,
         undefined=args.undefined,
@@ -580,11 +583,16 @@ def cmd_axioms(args) -> None:
     from .meta import axioms
     from .report import property_matrix_markdown, write_text
 
+    fmt = _axioms_format(args)
     properties = _split(args.properties)
     table = axioms.axioms(
         args.measures or None, properties, n_max=args.n_max, smoothing=args.smoothing, classes=args.classes
     )
-    if args.format == "json":
+    if fmt == "table":  # --out with a table suffix: the tidy verdicts, written as the suffix says
+        write_table(table, args.out)
+        print(f"wrote {table.num_rows} verdicts to {args.out}", file=sys.stderr)
+        return
+    if fmt == "json":
         rows = [
             {k: r[k] for k in ("measure", "property", "holds", "counterexample", "note", "numeric")}
             for r in table.to_pylist()
@@ -597,6 +605,21 @@ def cmd_axioms(args) -> None:
         print(f"wrote {table.num_rows} verdicts to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+
+
+def _axioms_format(args) -> str:
+    """What ``axioms`` writes: ``md`` or ``json`` (printed, or to --out of that suffix) or ``table``
+    (the tidy verdicts in the format of another --out suffix; an unknown one is refused)."""
+    if not args.out:
+        return args.format or "md"
+    suffix, _ = output_path(args.out)  # refused before any work, as every command refuses it
+    fmt = {".md": "md", ".json": "json"}.get(suffix, "table")
+    if args.format is not None and args.format != fmt:
+        raise ParameterError(
+            f"--format {args.format} and --out {args.out} disagree: the file is written in the format of "
+            "its suffix (.md: the matrix, .json: the verdicts, .csv/.parquet/.tex/.html: the verdict table)."
+        )
+    return fmt
 
 
 def cmd_sweep(args) -> None:
@@ -654,9 +677,21 @@ def _curve_table(tensor, measures, select) -> pa.Table:
         raise ParameterError(
             "--select chooses thresholds for point measures (f1, mcc, ...); curve measures read the whole curve."
         )
-    if all(registry.parse_spec(m).measure.name in POINTS for m in measures):
-        return operating_points(tensor, measures)
-    return tensor.evaluate(measures).to_arrow()
+    points = [registry.parse_spec(m).measure.name in POINTS for m in measures]
+    if not any(points):
+        return tensor.evaluate(measures).to_arrow()
+    parts = []  # in the order asked; the other measures' rows have a null threshold
+    for is_point, run in itertools.groupby(zip(points, measures), key=lambda pair: pair[0]):
+        run = [m for _, m in run]
+        part = operating_points(tensor, run) if is_point else tensor.evaluate(run).to_arrow()
+        parts.append(part if is_point else _with_null_threshold(part))
+    return pa.concat_tables(parts)
+
+
+def _with_null_threshold(table: pa.Table) -> pa.Table:
+    """Curve measures' rows beside operating points: the same column types, no threshold."""
+    columns = {n: pc.cast(table[n], pa.string()) if n != "value" else table[n] for n in table.column_names}
+    return pa.table({**columns, "threshold": pa.nulls(table.num_rows, pa.float64())})
 
 
 def _selection_count(args, src, by, thresholds, grid, **options):
@@ -844,8 +879,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ci-method",
         choices=("bootstrap", "wilson", "jeffreys"),
-        default="bootstrap",
-        help="multinomial bootstrap of each cell's items (any measure) or a proportion's analytic interval",
+        default=None,
+        help="with --ci: multinomial bootstrap of each cell's items (any measure, the default) or a proportion's "
+        "analytic interval",
     )
     p.add_argument("--resamples", type=_int_at_least(10), default=2000, help="bootstrap replicates (default 2000)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the bootstrap (default 0)")
@@ -1065,8 +1101,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--properties", help="comma-separated property ids (default: all)")
     p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None)
-    p.add_argument("--format", choices=("md", "json"), default="md")
-    p.add_argument("--out", help="write the profile to this file (atomically)")
+    p.add_argument("--format", choices=("md", "json"), default=None, help="printed format (default md)")
+    p.add_argument(
+        "--out",
+        help="write the profile to this file (atomically), in the format of its suffix: .md the matrix, .json "
+        "the verdicts, " + ", ".join(OUTPUT_SUFFIXES[:2] + OUTPUT_SUFFIXES[4:]) + " the verdict table",
+    )
     p.set_defaults(func=cmd_axioms)
 
     p = sub.add_parser("demo", help="generate the demo leaderboard into data/ and rank it")
@@ -1212,6 +1252,7 @@ def main(argv=None, *, own_process: bool = False) -> int:
         _skip_unused_imports(args)
     previous = _install_handlers() if _main_thread() else {}
     try:
+        _refuse_contradictions(args)
         if args.memory_limit is not None:
             os.environ[_memory.ENV] = str(_memory.parse_size(args.memory_limit))
         if hasattr(args, "inputs") and hasattr(args, "relevance_level"):
@@ -1241,6 +1282,29 @@ def main(argv=None, *, own_process: bool = False) -> int:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return 0
+
+
+def _refuse_contradictions(args) -> None:
+    """Refuse an option that the others would leave without effect, and two outputs on one file."""
+    given = {name: getattr(args, name, None) for name in ("ci", "ci_method", "folds", "select", "significance")}
+    needs = [
+        ("--ci-method", given["ci_method"] is not None and given["ci"] is None, "--ci", "the intervals it chooses"),
+        ("--folds", given["folds"] is not None and given["select"] != "cross-topic", "--select cross-topic", "folds"),
+    ]
+    for option in ("correction", "holm"):
+        if getattr(args, option, None) and given["significance"] is None:
+            needs.append((f"--{option}", True, "--significance", "the paired tests whose p-values it corrects"))
+    for option, unused, wanted, what in needs:
+        if unused:
+            raise ParameterError(f"{option} has no effect without {wanted} ({what}): add {wanted} or drop {option}.")
+    if getattr(args, "holm", False) and getattr(args, "correction", None) not in (None, "holm"):
+        raise ParameterError(f"--holm and --correction {args.correction} ask for two corrections: give one.")
+    outputs = [(f"--{o}", getattr(args, o, None)) for o in ("out", "detail", "curves")]
+    outputs = [(o, os.path.realpath(v)) for o, v in outputs if v]
+    for i, (option, path) in enumerate(outputs):
+        for other, same in outputs[:i]:
+            if path == same:
+                raise ParameterError(f"{other} and {option} name the same file '{path}': give each its own.")
 
 
 class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):

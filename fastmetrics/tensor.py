@@ -764,7 +764,7 @@ class MultilabelTensor(ConfusionTensor):
         """
         return ConfusionTensor(self.counts, self.axes, self.coords, classes=self.classes)
 
-    def evaluate(self, measures, *, smoothing=None, average="micro", undefined=None, warn=False) -> Scores:
+    def evaluate(self, measures, *, smoothing=None, average="micro", undefined=None, warn=False, **options) -> Scores:
         """Evaluate measures on multilabel input.
 
         Parameters
@@ -775,12 +775,17 @@ class MultilabelTensor(ConfusionTensor):
             As in :meth:`ConfusionTensor.evaluate`.
         average : {"micro", "macro", "weighted", "samples", None}, default "micro"
             See :func:`fastmetrics.measures.evaluation.evaluate_multilabel`.
+        **options
+            The other options of :func:`fastmetrics.evaluate`, refused as it refuses them
+            (``ci=``: multilabel counts have no items to resample).
 
         Returns
         -------
         Scores
         """
-        return _evaluator()(self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn)
+        return _evaluator()(
+            self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn, **options
+        )
 
 
 # -- concat and merge ---------------------------------------------------------------------------

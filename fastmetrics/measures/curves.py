@@ -322,6 +322,8 @@ register(
 _RANKING = dict(higher_is_better=True, family="none", kind="ranking", range=(0.0, 1.0))
 _CUTOFF = Param("cutoff", math.inf, "positions read from the top (inf: all)", low=1.0, infinite=True)
 _K = Param("k", 10.0, "positions read from the top", low=1.0, infinite=True)
+# P@k divides by k: k = inf would be 0 on every topic, so it takes a whole number
+_K_FINITE = Param("k", 10.0, "positions read from the top", low=1.0, integer=True)
 register(
     Measure(
         name="ranked_ap",
@@ -360,7 +362,7 @@ register(
         latex=r"P@k = TP_k / k",
         undefined_when="never",
         reference="IR evaluation (Manning et al., 2008, §8.4)",
-        params=(_K,),
+        params=(_K_FINITE,),
         **_RANKING,
     )
 )

@@ -78,6 +78,12 @@ def evaluate(
     if ci is not None:
         intervals.check(ci, method, resamples, interval)
     if isinstance(tensor, MultilabelTensor):
+        if ci is not None:
+            raise ParameterError(
+                f"Intervals (ci={ci!r}, --ci) are not computed for multilabel counts: they keep per-category "
+                "totals, not the items a bootstrap resamples. Drop ci (--ci); in Python "
+                "tensor.per_category().evaluate(..., ci=) gives each category's binary intervals."
+            )
         if matrix_params:
             raise ParameterError(f"Multilabel measures take no array parameters; got {', '.join(matrix_params)}.")
         return evaluate_multilabel(
@@ -510,6 +516,12 @@ def evaluate_multilabel(
     default = None if average == "none" else average
     entries = [(spec, spec.averaged(default)) for spec in registry.parse_specs(measures)]
     for spec, avg in entries:
+        if spec.measure.kind != "point":
+            raise ParameterError(
+                f"'{spec.base_label}' is a {spec.measure.kind.replace('topk', 'top-k')} measure: it reads scores "
+                "over thresholds or ranks, and multilabel input is counted as sets of categories (no sweep); "
+                "use point measures (precision, recall, f1, ...)."
+            )
         if avg not in MULTILABEL_AVERAGES:
             raise ParameterError(
                 f"average must be one of {', '.join(map(str, MULTILABEL_AVERAGES))} for multilabel "

@@ -117,8 +117,7 @@ def item_tests(
         (a - b), ``ci_low, ci_high`` and ``a_beats_b`` (share of replicates; bootstrap),
         ``discordant_a, discordant_b`` (McNemar), ``p_value, p_adjusted``, ``items``.
     """
-    if method not in ("mcnemar", "item-bootstrap"):
-        raise parameter_error("method", "item_tests", "'mcnemar' or 'item-bootstrap'", method)
+    _check_options(method, resamples, ci, correction)
     systems, gold_labels, predictions = item_matrix(runs, gold, pred=pred, item=item)
     pairs = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     if method == "mcnemar":
@@ -132,6 +131,18 @@ def item_tests(
     rows["items"] = [predictions.shape[1]] * len(rows["measure"])
     table = pa.table({k: pa.array(v, from_pandas=True) for k, v in rows.items()})
     return MetaResult(table, None, {"method": method, "correction": correction, "resamples": resamples, "seed": seed})
+
+
+def _check_options(method, resamples, ci, correction) -> None:
+    """Refuse an option no test takes, before the runs are read."""
+    if method not in ("mcnemar", "item-bootstrap"):
+        raise parameter_error("method", "item_tests", "'mcnemar' or 'item-bootstrap'", method)
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
+        raise parameter_error("resamples", "item_tests", "an integer >= 1", resamples)
+    if isinstance(ci, bool) or not isinstance(ci, (int, float, np.floating)) or not 0 < ci < 1:
+        raise parameter_error("ci", "item_tests", "a confidence level strictly between 0 and 1 (e.g. 0.95)", ci)
+    if correction is not None and correction not in CORRECTIONS:
+        raise parameter_error("correction", "item_tests", "None, 'holm', 'bonferroni' or 'bh'", correction)
 
 
 def item_matrix(runs, gold=None, *, pred="pred", item="item"):

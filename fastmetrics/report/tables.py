@@ -199,6 +199,37 @@ def nan_as_null(table: pa.Table) -> pa.Table:
     return table
 
 
+def output_path(path: str | os.PathLike) -> tuple[str, Path]:
+    """Check an output path of :func:`write_table` before anything is computed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    suffix : str
+        The lower-case suffix, one of :data:`OUTPUT_SUFFIXES`.
+    folder : pathlib.Path
+        The existing folder the file goes to.
+
+    Raises
+    ------
+    ParameterError
+        ``path`` is a folder, has another suffix or lies in a folder that does not exist.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if path.is_dir():
+        raise ParameterError(f"Cannot write '{path}': it is a folder; give a file name such as '{path / 'out.csv'}'.")
+    if suffix not in OUTPUT_SUFFIXES:
+        raise ParameterError(f"The output file must end in one of {', '.join(OUTPUT_SUFFIXES)}. Got '{path.name}'.")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
+    return suffix, folder
+
+
 def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     """Write ``table`` by suffix (.parquet, .csv, .json, .md, .tex, .html), atomically.
 
@@ -221,15 +252,7 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
         file can be created there.
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if path.is_dir():
-        raise ParameterError(f"Cannot write '{path}': it is a folder; give a file name such as '{path / 'out.csv'}'.")
-    if suffix not in OUTPUT_SUFFIXES:
-        raise ParameterError(f"The output file must end in one of {', '.join(OUTPUT_SUFFIXES)}. Got '{path.name}'.")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise ParameterError(f"Cannot write '{path}': the folder '{folder}' does not exist.")
-
+    suffix, folder = output_path(path)
     if suffix in (".parquet", ".csv"):
         table = nan_as_null(table)
 

@@ -74,7 +74,8 @@ def check(measure, properties=None, *, n_max: int = DEFAULT_N_MAX, smoothing=Non
     Raises
     ------
     ParameterError
-        For an unknown property or ``n_max`` that is not an integer >= 2.
+        For an unknown property, ``n_max`` that is not an integer >= 2 or a measure that is not a
+        function of counts (curve, ranking, calibration, top-k).
     UnknownMeasureError
         For an unknown measure.
     """
@@ -118,7 +119,8 @@ def check_multiclass(measure, properties=None, *, m: int = 3, n_max: int = 6) ->
     Raises
     ------
     ParameterError
-        For a measure without a multiclass definition or an unknown property.
+        For a measure without a multiclass definition (and no ``@average``), a measure that is not
+        a function of counts (curve, ranking, calibration, top-k) or an unknown property.
     """
     spec = registry.make_spec(measure)
     f = MatrixMeasure(spec)
@@ -135,8 +137,9 @@ def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smooth
     """The property profile of several measures as a tidy table.
 
     With ``classes`` = m > 2 the native multiclass definitions are checked on m x m matrices
-    (:func:`check_multiclass`; ``n_max`` then defaults to 6 and measures without a multiclass
-    definition are left out).
+    (:func:`check_multiclass`; ``n_max`` then defaults to 6; without ``measures`` the catalog's
+    measures without a multiclass definition are left out, a named one is refused unless it
+    names an average, ``f1@macro``).
 
     Parameters
     ----------
@@ -162,7 +165,8 @@ def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smooth
     if classes > 2:
         if smoothing is not None:
             raise ParameterError("Smoothing applies to binary counts; check it with classes=2.")
-        names = [m for m in names if registry.make_spec(m).measure.multiclass is not None]
+        if measures is None:  # the catalog: its measures with a native multiclass definition
+            names = [m for m in names if registry.make_spec(m).measure.multiclass is not None]
         n = min(n_max, 6) if n_max == DEFAULT_N_MAX else n_max
         rows = [v for m in names for v in check_multiclass(m, properties, m=classes, n_max=n)]
     else:

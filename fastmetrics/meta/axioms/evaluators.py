@@ -14,6 +14,37 @@ import numpy as np
 from ..._errors import ParameterError
 from ...measures import api
 
+# why the checker, which runs a measure on confusion matrices, cannot run the other kinds
+_NOT_OF_COUNTS = {
+    "curve": "a function of the scores over every threshold",
+    "ranking": "a function of each topic's ranked list",
+    "calibration": "a function of the predicted probabilities",
+    "topk": "a function of each item's class scores",
+}
+_AVERAGES = ("micro", "macro", "weighted")
+
+
+def of_counts(spec) -> None:
+    """Refuse a measure that is not a function of one confusion matrix.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+
+    Raises
+    ------
+    ParameterError
+        For a curve, ranking, calibration or top-k measure: the properties are defined on
+        confusion matrices, which such a measure does not read.
+    """
+    kind = spec.measure.kind
+    if kind != "point":
+        raise ParameterError(
+            f"The property checker cannot evaluate '{spec.label}': it is a {kind.replace('topk', 'top-k')} measure "
+            f"({_NOT_OF_COUNTS.get(kind, 'not a function of counts')}), and the properties are defined "
+            "on confusion matrices; check point measures (fastmetrics measures lists each kind)."
+        )
+
 
 class BinaryMeasure:
     """A binary measure as an oriented float function (NaN where undefined), higher is better.
@@ -27,6 +58,7 @@ class BinaryMeasure:
     """
 
     def __init__(self, spec, smoothing=None):
+        of_counts(spec)
         self.spec = spec
         self.smoothing = smoothing
         self.sign = 1.0 if spec.measure.higher_is_better else -1.0
@@ -78,12 +110,17 @@ class MatrixMeasure:
     Raises
     ------
     ParameterError
-        If the measure has no native multiclass definition.
+        If the measure is not a point measure, or has no native multiclass definition and no
+        average (``f1@macro`` is checked as the macro mean of the one-vs-rest values).
     """
 
     def __init__(self, spec):
-        if spec.measure.multiclass is None:
-            raise ParameterError(f"Measure '{spec.measure.name}' has no native multiclass definition to check.")
+        of_counts(spec)
+        if spec.measure.multiclass is None and spec.average not in _AVERAGES:
+            raise ParameterError(
+                f"Measure '{spec.label}' has no native multiclass definition to check: name an average "
+                f"({', '.join(f'{spec.base_label}@{a}' for a in _AVERAGES)}) or a measure with one."
+            )
         self.spec = spec
         self.sign = 1.0 if spec.measure.higher_is_better else -1.0
         self.label = spec.label
