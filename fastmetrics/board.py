@@ -457,6 +457,34 @@ def leaderboard(
     ).in_names(system, topic)
 
 
+def one_sided(spec) -> bool:
+    """Whether a measure's best threshold is trivially at an end of the range.
+
+    A proportion whose successes lie in one row or one column of the confusion matrix reads one
+    side of the decisions only: a rate of a gold class (recall, specificity, fallout, fnr,
+    prevalence) or of all items predicted one way (predicted_positive_rate) is monotone in the
+    threshold, and a rate of a predicted class (precision, npv, fdr, elusion) is best where
+    hardly any item is predicted on its side. Decided by the measure's record (``proportion``);
+    measures that weigh both kinds of error (accuracy, F1, MCC, K, ...) are not one-sided.
+
+    Parameters
+    ----------
+    spec : str or MeasureSpec
+
+    Returns
+    -------
+    bool
+    """
+    proportion = registry.parse_specs([spec])[0].measure.proportion
+    if proportion is None:
+        return False
+    cells = [_MATRIX_CELLS[c] for c in proportion[0]]
+    return len({i for i, _ in cells}) == 1 or len({j for _, j in cells}) == 1
+
+
+_MATRIX_CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
+
+
 def best_thresholds(
     scores, *, select: str = "same", folds=None, seed: int = 0, system="system", topic="topic"
 ) -> MetaResult:
