@@ -169,9 +169,9 @@ def board_view(summary: pa.Table) -> pa.Table:
 
 
 def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) -> str:
-    """A leaderboard as terminal text within ``width`` columns: each measure's spec printed once,
-    over its ``macro``, ``micro`` and ``topics`` columns.
+    """A leaderboard as terminal text within ``width`` columns.
 
+    Each measure's spec is printed once, over its ``macro``, ``micro`` and ``topics`` columns.
     Measures that do not fit beside the others go to further blocks below, each repeating the
     rank and system columns (a block holds one measure at least, so very long system names may
     still exceed ``width``).
