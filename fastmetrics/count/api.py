@@ -99,7 +99,8 @@ def count(
         ``rank`` items) -- the input of ranking measures such as ``ranked_ap`` and
         ``reciprocal_rank``.
     gold_column, item, weight : str or None
-        Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts.
+        Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts, and the
+        tensor's ``squares`` (each count's sum of squared weights, for confidence intervals).
     missing : {"error", "negative", "drop"}, default "error"
         What happens to gold items a run lacks (with a separate gold only).
     unjudged : {"error", "negative"}, default "error"
@@ -192,8 +193,10 @@ def _weight_squares(src, gold, options: dict, shape, how: dict) -> np.ndarray:
     parts = []
     for part in src.parts:
         table = part if isinstance(part, pa.Table) else part.to_table()
-        w = table.column(weight).cast(pa.float64())
-        parts.append(table.set_column(table.schema.get_field_index(weight), weight, pc.multiply(w, w)))
+        w = pc.multiply(*[table.column(weight).cast(pa.float64())] * 2)
+        if pc.any(pc.or_(pc.is_inf(w), pc.equal(w, 0.0))).as_py():  # beyond float64's range: unknown
+            return np.full(shape, np.nan)
+        parts.append(table.set_column(table.schema.get_field_index(weight), weight, w))
     squared = _count_source(Source(parts, list(src.names)), gold, options, **how)
     if squared.counts.shape != shape:  # pragma: no cover - the same rows give the same cells
         return np.full(shape, np.nan)

@@ -274,9 +274,9 @@ def effective_counts(counts, squares):
 
 _WEIGHTED_WITHOUT_SQUARES = (
     "Intervals of weighted counts need each count's sum of squared weights (Kish's effective number of "
-    "items), which these counts lack (weights in a separate gold table, or weighted counts read from a file, "
-    "merged or concatenated): count the runs with their weight column, fm.count(..., weight=COL) or "
-    "fm.score(..., sample_weight=w), and evaluate that tensor."
+    "items), which these counts lack (weights in a separate gold table or beyond float64's range squared, or "
+    "weighted counts read from a file, merged or concatenated): count the runs with their weight column, "
+    "fm.count(..., weight=COL) or fm.score(..., sample_weight=w), and evaluate that tensor."
 )
 
 
