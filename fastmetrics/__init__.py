@@ -59,7 +59,8 @@ def __getattr__(name):
     import importlib.util
 
     if name in _PUBLIC:
-        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+        module = importlib.import_module(_PUBLIC[name], __name__)
+        value = module if name in _STAGE_FUNCTIONS else getattr(module, name)
         globals()[name] = value
         return value
     # any other stage (meta, board, the scikit-learn scorers ...) as an attribute, as after an import
@@ -72,13 +73,36 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
+# stage packages that are also their public function: fm.count(...), fm.measures()
+_STAGE_FUNCTIONS = ("count", "measures")
+
+
+class _Stage(_types.ModuleType):
+    """A stage package callable as its public function of the same name.
+
+    ``fm.count(...)`` is :func:`fastmetrics.count.count` and ``fm.measures()`` the catalog
+    (:func:`fastmetrics.measures.measures`), while ``fm.measures.parse_spec``, ``from
+    fastmetrics.measures import intervals`` and ``import fastmetrics.measures.intervals as iv``
+    reach the package's modules: the name is the package, and calling it calls the function.
+    """
+
+    def __call__(self, *args, **kwargs):
+        return getattr(self, self.__name__.rpartition(".")[2])(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        import inspect
+
+        return inspect.signature(getattr(self, self.__name__.rpartition(".")[2]))
+
+
 class _Package(_types.ModuleType):
-    """The package's module: ``fastmetrics.count`` and ``fastmetrics.measures`` stay the public
-    functions when their subpackages are imported (which would bind the subpackages to these names)."""
+    """The package's module: the ``count`` and ``measures`` subpackages, bound to these names when
+    they are imported, are made callable as the public functions (:class:`_Stage`)."""
 
     def __setattr__(self, name, value):
-        if name in ("count", "measures") and isinstance(value, _types.ModuleType):
-            return
+        if name in _STAGE_FUNCTIONS and isinstance(value, _types.ModuleType):
+            value.__class__ = _Stage
         super().__setattr__(name, value)
 
 

@@ -84,6 +84,8 @@ class BoardValues:
         Each system's counts pooled over topics, ``pooled[system, m, m]`` (the micro values' counts).
     matrix_params : dict or None
         Array parameters the measures were evaluated with (``cost`` of ``k_cost``).
+    pooled_squares : ndarray or None
+        With weighted counts, the sums of squared weights of ``pooled`` (for its intervals).
     """
 
     specs: list
@@ -92,6 +94,14 @@ class BoardValues:
     baselines: dict | None = None
     pooled: np.ndarray | None = None
     matrix_params: dict | None = None
+    pooled_squares: np.ndarray | None = None
+
+
+def _pooled_squares(tensor):
+    """Each system's sums of squared weights pooled over the other axes (None without weights)."""
+    if tensor.squares is None:
+        return None
+    return tensor.sum([a for a in tensor.axes if a != "system"]).squares
 
 
 def random_baseline(spec, ap: float, an: float) -> float:
@@ -241,6 +251,7 @@ def board_values(
         values[:, systems_end : systems_end + n_systems],
         pooled=blocks[1],
         matrix_params=matrix_params,
+        pooled_squares=_pooled_squares(tensor),
     )
     if binary:
         rest = values[:, systems_end + n_systems :].reshape(len(specs), 2, n_topics + 1)
@@ -444,6 +455,34 @@ def leaderboard(
             "seed": seed,
         },
     ).in_names(system, topic)
+
+
+def one_sided(spec) -> bool:
+    """Whether a measure's best threshold is trivially at an end of the range.
+
+    A proportion whose successes lie in one row or one column of the confusion matrix reads one
+    side of the decisions only: a rate of a gold class (recall, specificity, fallout, fnr,
+    prevalence) or of all items predicted one way (predicted_positive_rate) is monotone in the
+    threshold, and a rate of a predicted class (precision, npv, fdr, elusion) is best where
+    hardly any item is predicted on its side. Decided by the measure's record (``proportion``);
+    measures that weigh both kinds of error (accuracy, F1, MCC, K, ...) are not one-sided.
+
+    Parameters
+    ----------
+    spec : str or MeasureSpec
+
+    Returns
+    -------
+    bool
+    """
+    proportion = registry.parse_specs([spec])[0].measure.proportion
+    if proportion is None:
+        return False
+    cells = [_MATRIX_CELLS[c] for c in proportion[0]]
+    return len({i for i, _ in cells}) == 1 or len({j for _, j in cells}) == 1
+
+
+_MATRIX_CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 
 
 def best_thresholds(
@@ -841,6 +880,7 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
                 seed=seed,
                 average=spec.averaged(None),
                 matrix_args={k: v for k, v in (board.matrix_params or {}).items() if k in spec.measure.matrix_params},
+                squares=board.pooled_squares,
             )
             out["micro_low"][i], out["micro_high"][i] = low, high
     return out

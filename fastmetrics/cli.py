@@ -31,11 +31,13 @@ from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
 from .report import format_table, pivot_measures, to_markdown, write_table
-from .report.tables import OUTPUT_SUFFIXES, board_view, output_path
+from .report.tables import OUTPUT_SUFFIXES, board_view, format_board, output_path
 from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names, user_names
 
 DEFAULT_MEASURES = {
-    "binary": "precision,recall,f1,accuracy,mcc,k",
+    # the first ranks leaderboards and reports: F1 weighs both kinds of error (precision's leader is a
+    # system that predicts hardly anything positive) and is defined where MCC is not (constant decisions)
+    "binary": "f1,mcc,k,accuracy,precision,recall",
     "multiclass": "accuracy,balanced_accuracy,f1@macro,cohen_kappa,mcc,k",
     "multilabel": "precision,recall,f1,proficiency,permuted_proficiency",
     "top_k": "top_k_accuracy(k=1),top_k_accuracy(k=2),top_k_accuracy(k=3)",  # --thresholds topk
@@ -444,7 +446,7 @@ def _emit_result(result, args, named: bool = False) -> None:
         write_table(names(result.detail), args.detail)
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
     if args.command == "leaderboard" and not args.out and "kind" in result.summary.column_names:
-        sys.stdout.write(format_table(names(board_view(result.summary)), max_rows=200))
+        sys.stdout.write(format_board(names(board_view(result.summary)), max_rows=200))
         return
     _emit(names(result.summary), args.out, wide=False)
 

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from ._errors import ParameterError
 from ._progress import Progress
 from ._seeding import rng_of
-from .board import best_thresholds, board_intervals, board_values, rank_systems, with_intervals
+from .board import best_thresholds, board_intervals, board_values, one_sided, rank_systems, with_intervals
 from .count import count
 from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
@@ -264,7 +264,18 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     probabilities = bool(scores.size) and scores.min() >= 0.0 and scores.max() <= 1.0
     calibrated = exact.evaluate(["ece(bins=10)", "brier"]) if probabilities else None
     area_of = {str(s): i for i, s in enumerate(areas.coords["system"].tolist())}
-    out = Curves(best=_in_order(best_thresholds(on_grid).summary, systems))
+    informative = [i for i, m in enumerate(measures) if not one_sided(m)]  # precision's, recall's optima: the ends
+    best = None
+    if informative:
+        chosen = Scores(
+            on_grid.values[informative],
+            [on_grid.measures[i] for i in informative],
+            on_grid.axes,
+            on_grid.coords,
+            coord_axes=on_grid.coord_axes,
+        )
+        best = _in_order(best_thresholds(chosen).summary, systems)
+    out = Curves(best=best)
     for system in systems:
         mine = np.flatnonzero(pc.equal(pc.cast(pa.array(grid.coords["system"]), pa.string()), str(system)))[::-1]
         out.grid.append((system, grid.coords["threshold"][mine], {m: on_grid[m][mine] for m in measures}))
@@ -285,8 +296,9 @@ class Curves:
 
     Parameters
     ----------
-    best : pyarrow.Table
-        The best threshold per system and measure on each system's own grid.
+    best : pyarrow.Table or None
+        The best threshold per system and measure on each system's own grid, for the measures
+        that are not one-sided (:func:`fastmetrics.board.one_sided`); None if there is none.
     grid : list of (system, thresholds, dict)
         Measures at each threshold of the system's grid (increasing).
     roc, pr : list of (system, x, y, area)
@@ -297,7 +309,7 @@ class Curves:
         of positives, weight), with its ECE over those bins and its Brier score.
     """
 
-    best: pa.Table
+    best: pa.Table | None
     grid: list = field(default_factory=list)
     roc: list = field(default_factory=list)
     pr: list = field(default_factory=list)

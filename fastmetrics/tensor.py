@@ -272,6 +272,10 @@ class ConfusionTensor(_Labelled):
         The axis each coordinate lies along, where it differs from the coordinate's name.
     classes : array_like, optional
         Class labels of the last two axes; ``[0, 1]`` for binary.
+    squares : ndarray, optional
+        With weighted counts, the sum of the squared weights of each count's items (the shape of
+        ``counts``; NaN where unknown): confidence intervals take Kish's effective number of
+        items from it (:mod:`fastmetrics.measures.intervals`). ``fm.count(..., weight=)`` sets it.
     """
 
     def __init__(
@@ -282,6 +286,7 @@ class ConfusionTensor(_Labelled):
         *,
         coord_axes: Mapping[str, str] | None = None,
         classes=None,
+        squares=None,
     ):
         counts = np.asarray(counts)
         if counts.ndim < 2 or counts.shape[-1] != counts.shape[-2]:
@@ -295,6 +300,7 @@ class ConfusionTensor(_Labelled):
                 self.coords[axis] = np.arange(size)
         _check_layout(counts.shape[:-2], self.axes, self.coords, self.coord_axes)
         self.classes = np.arange(counts.shape[-1]) if classes is None else np.asarray(classes)
+        self.squares = None if squares is None else np.asarray(squares, dtype=np.float64)
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -338,12 +344,16 @@ class ConfusionTensor(_Labelled):
         counts = self.counts.sum(axis=positions)
         axes = [a for a in self.axes if a not in names]
         coords = {k: v for k, v in self.coords.items() if self.coord_axes.get(k, k) in axes}
-        return ConfusionTensor(counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes)
+        squares = None if self.squares is None else self.squares.sum(axis=positions)
+        return ConfusionTensor(counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes, squares=squares)
 
     def sel(self, **labels) -> ConfusionTensor:
         """Select by label: a scalar drops the axis, a list keeps it (``t.sel(system="a")``)."""
         index, axes, coords = self._select(labels)
-        return ConfusionTensor(self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes)
+        squares = None if self.squares is None else self.squares[index]
+        return ConfusionTensor(
+            self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes, squares=squares
+        )
 
     def evaluate(
         self, measures, *, smoothing=None, average="default", undefined=None, warn=False, **matrix_params

@@ -47,11 +47,37 @@ def test_import_fastmetrics_loads_no_stage(tmp_path):
 
 
 def test_public_names_load_on_first_use(tmp_path):
-    code = "import fastmetrics as fm, types\nassert isinstance(fm.count, types.FunctionType)\nfm.measures()"
+    code = "import fastmetrics as fm\nassert callable(fm.count)\nfm.measures()"
     modules = _modules(code, tmp_path)
     assert "fastmetrics.count.api" in modules and "fastmetrics.measures.registry" in modules
     # pandas may come: pyarrow imports it, where installed, to recognise pandas inputs
     assert not _loaded(modules, ("matplotlib", "dask", "sklearn", "scipy.linalg", *LATER_STAGES, "fastmetrics.report"))
+
+
+def test_stage_packages_import_in_every_form_and_stay_callable(tmp_path):
+    """``fm.count`` and ``fm.measures`` are the stage packages, callable as their functions: every
+    import form reaches their modules, before or after the functions are called (issue 29)."""
+    code = (
+        "import inspect, pyarrow as pa\n"
+        "import fastmetrics as fm\n"
+        "import fastmetrics.measures.intervals as iv\n"
+        "from fastmetrics.measures import intervals\n"
+        "import fastmetrics.count.plan as plan\n"
+        "from fastmetrics.count import plan as plan_from\n"
+        "assert iv is intervals and plan is plan_from and iv.__name__ == 'fastmetrics.measures.intervals'\n"
+        "catalog = fm.measures()\n"
+        "assert catalog.num_rows > 40 and 'f1' in catalog.column('name').to_pylist()\n"
+        "assert str(fm.measures.parse_spec('f1@macro')) == 'f1@macro'\n"
+        "t = pa.table({'gold': [True, False, True], 'pred': [True, True, False]})\n"
+        "assert fm.count(t).evaluate('precision').values.item() == 0.5\n"
+        "from fastmetrics import count, measures\n"
+        "assert count(t).counts.sum() == 3 and measures().num_rows == catalog.num_rows\n"
+        "assert 'weight' in inspect.signature(fm.count).parameters\n"
+        "import fastmetrics.count.api\n"
+        "assert callable(fm.count) and fm.count(t).counts.sum() == 3\n"
+    )
+    for first in ("", "import fastmetrics.measures.intervals\nimport fastmetrics.count.plan\n"):
+        _modules(first + code, tmp_path)
 
 
 def test_a_count_evaluates_with_nothing_else_imported(tmp_path):

@@ -12,6 +12,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
+import fastmetrics as fm
+from fastmetrics.board import one_sided
 from fastmetrics.cli import main
 from fastmetrics.report.tables import escape_latex, to_latex, to_markdown
 from tests.meta._data import semeval_paths
@@ -266,3 +268,51 @@ def test_probability_scores_get_reliability_diagrams(tmp_path):
     )
     assert "reliability.png" in {p.name for p in folder.iterdir()}
     assert "Reliability diagrams" in out.read_text(encoding="utf-8")
+
+
+def _sklearn_macro_f1(runs, gold):
+    """Each run's F1 per question by scikit-learn, averaged over the questions that define it."""
+    from sklearn.metrics import f1_score
+
+    truth = {(r["topic"], r["item"]): r["gold"] for r in fm.read_gold(gold).to_pylist()}
+    out = {}
+    for path in runs:
+        rows = fm.read_runs([path]).select(["system", "topic", "item", "pred"]).to_pylist()
+        topics = {}
+        for r in rows:
+            topics.setdefault(r["topic"], ([], []))
+            topics[r["topic"]][0].append(truth[(r["topic"], r["item"])])
+            topics[r["topic"]][1].append(r["pred"])
+        values = [f1_score(y, p, zero_division=np.nan) for y, p in topics.values()]
+        out[rows[0]["system"]] = np.nanmean(values)
+    return out
+
+
+def test_report_defaults_rank_by_f1_and_leave_one_sided_optima_out(tmp_path):
+    """Issue 29, item 11: without --measures the SemEval-2016 A report ranks by F1 (both kinds of
+    error; scikit-learn's per-question F1 picks the same leader) and its best thresholds leave out
+    precision and recall, whose optima are the ends of each system's range."""
+    runs, gold = semeval_paths()
+    out = tmp_path / "report.html"
+    assert main(["report", *runs, "--gold", gold, "--out", str(out), "--resamples", "100", "--quiet"]) == 0
+    page = out.read_text(encoding="utf-8")
+    board = page[page.index("<h2>Leaderboard") :]
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", board[: board.index("</tr>")])
+    measures = [h for h in headers if h not in ("rank", "system")]
+    assert measures[0] == "f1" and {"precision", "recall"} <= set(measures)
+    leader = re.search(r"<td class='name'>([^<]*)</td>", board).group(1)
+    expected = _sklearn_macro_f1(runs, gold)
+    assert leader == max(expected, key=expected.get)
+    best = page[page.index("<h2>Best thresholds") :]
+    best = best[: best.index("</table>")]
+    listed = set(re.findall(r"<td class='name'>([^<]*)</td><td>", best))
+    assert listed == {"f1", "mcc"}  # the curves' two measures, neither one-sided
+
+
+def test_one_sided_measures_are_the_rates_of_one_row_or_column():
+    rates = {"precision", "recall", "specificity", "fallout", "fnr", "npv", "fdr", "elusion"}
+    rates |= {"predicted_positive_rate", "prevalence", "tpr", "fpr"}
+    for name in rates:
+        assert one_sided(name), name
+    for name in ("f1", "mcc", "k", "accuracy", "error_rate", "balanced_accuracy", "fbeta(beta=2)", "informedness"):
+        assert not one_sided(name), name

@@ -99,7 +99,8 @@ def count(
         ``rank`` items) -- the input of ranking measures such as ``ranked_ap`` and
         ``reciprocal_rank``.
     gold_column, item, weight : str or None
-        Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts.
+        Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts, and the
+        tensor's ``squares`` (each count's sum of squared weights, for confidence intervals).
     missing : {"error", "negative", "drop"}, default "error"
         What happens to gold items a run lacks (with a separate gold only).
     unjudged : {"error", "negative"}, default "error"
@@ -175,17 +176,31 @@ def count(
         coords=coords,
         unjudged=unjudged,
     )
-    return _count_source(
-        src,
-        gold,
-        options,
-        thresholds=thresholds,
-        grid=grid,
-        ties=ties,
-        category=category,
-        progress=progress,
-        multiclass=multiclass,
-    )
+    how = dict(thresholds=thresholds, grid=grid, ties=ties, category=category, multiclass=multiclass)
+    tensor = _count_source(src, gold, options, progress=progress, **how)
+    if weight is not None and type(tensor) is ConfusionTensor:
+        tensor.squares = _weight_squares(src, gold, options, tensor.counts.shape, how)
+    return tensor
+
+
+def _weight_squares(src, gold, options: dict, shape, how: dict) -> np.ndarray:
+    """Each count's sum of squared weights (:attr:`ConfusionTensor.squares`): the same count with
+    the weights squared, so that intervals can take Kish's effective number of items. NaN when
+    the weights are in a separate gold table (the runs' rows are counted, not the gold's)."""
+    weight = options["weight"]
+    if weight not in src.column_names:
+        return np.full(shape, np.nan)
+    parts = []
+    for part in src.parts:
+        table = part if isinstance(part, pa.Table) else part.to_table()
+        w = pc.multiply(*[table.column(weight).cast(pa.float64())] * 2)
+        if pc.any(pc.or_(pc.is_inf(w), pc.equal(w, 0.0))).as_py():  # beyond float64's range: unknown
+            return np.full(shape, np.nan)
+        parts.append(table.set_column(table.schema.get_field_index(weight), weight, w))
+    squared = _count_source(Source(parts, list(src.names)), gold, options, **how)
+    if squared.counts.shape != shape:  # pragma: no cover - the same rows give the same cells
+        return np.full(shape, np.nan)
+    return squared.counts.astype(np.float64)
 
 
 def check_roles(columns, where: str, system: str, topic: str) -> None:

@@ -16,10 +16,13 @@ calibration measure needs, exactly, without a second pass over the items:
   bins: ``ECE = Σ_b |O_b − F_b| / N`` and ``MCE = max_b |O_b − F_b| / n_b`` over the non-empty
   bins, where ``O_b`` is the positives' weight and ``F_b`` the sum of the scores in bin ``b``
   (``|O_b − F_b| / n_b`` = |observed frequency − mean score|). Equal-width bins: bin ``b`` holds
-  the scores in ``[b/B, (b+1)/B)``, the last one includes 1 -- torchmetrics' bins, except that
-  the edges here are the exact fractions ``b/B`` (torchmetrics compares with ``linspace``'s
-  rounded edges, so a score sitting on an edge, e.g. 0.3 with 10 bins, may fall in the bin
-  below there). Equal-mass
+  the scores in ``[b/B, (b+1)/B)`` and the last one ``[(B-1)/B, 1]`` -- ``B`` bins, a score of
+  exactly 1 in the last, as Naeini et al. and Guo et al. bin. The edges are the exact fractions
+  ``b/B``. torchmetrics' ``binary_calibration_error`` differs in two ways: a score of exactly 1
+  falls in a bin of its own beyond the ``B`` (on gold ``[0, 1]``, scores ``[1.0, 0.95]`` and 2
+  bins its ECE is 0.525, here 0.475), and it compares with ``linspace``'s rounded edges, so a
+  score sitting on an edge (0.3 with 10 bins) may fall in the bin below. On scores below 1 and
+  off the edges the two agree. Equal-mass
   bins: with the items sorted by increasing score, an item goes to bin ``⌊B · r / N⌋`` where
   ``r`` is the weight of the items scoring strictly below it -- so tied items share a bin and
   bins hold ``N / B`` items each up to ties.

@@ -127,9 +127,13 @@ def evaluate(
                 averages=[spec.averaged(default) for spec in specs],
                 smoothing=smoothing,
                 matrix_args=matrix_args,
+                squares=tensor.squares,
             )
         else:
-            pairs = [intervals.interval(spec, c, values[i], ci=ci, method=method) for i, spec in enumerate(specs)]
+            pairs = [
+                intervals.interval(spec, c, values[i], ci=ci, method=method, squares=tensor.squares)
+                for i, spec in enumerate(specs)
+            ]
             low, high = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
         bounds = {"low": low, "high": high}
     return Scores(values, labels, tensor.axes, tensor.coords, coord_axes=tensor.coord_axes, **bounds)

@@ -40,6 +40,15 @@ way, chunks of cells run on every thread, and the result does not depend on how 
   interval (the Beta(x + 1/2, n - x + 1/2) quantiles, without Brown, Cai & DasGupta's
   0 / 1 ends at x = 0 and x = n), as ``statsmodels.stats.proportion.proportion_confint``
   computes them. Jeffreys needs scipy (the ``assignment`` extra).
+
+Weighted counts (items with weights) do not say how many items they hold, and an interval must
+not depend on the weights' unit. ``fm.count(..., weight=)`` keeps each count's sum of squared
+weights (``ConfusionTensor.squares``), and a weighted cell stands for Kish's effective number of
+items ``n_eff = (Σw)² / Σw²``: the bootstrap resamples ``n_eff`` (rounded) items with the weighted
+shares (:func:`effective_counts`), Wilson and Jeffreys take the weighted proportion ``p̂`` of
+``n_eff`` trials over the denominator's items (``proportion_confint(p̂ · n_eff, n_eff)``). Equal
+weights give the unweighted intervals; weighted counts without their squares (read back from a
+file, merged, weights in a separate gold table) are refused.
 """
 
 from __future__ import annotations
@@ -107,6 +116,7 @@ def interval(
     average=None,
     smoothing=None,
     matrix_args=None,
+    squares=None,
 ):
     """The confidence interval of one measure on every cell.
 
@@ -121,6 +131,8 @@ def interval(
         See the module docstring.
     average, smoothing, matrix_args
         As the measure was evaluated.
+    squares : ndarray, optional
+        Weighted counts' sums of squared weights (:attr:`ConfusionTensor.squares`).
 
     Returns
     -------
@@ -128,7 +140,7 @@ def interval(
         Of the batch shape; NaN where there is no interval.
     """
     if method != "bootstrap":
-        return _proportion_interval(spec, counts, ci, method)
+        return _proportion_interval(spec, counts, ci, method, squares)
     low, high = bootstrap_intervals(
         [spec],
         counts,
@@ -140,6 +152,7 @@ def interval(
         averages=[average],
         smoothing=smoothing,
         matrix_args=[matrix_args],
+        squares=squares,
     )
     return low[0], high[0]
 
@@ -156,6 +169,7 @@ def bootstrap_intervals(
     averages,
     smoothing=None,
     matrix_args=None,
+    squares=None,
 ):
     """Bootstrap intervals of several measures on every cell, from one set of replicates.
 
@@ -178,6 +192,9 @@ def bootstrap_intervals(
         As the measures were evaluated.
     matrix_args : list of mapping, optional
         Array parameters of each measure's multiclass kernel.
+    squares : ndarray, optional
+        Weighted counts' sums of squared weights (:attr:`ConfusionTensor.squares`): each cell is
+        resampled as its :func:`effective_counts`.
 
     Returns
     -------
@@ -185,6 +202,7 @@ def bootstrap_intervals(
         NaN where there is no interval.
     """
     rng_of(seed)  # refuses a bad seed
+    counts = effective_counts(counts, squares)
     m = counts.shape[-1]
     totals = counts.sum(axis=(-2, -1), dtype=np.float64)
     if totals.size and totals.max() >= _MAX_ITEMS:
@@ -211,6 +229,55 @@ def bootstrap_intervals(
         low, high = 2 * estimates - high, 2 * estimates - low
     undefined = np.isnan(estimates)
     return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
+
+
+def effective_counts(counts, squares):
+    """Weighted counts in units of Kish's effective number of items, for the bootstrap.
+
+    A cell of weighted counts ``c`` (total ``W``, squared weights summing to ``Q``) stands for
+    ``n_eff = W² / Q`` items (Kish's effective sample size, rounded to a whole number): its
+    counts become ``c · n_eff / W``, whose shares are the weighted shares and whose total is
+    ``n_eff``. Equal weights give the item counts themselves, and rescaling the weights changes
+    nothing (up to rounding). Counts without ``squares`` are returned as they are, unless they are
+    not whole numbers (weighted counts whose squares are unknown): those are refused.
+
+    Parameters
+    ----------
+    counts : ndarray, shape (..., m, m)
+    squares : ndarray or None
+        Each count's sum of squared weights, the shape of ``counts``; NaN where unknown.
+
+    Returns
+    -------
+    ndarray
+        ``counts`` itself, or float64 effective counts (whole numbers made exact).
+
+    Raises
+    ------
+    InputError
+        Weighted counts without (known) sums of squared weights.
+    """
+    unknown = squares is None or bool(np.isnan(squares).any())
+    if unknown:
+        whole = not np.issubdtype(counts.dtype, np.floating) or bool((counts == np.floor(counts)).all())
+        if squares is None and whole:
+            return counts
+        raise InputError(_WEIGHTED_WITHOUT_SQUARES)
+    total = counts.sum(axis=(-2, -1), dtype=np.float64)[..., None, None]
+    q = np.asarray(squares, np.float64).sum(axis=(-2, -1))[..., None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = np.where(q > 0, np.round(total * total / np.where(q > 0, q, 1.0)), 0.0)
+        out = np.where(total > 0, counts * (n / np.where(total > 0, total, 1.0)), 0.0)
+    near = np.abs(out - np.rint(out)) <= 1e-9 * np.maximum(n, 1.0)
+    return np.where(near, np.rint(out), out)
+
+
+_WEIGHTED_WITHOUT_SQUARES = (
+    "Intervals of weighted counts need each count's sum of squared weights (Kish's effective number of "
+    "items), which these counts lack (weights in a separate gold table or beyond float64's range squared, or "
+    "weighted counts read from a file, merged or concatenated): count the runs with their weight column, "
+    "fm.count(..., weight=COL) or fm.score(..., sample_weight=w), and evaluate that tensor."
+)
 
 
 def _as_integers(flat):
@@ -419,11 +486,11 @@ def _multinomial(rng, counts, n, resamples) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(n[:, None] > 0, counts / np.maximum(n, 1)[:, None], 0.0)
     p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)  # exact sums for numpy's check
-    draws = rng.multinomial(n[:, None].astype(np.int64), p[:, None, :], size=(n.size, resamples))
+    draws = rng.multinomial(np.rint(n)[:, None].astype(np.int64), p[:, None, :], size=(n.size, resamples))
     return draws if np.issubdtype(counts.dtype, np.integer) else draws.astype(np.float64)
 
 
-def _proportion_interval(spec, counts, ci, method):
+def _proportion_interval(spec, counts, ci, method, squares=None):
     record = spec.measure
     if record.proportion is None:
         names = ", ".join(sorted(n for n in _proportion_names()))
@@ -433,8 +500,7 @@ def _proportion_interval(spec, counts, ci, method):
         )
     if counts.shape[-1] != 2:
         raise ParameterError(f"method={method!r} reads binary counts; these have {counts.shape[-1]} classes.")
-    numerator, denominator = ([counts[(..., *_CELLS[c])] for c in part] for part in record.proportion)
-    x, n = sum(numerator).astype(np.float64), sum(denominator).astype(np.float64)
+    x, n = _proportion_parts(record, counts, squares)
     alpha = 1 - ci
     with np.errstate(invalid="ignore", divide="ignore"):
         if method == "wilson":
@@ -446,6 +512,19 @@ def _proportion_interval(spec, counts, ci, method):
             low, high = _jeffreys(x, n, alpha)
     empty = n <= 0
     return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
+
+
+def _proportion_parts(record, counts, squares):
+    """The successes ``x`` and trials ``n`` of a proportion; of weighted counts, Kish's effective
+    number of trials ``n = (Σw)² / Σw²`` over the denominator's items and ``x = p̂ · n``."""
+    numerator, denominator = ([counts[(..., *_CELLS[c])] for c in part] for part in record.proportion)
+    x, n = sum(numerator).astype(np.float64), sum(denominator).astype(np.float64)
+    if effective_counts(counts, squares) is counts:  # item counts (refuses weighted ones without squares)
+        return x, n
+    q = sum(squares[(..., *_CELLS[c])] for c in record.proportion[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effective = np.where(q > 0, n * n / np.where(q > 0, q, 1.0), 0.0)
+        return np.where(n > 0, x / np.where(n > 0, n, 1.0), 0.0) * effective, effective
 
 
 def _jeffreys(x, n, alpha):

@@ -339,7 +339,9 @@ def _html_best(data: ReportData) -> list[str]:
     return [
         "<h2>Best thresholds</h2><p>Each system's scores cut at every point of a grid over its own "
         "score range, all topics pooled: the threshold where each measure is best, and the value there "
-        "(compare with the leaderboard, which uses the systems' own decisions).</p>",
+        "(compare with the leaderboard, which uses the systems' own decisions). Measures that read one side "
+        "of the decisions (precision, recall, specificity, ...) are left out: their best threshold is an end "
+        "of the range.</p>",
         "<table><thead><tr><th class='name'>system</th><th class='name'>measure</th><th>best threshold"
         f"</th><th>value</th></tr></thead><tbody>{rows}</tbody></table>",
     ]

@@ -168,6 +168,80 @@ def board_view(summary: pa.Table) -> pa.Table:
     return pa.table(out)
 
 
+def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) -> str:
+    """A leaderboard as terminal text within ``width`` columns.
+
+    Each measure's spec is printed once, over its ``macro``, ``micro`` and ``topics`` columns.
+    Measures that do not fit beside the others go to further blocks below, each repeating the
+    rank and system columns (a block holds one measure at least, so very long system names may
+    still exceed ``width``).
+
+    Parameters
+    ----------
+    view : pyarrow.Table
+        :func:`board_view`'s table (its system column may carry the user's name).
+    width : int, default 120
+        The widest line wanted.
+    max_rows : int, optional
+        Show at most this many rows, then a line saying how many more there are. Default: all.
+
+    Returns
+    -------
+    str
+    """
+    names = view.column_names
+    rows = view.to_pylist()
+    shown = rows if max_rows is None or len(rows) <= max_rows else rows[:max_rows]
+    cells = {n: [_cell(r[n], 4) for r in shown] for n in names}
+    widths = {
+        n: max([len(n.rpartition(" ")[2] if i >= 2 else n)] + [len(c) for c in cells[n]]) for i, n in enumerate(names)
+    }
+    groups = [names[i : i + 3] for i in range(2, len(names), 3)]
+    for group in groups:  # a spec wider than its columns widens the first of them
+        label = group[0].rpartition(" ")[0]
+        widths[group[0]] += max(0, len(label) - _span(group, widths))
+    keys = names[:2]
+    blocks, used = [[]], _span(keys, widths)
+    for group in groups:  # a block's line: the keys' span, then 3 spaces and each group's span
+        if blocks[-1] and used + 3 + _span(group, widths) > width:
+            blocks.append([])
+            used = _span(keys, widths)
+        blocks[-1].append(group)
+        used += 3 + _span(group, widths)
+    text = "\n\n".join(_board_block(keys, block, widths, cells, view.schema) for block in blocks) + "\n"
+    if len(shown) < len(rows):
+        text += f"... {len(rows) - len(shown)} more rows (use --out FILE for all)\n"
+    return text
+
+
+def _span(columns, widths) -> int:
+    """The characters ``columns`` take side by side, two spaces apart."""
+    return sum(widths[n] for n in columns) + 2 * (len(columns) - 1)
+
+
+def _board_block(keys, groups, widths, cells, schema) -> str:
+    """One block of :func:`format_board`: the specs' line, the columns' line, dashes, the rows."""
+
+    def column(n, value):
+        numeric = pa.types.is_integer(schema.field(n).type) or pa.types.is_floating(schema.field(n).type)
+        return value.rjust(widths[n]) if numeric else value.ljust(widths[n])
+
+    def line(parts):
+        return "   ".join("  ".join(p) for p in parts).rstrip()
+
+    key_part = [[" " * widths[n] for n in keys]]
+    spans = [_span(g, widths) for g in groups]
+    specs = [[(g[0].rpartition(" ")[0] + " ").ljust(w, "-")[:w]] for g, w in zip(groups, spans)]
+    header = [[column(n, n) for n in keys]] + [[column(n, n.rpartition(" ")[2]) for n in g] for g in groups]
+    dashes = [["-" * widths[n] for n in keys]] + [["-" * widths[n] for n in g] for g in groups]
+    out = [line(key_part + specs), line(header), line(dashes)]
+    for i in range(len(cells[keys[0]])):
+        out.append(
+            line([[column(n, cells[n][i]) for n in keys]] + [[column(n, cells[n][i]) for n in g] for g in groups])
+        )
+    return "\n".join(out)
+
+
 def _rank_text(row) -> str:
     low, high = row.get("rank_low"), row.get("rank_high")
     rank = "" if row["rank"] is None else str(row["rank"])

@@ -85,6 +85,23 @@ def test_ece_equals_torchmetrics():
             assert float(value) == pytest.approx(float(theirs), abs=1e-6)
 
 
+def test_a_score_of_one_falls_in_the_last_of_the_bins():
+    """B bins, 1.0 in the last (Naeini et al., Guo et al.; the numpy reference): on gold [0, 1],
+    scores [1.0, 0.95] and 2 bins both items share bin [0.5, 1], ECE |1 - 1.95| / 2 = 0.475
+    (torchmetrics puts 1.0 in a third bin of its own and gives (1 + 0.05) / 2 = 0.525)."""
+    gold, score = np.array([0.0, 1.0]), np.array([1.0, 0.95])
+    table = pa.table({"item": [0, 1], "gold": gold.astype(bool), "score": score})
+    s = fm.count(table, thresholds="exact").evaluate(["ece(bins=2)", "mce(bins=2)"])
+    expected = _numpy_bins(score, gold, np.ones(2), 2, False)
+    np.testing.assert_allclose(s.values.reshape(-1), expected, atol=1e-12)
+    assert float(s.values[0]) == pytest.approx(0.475, abs=1e-12)
+    for bins in (1, 3, 10):  # a score of 1 alone with others: always the top bin's
+        table = pa.table({"item": range(4), "gold": [True, False, True, False], "score": [1.0, 0.99, 0.2, 0.0]})
+        got = fm.count(table, thresholds="exact").evaluate(f"ece(bins={bins})").values.reshape(-1)
+        expected = _numpy_bins(np.array([1.0, 0.99, 0.2, 0.0]), np.array([1.0, 0, 1, 0]), np.ones(4), bins, False)
+        assert got[0] == pytest.approx(expected[0], abs=1e-12)
+
+
 def test_calibration_needs_an_exact_sweep_of_probabilities():
     table, *_ = _items(3)
     with pytest.raises(fm.ParameterError, match="thresholds='exact'"):

@@ -363,7 +363,8 @@ def test_sizes_few_cells_share_weighted_counts_large_tables_and_small_calls_draw
     np.testing.assert_array_equal(bounds(counts, _PREFIX_VALUES=31 * 200 - 1), bounds(counts, **per_cell))
     np.testing.assert_array_equal(bounds(counts, _SHARED_VALUES=len(counts) * 200 + 1), bounds(counts, **per_cell))
     weights = counts + np.random.default_rng(8).random(counts.shape) / 4  # no positions to lay out
-    assert np.isfinite(bounds(weights)[0]).all()
+    weighted = fm.ConfusionTensor(weights, ("cell",), squares=weights / 2)  # Kish: n_eff = 2 x the weights' sum
+    assert np.isfinite(weighted.evaluate(names, ci=0.9, resamples=200, seed=2).low[0]).all()
     for huge in (np.full((2, 2, 2), 2**61), np.full((1, 2, 2), 2**63, np.uint64)):  # totals beyond int64
         with pytest.raises(fm.InputError, match=r"cell \(0,\) holds .*2\*\*62.*wilson"):
             fm.ConfusionTensor(huge, ("cell",)).evaluate("f1", ci=0.9, resamples=20)
