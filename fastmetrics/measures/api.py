@@ -76,7 +76,7 @@ def apply_undefined(values: np.ndarray, undefined, label: str, warn: bool = True
         except (TypeError, ValueError):
             raise parameter_error("undefined", "compute", "a number or None", undefined) from None
         mask = np.isnan(values)
-        if np.ndim(values) == 0:
+        if not isinstance(values, np.ndarray):  # a numpy scalar; a 0-d array (an ``out=``) is filled in place
             return np.float64(fill) if mask else values
         values[mask] = fill
         return values
