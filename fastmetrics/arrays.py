@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
 from .count import count
+from .measures.positive import has_positive
 from .measures.registry import parse_specs
 from .tensor import Scores
 
@@ -69,8 +70,10 @@ def score(
     classes : sequence, optional
         The class labels in order (multiclass; the column order of a 2-D ``y_score``).
     pos_label : scalar, optional
-        Binary input with labels other than 0/1 or booleans: the positive label. Gold and
-        predictions become ``label == pos_label``.
+        The positive label: gold and predictions become ``label == pos_label``. Default as
+        scikit-learn's ``pos_label=1``: 1 is positive where it is one of the labels; two labels
+        without 1 (``ham``/``spam``) need it for measures that read a positive class
+        (precision, recall, F1, ...), and get the multiclass default measures without it.
     multiclass : {"ovr", "ovo"}, default "ovr"
         Class probabilities: curve measures (``roc_auc@macro``) over one-vs-rest sweeps, or over
         one-vs-one sweeps (``roc_auc@macro`` is then Hand & Till's multiclass AUC). Point
@@ -136,7 +139,9 @@ def score(
         return _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options)
     tensor = count(table, thresholds=thresholds, **options)
     if measures is None:
-        measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if tensor.m == 2 else "multiclass"]
+        # binary measures where a class is positive (0/1, booleans, 1 of two labels, pos_label)
+        binary = tensor.m == 2 and has_positive(tensor.classes)
+        measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if binary else "multiclass"]
     return tensor.evaluate(measures, **evaluate_options)
 
 

@@ -346,7 +346,15 @@ class ConfusionTensor(_Labelled):
         return ConfusionTensor(self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes)
 
     def evaluate(
-        self, measures, *, smoothing=None, average="default", undefined=None, warn=False, **matrix_params
+        self,
+        measures,
+        *,
+        smoothing=None,
+        average="default",
+        undefined=None,
+        warn=False,
+        pos_label=None,
+        **matrix_params,
     ) -> Scores:
         """Evaluate measures on every cell.
 
@@ -363,6 +371,9 @@ class ConfusionTensor(_Labelled):
         warn : bool, default False
             Issue :class:`UndefinedMeasureWarning` for undefined cells (off: leaderboards of
             many topics routinely contain undefined cells, and the NaNs are in the output).
+        pos_label : scalar, optional
+            The positive class of binary measures, scikit-learn's ``pos_label`` (default 1 where
+            it is a class; two classes without 1 need it).
         **matrix_params
             Array parameters of multiclass measures, e.g. ``cost=`` for ``k_cost``.
 
@@ -370,9 +381,8 @@ class ConfusionTensor(_Labelled):
         -------
         Scores
         """
-        return _evaluator()(
-            self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn, **matrix_params
-        )
+        options = dict(smoothing=smoothing, average=average, undefined=undefined, warn=warn, pos_label=pos_label)
+        return _evaluator()(self, measures, **options, **matrix_params)
 
     def to_arrow(self) -> pa.Table:
         """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred).

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
-from . import _groups, api, averaging, curves, intervals, registry
+from . import _groups, api, averaging, curves, intervals, positive, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
 _SAMPLE_MEASURES = ("precision", "recall", "f1")
@@ -31,6 +31,7 @@ def evaluate(
     resamples=2000,
     seed=0,
     interval="percentile",
+    pos_label=None,
     **matrix_params,
 ) -> Scores:
     """Evaluate measures on every cell of a tensor.
@@ -66,6 +67,11 @@ def evaluate(
         Of the bootstrap: the same seed gives the same intervals.
     interval : {"percentile", "basic"}, default "percentile"
         The bootstrap interval.
+    pos_label : scalar, optional
+        The class binary measures (precision, recall, F1, ...) read as positive, scikit-learn's
+        ``pos_label``: by default 1 where it is one of the classes (0/1 and boolean labels);
+        two classes without 1 need it (see :mod:`fastmetrics.measures.positive`). With more
+        than two classes, that class against the rest.
     **matrix_params
         Array parameters of multiclass measures, e.g. ``cost=`` for ``k_cost``.
 
@@ -95,8 +101,10 @@ def evaluate(
     other = _other_layout(tensor, specs, average, ci, smoothing=smoothing, undefined=undefined, warn=warn)
     if other is not None:
         return other
+    default = None if average in ("default", "none") else average
+    counts = positive.positive_counts(tensor.counts, tensor.classes, specs, default, pos_label)
     values, labels = values_over(
-        tensor.counts,
+        counts,
         specs,
         average=None if average == "default" else average,
         smoothing=smoothing,
@@ -106,8 +114,7 @@ def evaluate(
     )
     bounds = {}
     if ci is not None:
-        default = None if average in ("default", "none") else average
-        c = api.checked_counts(tensor.counts)
+        c = api.checked_counts(counts)
         matrix_args = [{k: v for k, v in matrix_params.items() if k in s.measure.matrix_params} for s in specs]
         if method == "bootstrap":  # one set of replicates for every measure
             low, high = intervals.bootstrap_intervals(
@@ -142,8 +149,10 @@ def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
         return curve_scores(tensor, specs, undefined=options["undefined"], warn=options["warn"])
     # per class only when asked (@none, average=None): a bare "f1" on multiclass counts stays an error
     asked = average in (None, "none")
-    if tensor.m > 2 and any(
-        s.measure.multiclass is None and (s.average == "none" or (s.average is None and asked)) for s in specs
+    # two classes: per class only for an explicit @none (average=None keeps the binary value)
+    if any(
+        s.measure.multiclass is None and (s.average == "none" or (s.average is None and asked and tensor.m != 2))
+        for s in specs
     ):
         default = None if average in ("default", "none") else average
         if ci is not None:
