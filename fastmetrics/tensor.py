@@ -272,6 +272,10 @@ class ConfusionTensor(_Labelled):
         The axis each coordinate lies along, where it differs from the coordinate's name.
     classes : array_like, optional
         Class labels of the last two axes; ``[0, 1]`` for binary.
+    present : ndarray of bool, shape (..., m), optional
+        Which classes each cell's labelling holds, where counts cannot tell: a class seen only
+        in items of weight 0 is a class (scikit-learn's ``sample_weight``), counted in the macro
+        mean. Default: the classes with items in the cell's counts.
     """
 
     def __init__(
@@ -282,6 +286,7 @@ class ConfusionTensor(_Labelled):
         *,
         coord_axes: Mapping[str, str] | None = None,
         classes=None,
+        present=None,
     ):
         counts = np.asarray(counts)
         if counts.ndim < 2 or counts.shape[-1] != counts.shape[-2]:
@@ -295,6 +300,7 @@ class ConfusionTensor(_Labelled):
                 self.coords[axis] = np.arange(size)
         _check_layout(counts.shape[:-2], self.axes, self.coords, self.coord_axes)
         self.classes = np.arange(counts.shape[-1]) if classes is None else np.asarray(classes)
+        self.present = present
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -338,12 +344,16 @@ class ConfusionTensor(_Labelled):
         counts = self.counts.sum(axis=positions)
         axes = [a for a in self.axes if a not in names]
         coords = {k: v for k, v in self.coords.items() if self.coord_axes.get(k, k) in axes}
-        return ConfusionTensor(counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes)
+        present = None if self.present is None else self.present.any(axis=positions)
+        return ConfusionTensor(counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes, present=present)
 
     def sel(self, **labels) -> ConfusionTensor:
         """Select by label: a scalar drops the axis, a list keeps it (``t.sel(system="a")``)."""
         index, axes, coords = self._select(labels)
-        return ConfusionTensor(self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes)
+        present = None if self.present is None else self.present[index]
+        return ConfusionTensor(
+            self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes, present=present
+        )
 
     def evaluate(
         self,

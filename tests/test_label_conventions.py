@@ -9,8 +9,10 @@ import sys
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from sklearn import metrics as skm
+from sklearn.dummy import DummyClassifier
 
 import fastmetrics as fm
 
@@ -92,8 +94,6 @@ def test_one_label_present_is_scikit_learns_value(label):
 
 
 def test_make_scorer_and_cli_follow_pos_label(tmp_path):
-    from sklearn.dummy import DummyClassifier
-
     X = np.zeros((8, 1))
     y = np.array(["ham", "spam", "spam", "ham", "spam", "ham", "spam", "spam"])
     model = DummyClassifier(strategy="constant", constant="spam").fit(X, y)
@@ -137,3 +137,113 @@ def test_none_average_with_two_classes_gives_both():
     s = fm.score(y_true, y_pred, measures=["precision@none", "recall@none"])
     expected = [skm.precision_score(y_true, y_pred, average=None), skm.recall_score(y_true, y_pred, average=None)]
     np.testing.assert_allclose(s.values, expected)
+
+
+# -- item 3: weight 0, as scikit-learn's sample_weight: the row's labels are classes ----------------
+@pytest.mark.parametrize("seed", range(4))
+def test_zero_weights_keep_their_labels_as_classes(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    y_true, y_pred = rng.integers(0, 3, n), rng.integers(0, 3, n)
+    y_true[:3], y_pred[:3] = 3, 4  # classes 3 and 4 only on rows of weight 0
+    w = rng.uniform(0.5, 2.0, n)
+    w[:3] = 0.0
+    w[rng.random(n) < 0.2] = 0.0
+    specs = ["precision@macro", "recall@macro", "f1@macro", "precision@weighted", "f1@micro", "accuracy"]
+    expected = [
+        skm.precision_score(y_true, y_pred, average="macro", sample_weight=w, zero_division=0),
+        skm.recall_score(y_true, y_pred, average="macro", sample_weight=w, zero_division=0),
+        skm.f1_score(y_true, y_pred, average="macro", sample_weight=w, zero_division=0),
+        skm.precision_score(y_true, y_pred, average="weighted", sample_weight=w, zero_division=0),
+        skm.f1_score(y_true, y_pred, average="micro", sample_weight=w),
+        skm.accuracy_score(y_true, y_pred, sample_weight=w),
+    ]
+    ours = fm.score(y_true, y_pred, measures=specs, sample_weight=w, undefined=0.0)
+    np.testing.assert_allclose(ours.values, expected, atol=1e-12)
+    table = pa.table({"gold": y_true, "pred": y_pred, "w": w})
+    counted = fm.count(table, by=(), weight="w").evaluate(specs, undefined=0.0)
+    np.testing.assert_allclose(counted.values, expected, atol=1e-12)
+    # per group, each group's own labels, as scikit-learn per group
+    g = rng.integers(0, 2, n)
+    grouped = fm.count(table.append_column("g", pa.array(g)), by="g", weight="w").evaluate(specs[:1], undefined=0.0)
+    for j in (0, 1):
+        m = g == j
+        sk = skm.precision_score(y_true[m], y_pred[m], average="macro", sample_weight=w[m], zero_division=0)
+        assert grouped.values[0, j] == pytest.approx(sk)
+
+
+def test_binary_zero_weight_label_and_bad_weights():
+    value = fm.score([0, 1], [0, 0], measures="precision@macro", sample_weight=[1, 0], undefined=0.0)
+    assert float(value["precision@macro"]) == skm.precision_score(
+        [0, 1], [0, 0], average="macro", sample_weight=[1, 0], zero_division=0
+    )
+    table = pa.table({"gold": [0, 1, 1], "pred": [0, 1, 0], "w": [1.0, 0.0, 2.0]})
+    assert fm.count(table, by=(), weight="w").counts.tolist() == [[1.0, 0.0], [2.0, 0.0]]
+    for bad, shown in ((-1.0, "-1.0"), (np.nan, "nan")):
+        with pytest.raises(fm.InputError, match=rf"'w'.*>= 0.*{shown} at row 1"):
+            fm.count(pa.table({"gold": [0, 1], "pred": [0, 1], "w": [1.0, bad]}), by=(), weight="w")
+        with pytest.raises(fm.InputError, match=rf"sample_weight.*>= 0; item 1 has {shown}"):
+            fm.score([0, 1], [0, 1], sample_weight=[1.0, bad])
+
+
+# -- item 6: k and cutoff are whole numbers of positions -----------------------------------------
+def _ranked():
+    rng = np.random.default_rng(0)
+    table = pa.table({"item": np.arange(20), "gold": rng.random(20) < 0.4, "score": rng.normal(size=20)})
+    return fm.count(table, by=(), thresholds="ranks"), table
+
+
+@pytest.mark.parametrize("spec", ["precision_at_k(k={})", "recall_at_k(k={})", "reciprocal_rank(cutoff={})"])
+@pytest.mark.parametrize("value", [2.5, 0.5, 0, -3])
+def test_non_integer_or_small_k_is_refused(spec, value):
+    tensor, _ = _ranked()
+    name = spec.split("(")[1].split("=")[0]
+    with pytest.raises(fm.ParameterError, match=rf"'{name}' parameter .* whole number >= 1.*Got '{value}'"):
+        tensor.evaluate(spec.format(value))
+
+
+def test_integer_k_equals_a_loop(tmp_path):
+    tensor, table = _ranked()
+    gold, score = table["gold"].to_numpy(zero_copy_only=False), table["score"].to_numpy()
+    ranked = gold[np.argsort(-score, kind="stable")]
+    s = tensor.evaluate(["precision_at_k(k=3)", "precision_at_k(k=3.0)", "recall_at_k(k=inf)"])
+    assert s.values.tolist() == [ranked[:3].sum() / 3, ranked[:3].sum() / 3, 1.0]
+    path = tmp_path / "ranked.parquet"
+    pq.write_table(table, path)
+    proc = _cli("evaluate", path, "--thresholds", "ranks", "--measures", "precision_at_k(k=2.5)")
+    assert proc.returncode == 2 and "whole number" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+# -- item 5: a NaN label is refused, naming the NaN, the column and the first row ---------------------
+@pytest.mark.parametrize(
+    "y_true, y_pred, column, row",
+    [
+        ([0.0, 1.0, np.nan], [0.0, 1.0, 1.0], "y_true", 2),
+        ([0.0, 1.0, np.nan, np.nan], [0, 1, 1, 0], "y_true", 2),  # integer predictions: still about the NaN
+        ([0, 2, 1], [0.0, np.nan, 1.0], "y_pred", 1),
+        (pa.array([0.5, np.nan, 2.0]), pa.array([0.5, 1.0, 2.0]), "y_true", 1),
+    ],
+)
+def test_nan_labels_are_refused(y_true, y_pred, column, row):
+    with pytest.raises(ValueError, match="NaN"):  # scikit-learn refuses them too
+        skm.accuracy_score(np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float))
+    with pytest.raises(fm.InputError, match=rf"^Column '{column}' has a NaN label at row {row}:"):
+        fm.score(y_true, y_pred, measures="accuracy")
+    names = {"y_true": "gold", "y_pred": "pred"}
+    table = pa.table({"gold": pa.array(y_true), "pred": pa.array(y_pred)})
+    with pytest.raises(fm.InputError, match=rf"^Column '{names[column]}' has a NaN label at row {row}:"):
+        fm.count(table, by=())
+
+
+def test_nan_labels_in_a_csv_file(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("gold,pred\n0,0\n1,1\n1,NaN\n2,1\n")
+    proc = _cli("evaluate", path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == (
+        f"fastmetrics: error: Column 'pred' in '{path}' has a NaN label at row 2: labels are classes; "
+        "drop the row or give it a class."
+    )
+    # whole-number floats against integers are the same classes (scikit-learn's 1 == 1.0)
+    y_true, y_pred = [0, 1, 2, 2], [0.0, 1.0, 2.0, 1.0]
+    assert float(fm.score(y_true, y_pred, measures="accuracy")["accuracy"]) == skm.accuracy_score(y_true, y_pred)

@@ -325,8 +325,8 @@ register(
 )
 
 _RANKING = dict(higher_is_better=True, family="none", kind="ranking", range=(0.0, 1.0))
-_CUTOFF = Param("cutoff", math.inf, "positions read from the top (inf: all)", low=1.0, infinite=True)
-_K = Param("k", 10.0, "positions read from the top", low=1.0, infinite=True)
+_CUTOFF = Param("cutoff", math.inf, "positions read from the top (inf: all)", low=1.0, infinite=True, integer=True)
+_K = Param("k", 10.0, "positions read from the top", low=1.0, infinite=True, integer=True)
 register(
     Measure(
         name="ranked_ap",

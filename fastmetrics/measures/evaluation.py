@@ -111,6 +111,7 @@ def evaluate(
         undefined=undefined,
         warn=warn,
         matrix_params=matrix_params,
+        present=tensor.present if counts is tensor.counts else None,
     )
     bounds = {}
     if ci is not None:
@@ -176,7 +177,7 @@ def _check_matrix_params(specs, matrix_params) -> None:
 
 
 def values_over(
-    counts, specs, *, average=None, smoothing=None, undefined=None, warn=False, matrix_params=None
+    counts, specs, *, average=None, smoothing=None, undefined=None, warn=False, matrix_params=None, present=None
 ) -> tuple[np.ndarray, list[str]]:
     """Every spec over one count array, validated once.
 
@@ -186,6 +187,8 @@ def values_over(
     specs : list of MeasureSpec
     average, smoothing, undefined, warn, matrix_params
         As in :func:`evaluate`.
+    present : ndarray of bool, optional
+        ``ConfusionTensor.present``: the classes of each labelling, for macro means.
 
     Returns
     -------
@@ -213,6 +216,7 @@ def values_over(
             out=values[i, ...],
             warn=warn,
             matrix_args=extra,
+            present=present,
         )
         labels.append(label_of(spec, avg, default))
     return values, labels
