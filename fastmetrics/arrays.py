@@ -15,6 +15,8 @@ import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
 from .count import count
+from .io.labels import no_nans
+from .measures.positive import has_positive
 from .measures.registry import parse_specs
 from .tensor import Scores
 
@@ -69,8 +71,10 @@ def score(
     classes : sequence, optional
         The class labels in order (multiclass; the column order of a 2-D ``y_score``).
     pos_label : scalar, optional
-        Binary input with labels other than 0/1 or booleans: the positive label. Gold and
-        predictions become ``label == pos_label``.
+        The positive label: gold and predictions become ``label == pos_label``. Default as
+        scikit-learn's ``pos_label=1``: 1 is positive where it is one of the labels; two labels
+        without 1 (``ham``/``spam``) need it for measures that read a positive class
+        (precision, recall, F1, ...), and get the multiclass default measures without it.
     multiclass : {"ovr", "ovo"}, default "ovr"
         Class probabilities: curve measures (``roc_auc@macro``) over one-vs-rest sweeps, or over
         one-vs-one sweeps (``roc_auc@macro`` is then Hand & Till's multiclass AUC). Point
@@ -116,6 +120,9 @@ def score(
             probabilities = False
     else:
         columns["y_score"] = _same_length(_column(y_score, "y_score"), n, "y_score")
+    for name in ("y_true", "y_pred"):
+        if name in columns:
+            no_nans(columns[name], name, None)
     if pos_label is None and not probabilities and y_score is not None:
         pos_label = _positive_of_two(columns["y_true"])
     if pos_label is not None:
@@ -136,7 +143,9 @@ def score(
         return _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options)
     tensor = count(table, thresholds=thresholds, **options)
     if measures is None:
-        measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if tensor.m == 2 else "multiclass"]
+        # binary measures where a class is positive (0/1, booleans, 1 of two labels, pos_label)
+        binary = tensor.m == 2 and has_positive(tensor.classes)
+        measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if binary else "multiclass"]
     return tensor.evaluate(measures, **evaluate_options)
 
 
@@ -166,7 +175,8 @@ def _positive_of_two(gold: pa.Array):
 
 
 def _weighted(table: pa.Table, weight: pa.Array) -> pa.Table:
-    """The rows with ``sample_weight`` > 0 (a zero-weight item adds nothing to any count)."""
+    """The table with its ``sample_weight`` column (a zero-weight item adds nothing to any count,
+    but its labels are classes, as in scikit-learn)."""
     if not (pa.types.is_integer(weight.type) or pa.types.is_floating(weight.type)) or weight.null_count:
         raise InputError(f"sample_weight must hold numbers, without missing values; got type {weight.type}.")
     values = weight.cast(pa.float64()).to_numpy(zero_copy_only=False)
@@ -174,8 +184,7 @@ def _weighted(table: pa.Table, weight: pa.Array) -> pa.Table:
     if bad.any():
         row = int(np.argmax(bad))
         raise InputError(f"sample_weight must be finite and >= 0; item {row} has {values[row]}.")
-    table = table.append_column("sample_weight", weight.cast(pa.float64()))
-    return table.filter(pa.array(values > 0))
+    return table.append_column("sample_weight", weight.cast(pa.float64()))
 
 
 def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options) -> Scores:

@@ -12,6 +12,7 @@ from ._errors import ParameterError, parameter_error
 from ._seeding import rng_of
 from .measures import api, chance, intervals, registry
 from .measures.evaluation import evaluate, values_over
+from .measures.positive import positive_counts
 from .meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from .meta import significance as paired_tests
 from .tensor import Scores, group_starts, role_names
@@ -222,10 +223,11 @@ def board_values(
         return _curve_board(tensor, specs, undefined)
     _check_board_axes(tensor)
     has_topic = "topic" in tensor.axes
-    per_topic = np.moveaxis(tensor.counts, tensor.axes.index("system"), 0)
+    counts = positive_counts(tensor.counts, tensor.classes, specs, None)  # the class binary measures read
+    per_topic = np.moveaxis(counts, tensor.axes.index("system"), 0)
     if not has_topic:
         per_topic = per_topic[:, None]
-    n_systems, n_topics, m = per_topic.shape[0], per_topic.shape[1], tensor.m
+    n_systems, n_topics, m = per_topic.shape[0], per_topic.shape[1], counts.shape[-1]
     blocks = [per_topic.reshape(-1, m, m), per_topic.sum(axis=1)]
     binary = baselines and m == 2 and tensor.classes.tolist() == [0, 1]
     if binary:

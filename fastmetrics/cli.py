@@ -30,6 +30,7 @@ from .io.readers import open_source
 from .measures import api as measures_api
 from .measures import ordinal_costs, registry
 from .measures.multiclass import cost_matrix, unit_costs
+from .measures.positive import has_positive
 from .report import format_table, pivot_measures, to_markdown, write_table
 from .report.tables import OUTPUT_SUFFIXES, board_view, format_board, output_path
 from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names, user_names
@@ -244,13 +245,18 @@ def cmd_evaluate(args) -> None:
             multiclass=args.multiclass,
         )
     task = _task_of(tensor)
-    measures = args.measures or DEFAULT_MEASURES["top_k" if "top_k" in tensor.axes else task]
+    defaults = "top_k" if "top_k" in tensor.axes else _defaults_of(task, tensor, args)
+    measures = args.measures or DEFAULT_MEASURES[defaults]
     average = args.average
     if average is None:
         average = "micro" if task == "multilabel" else "default"  # per class only when asked
     kwargs = {}
     if args.cost is not None:
         kwargs["cost"] = _cost_of(args, tensor, task)
+    if args.pos_label is not None:
+        if task == "multilabel":
+            raise ParameterError("--pos-label picks the positive of class labels; multilabel categories have none.")
+        kwargs["pos_label"] = args.pos_label
     if args.ci is not None:
         kwargs.update(ci=args.ci, method=args.ci_method or "bootstrap", resamples=args.resamples, seed=args.seed)
     scores = tensor.evaluate(
@@ -261,6 +267,14 @@ def cmd_evaluate(args) -> None:
         **kwargs,
     )
     _emit(scores.to_arrow(wide=args.wide), args.out)
+
+
+def _defaults_of(task: str, tensor, args) -> str:
+    """The default measures' task: binary ones where a class is positive (scikit-learn's
+    ``pos_label``: 1 among two labels such as {1, 2}, or --pos-label)."""
+    if task == "multiclass" and (args.pos_label is not None or (tensor.m <= 2 and has_positive(tensor.classes))):
+        return "binary"
+    return task
 
 
 def _cost_of(args, tensor, task):
@@ -853,6 +867,11 @@ def build_parser() -> argparse.ArgumentParser:
         "default the sorted union of gold and predicted labels",
     )
     cost_option(p)
+    p.add_argument(
+        "--pos-label",
+        help="the label binary measures (precision, recall, f1, ...) read as positive (default 1, as "
+        "scikit-learn's pos_label; two labels without 1, e.g. ham/spam, need it)",
+    )
     p.add_argument("--category", help="multilabel input with one row per (item, category): the category column")
     p.add_argument("--scheduler", help="count on Dask: local, local:N (N worker processes) or a scheduler ADDRESS")
     p.add_argument(

@@ -276,6 +276,10 @@ class ConfusionTensor(_Labelled):
         With weighted counts, the sum of the squared weights of each count's items (the shape of
         ``counts``; NaN where unknown): confidence intervals take Kish's effective number of
         items from it (:mod:`fastmetrics.measures.intervals`). ``fm.count(..., weight=)`` sets it.
+    present : ndarray of bool, shape (..., m), optional
+        Which classes each cell's labelling holds, where counts cannot tell: a class seen only
+        in items of weight 0 is a class (scikit-learn's ``sample_weight``), counted in the macro
+        mean. Default: the classes with items in the cell's counts.
     """
 
     def __init__(
@@ -287,6 +291,7 @@ class ConfusionTensor(_Labelled):
         coord_axes: Mapping[str, str] | None = None,
         classes=None,
         squares=None,
+        present=None,
     ):
         counts = np.asarray(counts)
         if counts.ndim < 2 or counts.shape[-1] != counts.shape[-2]:
@@ -301,6 +306,7 @@ class ConfusionTensor(_Labelled):
         _check_layout(counts.shape[:-2], self.axes, self.coords, self.coord_axes)
         self.classes = np.arange(counts.shape[-1]) if classes is None else np.asarray(classes)
         self.squares = None if squares is None else np.asarray(squares, dtype=np.float64)
+        self.present = present
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -345,18 +351,36 @@ class ConfusionTensor(_Labelled):
         axes = [a for a in self.axes if a not in names]
         coords = {k: v for k, v in self.coords.items() if self.coord_axes.get(k, k) in axes}
         squares = None if self.squares is None else self.squares.sum(axis=positions)
-        return ConfusionTensor(counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes, squares=squares)
+        present = None if self.present is None else self.present.any(axis=positions)
+        return ConfusionTensor(
+            counts, axes, coords, coord_axes=self.coord_axes, classes=self.classes, squares=squares, present=present
+        )
 
     def sel(self, **labels) -> ConfusionTensor:
         """Select by label: a scalar drops the axis, a list keeps it (``t.sel(system="a")``)."""
         index, axes, coords = self._select(labels)
         squares = None if self.squares is None else self.squares[index]
+        present = None if self.present is None else self.present[index]
         return ConfusionTensor(
-            self.counts[index], axes, coords, coord_axes=self.coord_axes, classes=self.classes, squares=squares
+            self.counts[index],
+            axes,
+            coords,
+            coord_axes=self.coord_axes,
+            classes=self.classes,
+            squares=squares,
+            present=present,
         )
 
     def evaluate(
-        self, measures, *, smoothing=None, average="default", undefined=None, warn=False, **matrix_params
+        self,
+        measures,
+        *,
+        smoothing=None,
+        average="default",
+        undefined=None,
+        warn=False,
+        pos_label=None,
+        **matrix_params,
     ) -> Scores:
         """Evaluate measures on every cell.
 
@@ -373,6 +397,9 @@ class ConfusionTensor(_Labelled):
         warn : bool, default False
             Issue :class:`UndefinedMeasureWarning` for undefined cells (off: leaderboards of
             many topics routinely contain undefined cells, and the NaNs are in the output).
+        pos_label : scalar, optional
+            The positive class of binary measures, scikit-learn's ``pos_label`` (default 1 where
+            it is a class; two classes without 1 need it).
         **matrix_params
             Array parameters of multiclass measures, e.g. ``cost=`` for ``k_cost``.
 
@@ -380,9 +407,8 @@ class ConfusionTensor(_Labelled):
         -------
         Scores
         """
-        return _evaluator()(
-            self, measures, smoothing=smoothing, average=average, undefined=undefined, warn=warn, **matrix_params
-        )
+        options = dict(smoothing=smoothing, average=average, undefined=undefined, warn=warn, pos_label=pos_label)
+        return _evaluator()(self, measures, **options, **matrix_params)
 
     def to_arrow(self) -> pa.Table:
         """Tidy counts: one row per cell with ``tp, fp, fn, tn`` (binary) or per (cell, true, pred).

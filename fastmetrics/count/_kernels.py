@@ -90,7 +90,7 @@ def _row_codes(a, b, stride_a, gold, r, err):
 @njit(cache=True, inline="always")
 def _weight_ok(weight, r, err):
     w = weight[r]
-    if w > 0.0 and w < np.inf:
+    if w >= 0.0 and w < np.inf:  # weight 0: the row's labels are classes, it adds nothing
         return True
     _note(err, WEIGHT, r)
     return False

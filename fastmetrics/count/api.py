@@ -281,7 +281,24 @@ def _count_source(
                 bar.advance(batch.num_rows)
     except DuplicateItem as error:
         raise error.located(src) from None
-    return assemble(tally)
+    tensor = assemble(tally)
+    if options["weight"] is not None and isinstance(tensor, ConfusionTensor) and not tensor.cells:
+        tensor.present = _classes_present(tensor, src, gold, options)
+    return tensor
+
+
+def _classes_present(tensor, src, gold, options) -> np.ndarray | None:
+    """The classes of each cell's labelling where items of weight 0 hold classes the weighted
+    counts lack (scikit-learn: their labels are classes); None where the counts tell."""
+    c = tensor.counts
+    weighed = (c.sum(axis=-1) + c.sum(axis=-2)) > 0
+    if weighed.all():
+        return None
+    plain = _count_source(
+        src, gold, dict(options, weight=None), thresholds=None, grid="global", ties="input", category=None
+    ).counts
+    present = (plain.sum(axis=-1) + plain.sum(axis=-2)) > 0
+    return present if plain.shape == c.shape and (present != weighed).any() else None
 
 
 # A Parquet input is decoded once into memory when its columns take at most this many bytes (at
@@ -739,7 +756,7 @@ def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None)
     m : int
         Number of classes.
     weight : array_like of float, shape (n_rows,), optional
-        Item weights (positive and finite); the counts are then float64 sums of weights.
+        Item weights (finite, >= 0); the counts are then float64 sums of weights.
     out : ndarray, shape (n_groups, m, m), optional
         Counts to add to (in place), e.g. over the record batches of a stream.
 
@@ -752,7 +769,7 @@ def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None)
     Raises
     ------
     InputError
-        A code outside its range, or a weight that is not positive and finite (the first such
+        A code outside its range, or a weight that is negative or not finite (the first such
         row is named).
     """
     weight = None if weight is None else np.asarray(weight, np.float64)
@@ -796,7 +813,7 @@ def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=No
     n_groups : int
         Number of groups.
     weight : array_like of float, shape (n_rows,), optional
-        Item weights (positive and finite); the histogram then holds float64 sums of weights.
+        Item weights (finite, >= 0); the histogram then holds float64 sums of weights.
     out : ndarray, shape (n_groups, 2, k + 1), optional
         Histogram to add to (in place), e.g. over the record batches of a stream.
 
@@ -809,7 +826,7 @@ def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=No
     Raises
     ------
     InputError
-        A code outside its range, a non-finite score, or a weight that is not positive and
+        A code outside its range, a non-finite score, or a weight that is negative or not
         finite (the first such row is named).
     """
     weight = None if weight is None else np.asarray(weight, np.float64)

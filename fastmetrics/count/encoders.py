@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from .. import _strings, _threads
 from .._errors import InputError
-from ..io.labels import no_nulls, where
+from ..io.labels import no_nans, no_nulls, where
 from ._kernels import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
@@ -279,6 +279,7 @@ class Encoder:
     def encode(self, array: pa.Array, part):
         """The kernel tuple for this batch's column."""
         no_nulls(array, self.column, part)
+        no_nans(array, self.column, part)
         if self.binary:
             return self._binary(array, part)
         if pa.types.is_dictionary(array.type):

@@ -494,6 +494,8 @@ def _classes(request: Request, survey: Survey, label_types: dict, gold: pa.Table
     if gold is not None:
         found.append(pc.unique(gold.column("gold").combine_chunks()))
         names.append(request.gold_column)
+    # a NaN label is no class: left out here, it is refused with its row when the rows are coded
+    found = [v.filter(pc.invert(pc.is_nan(v))) if pa.types.is_floating(v.type) else v for v in found]
     binary = all(labels_of.is_binary_like(v) for v in found)
     task = request.task
     if request.mode != "hard" or task == "binary" or (task == "auto" and binary and request.classes is None):

@@ -253,8 +253,8 @@ class Tally:
         group, gold_codes, _ = self._rows(batch, part, offset, a, b, stride, gold, gold_type=np.int8)
         score = score_view(batch.column(self.plan.request.score), self.plan.request.score, part)
         score_range(score, errors)
-        if weight is not None and not (np.all(weight > 0) and np.all(np.isfinite(weight))):
-            errors[0, k.WEIGHT] = int(np.argmax(~((weight > 0) & np.isfinite(weight))))
+        if weight is not None and not (np.all(weight >= 0) and np.all(np.isfinite(weight))):
+            errors[0, k.WEIGHT] = int(np.argmax(~((weight >= 0) & np.isfinite(weight))))
         self.pieces.append((group, gold_codes, score, weight))
 
     # -- errors -------------------------------------------------------------------------------
@@ -282,7 +282,7 @@ class Tally:
         else:
             value = batch.column(request.weight)[row].as_py()
             error = InputError(
-                f"Column '{request.weight}'{where(part)} must hold finite weights > 0; found "
+                f"Column '{request.weight}'{where(part)} must hold finite weights >= 0; found "
                 f"{value!r} at row {offset + row}."
             )
         raise error

@@ -45,6 +45,22 @@ def no_nulls(array, column: str, part: str, offset: int = 0) -> None:
         raise InputError(f"Column '{column}'{where(part)} has a missing (null) value at row {offset + row}.")
 
 
+def no_nans(array, column: str, part: str, offset: int = 0) -> None:
+    """Raise an :class:`InputError` naming the first NaN of a float label column, if it has one.
+
+    A NaN label is a missing label, not a class (scikit-learn refuses it too); ``offset`` as in
+    :func:`no_nulls`.
+    """
+    if pa.types.is_floating(array.type) and len(array):
+        nan = pc.is_nan(array)
+        if pc.any(nan).as_py():
+            row = pc.index(nan, True).as_py()
+            raise InputError(
+                f"Column '{column}'{where(part)} has a NaN label at row {offset + row}: labels are classes; "
+                "drop the row or give it a class."
+            )
+
+
 def sorted_labels(arrays: list, column: str) -> pa.Array:
     """The sorted distinct values of a column over several chunks."""
     uniques = pa.chunked_array([pc.unique(a) for a in arrays])
@@ -144,6 +160,8 @@ def label_type(types: list, column_names: list[str]) -> pa.DataType:
             )
     if kinds == {"bool", "int"}:
         kinds = {"int"}  # predictions as bool against integer classes: False/True are classes 0/1
+    if kinds == {"float", "int"}:
+        kinds = {"float"}  # numbers compare as numbers (scikit-learn's 1 == 1.0); a NaN is refused when coded
     if len(kinds) > 1:
         described = ", ".join(f"'{c}' is {t}" for c, t in zip(column_names, types))
         raise InputError(f"Class labels must have one type across columns: {described}.")
@@ -185,7 +203,7 @@ def class_labels(arrays: list, column_names: list[str], given=None) -> pa.Array:
 
 
 def weight_values(array, column: str, part: str) -> np.ndarray:
-    """A weight column as float64: numbers, no nulls, finite and > 0."""
+    """A weight column as float64: numbers, no nulls, finite and >= 0 (scikit-learn's sample_weight)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
@@ -197,10 +215,10 @@ def weight_values(array, column: str, part: str) -> np.ndarray:
         raise InputError(
             f"Column '{column}'{where(part)} must hold finite weights; found {values[row]!r} at row {row}."
         )
-    if values.size and values.min() <= 0:
+    if values.size and values.min() < 0:
         row = int(np.argmin(values))
         raise InputError(
-            f"Column '{column}'{where(part)} must hold weights > 0; found {values[row].item()!r} at row {row}."
+            f"Column '{column}'{where(part)} must hold weights >= 0; found {values[row].item()!r} at row {row}."
         )
     return values
 

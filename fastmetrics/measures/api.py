@@ -76,7 +76,7 @@ def apply_undefined(values: np.ndarray, undefined, label: str, warn: bool = True
         except (TypeError, ValueError):
             raise parameter_error("undefined", "compute", "a number or None", undefined) from None
         mask = np.isnan(values)
-        if np.ndim(values) == 0:
+        if not isinstance(values, np.ndarray):  # a numpy scalar; a 0-d array (an ``out=``) is filled in place
             return np.float64(fill) if mask else values
         values[mask] = fill
         return values
@@ -223,7 +223,16 @@ def checked_counts(counts) -> np.ndarray:
 
 
 def values_of(
-    spec, c: np.ndarray, *, average=None, smoothing=None, undefined=None, out=None, warn=False, matrix_args=None
+    spec,
+    c: np.ndarray,
+    *,
+    average=None,
+    smoothing=None,
+    undefined=None,
+    out=None,
+    warn=False,
+    matrix_args=None,
+    present=None,
 ) -> np.ndarray:
     """One measure on counts already checked by :func:`checked_counts`.
 
@@ -243,6 +252,8 @@ def values_of(
         As in :func:`compute`.
     matrix_args : mapping, optional
         Array parameters of the native multiclass kernel (``cost``).
+    present : ndarray of bool, shape (..., m), optional
+        The classes of each labelling, for the macro mean (``ConfusionTensor.present``).
 
     Returns
     -------
@@ -267,7 +278,7 @@ def values_of(
         per_class = _binary_values(spec, (ctp, cfp, cfn, ctn), smoothing, None)
         if undefined is not None:
             per_class = apply_undefined(per_class, undefined, spec.base_label, warn=False)
-        values = averaging.average_classes(per_class, a, b, average)
+        values = averaging.average_classes(per_class, a, b, average, present)
     if out is not None:
         out[...] = values
         values = out

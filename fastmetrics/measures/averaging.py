@@ -45,10 +45,14 @@ def micro_counts(counts: np.ndarray):
     return tp.sum(-1), fp.sum(-1), fn.sum(-1), tn.sum(-1)
 
 
-def average_classes(values: np.ndarray, a: np.ndarray, b: np.ndarray, average: str) -> np.ndarray:
-    """Combine per-class values ``values[..., m]`` by ``"macro"`` or ``"weighted"`` averaging."""
+def average_classes(values: np.ndarray, a: np.ndarray, b: np.ndarray, average: str, present=None) -> np.ndarray:
+    """Combine per-class values ``values[..., m]`` by ``"macro"`` or ``"weighted"`` averaging.
+
+    ``present`` (bool, ``[..., m]``) names the classes of each labelling where the counts cannot
+    (a class seen only in items of weight 0); by default the classes with items, ``a + b > 0``.
+    """
     if average == "macro":
-        present = (a + b) > 0
+        present = (a + b) > 0 if present is None else present
         total = np.where(present, values, 0.0).sum(axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return total / present.sum(axis=-1)

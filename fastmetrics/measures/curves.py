@@ -22,7 +22,10 @@ Ranking measures read a ranked list: a sweep with ``thresholds="ranks"``, one ce
 are computed there; MAP and MRR are their means over topics (a leaderboard's macro column).
 
 Undefined values (NaN) follow each record: a group with one class has no ROC curve; a topic
-without a relevant item (within the cutoff) has no average precision or reciprocal rank.
+without a relevant item has no average precision or reciprocal rank (a topic whose relevant
+items all lie beyond the cutoff has reciprocal rank 0, as trec_eval's ``recip_rank`` and ranx's
+``mrr@k`` score it; ``ranked_ap_retrieved`` is undefined there, the SemEval scorer's 0 being
+``undefined=0``).
 """
 
 from __future__ import annotations
@@ -220,11 +223,13 @@ def recall_at_k(tp, fp, fn, tn, params):
 
 @numba.njit(cache=True)
 def reciprocal_rank(tp, fp, fn, tn, params):
-    """1 / the position of the first relevant item within the cutoff."""
+    """1 / the position of the first relevant item within the cutoff; 0 if none is (trec_eval)."""
+    if tp[0] + fn[0] <= 0:
+        return NAN
     for i in range(_cutoff(params[0], tp.size)):
         if tp[i] > 0:
             return 1.0 / (i + 1)
-    return NAN
+    return 0.0
 
 
 @numba.njit(cache=True)
@@ -320,8 +325,8 @@ register(
 )
 
 _RANKING = dict(higher_is_better=True, family="none", kind="ranking", range=(0.0, 1.0))
-_CUTOFF = Param("cutoff", math.inf, "positions read from the top (inf: all)", low=1.0, infinite=True)
-_K = Param("k", 10.0, "positions read from the top", low=1.0, infinite=True)
+_CUTOFF = Param("cutoff", math.inf, "positions read from the top (inf: all)", low=1.0, infinite=True, integer=True)
+_K = Param("k", 10.0, "positions read from the top", low=1.0, infinite=True, integer=True)
 # P@k divides by k: k = inf would be 0 on every topic, so it takes a whole number
 _K_FINITE = Param("k", 10.0, "positions read from the top", low=1.0, integer=True)
 register(
@@ -386,10 +391,10 @@ register(
         kernel=reciprocal_rank,
         aliases=("rr",),
         summary="One over the position of the first relevant item (MRR is its mean over topics).",
-        formula="1 / min { i <= cutoff : item i relevant }",
-        latex=r"1 / \min\{i : rel_i\}",
-        undefined_when="no relevant item within the cutoff",
-        reference="Voorhees, TREC-8 QA track (1999)",
+        formula="1 / min { i <= cutoff : item i relevant }; 0 if no relevant item is within the cutoff",
+        latex=r"1 / \min\{i \le c : rel_i\}",
+        undefined_when="the topic has no relevant item",
+        reference="Voorhees, TREC-8 QA track (1999); 0 beyond the cutoff as trec_eval's recip_rank and ranx's mrr@k",
         params=(_CUTOFF,),
         **_RANKING,
     )

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
-from . import _groups, api, averaging, curves, intervals, registry
+from . import _groups, api, averaging, curves, intervals, positive, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
 _SAMPLE_MEASURES = ("precision", "recall", "f1")
@@ -31,6 +31,7 @@ def evaluate(
     resamples=2000,
     seed=0,
     interval="percentile",
+    pos_label=None,
     **matrix_params,
 ) -> Scores:
     """Evaluate measures on every cell of a tensor.
@@ -66,6 +67,11 @@ def evaluate(
         Of the bootstrap: the same seed gives the same intervals.
     interval : {"percentile", "basic"}, default "percentile"
         The bootstrap interval.
+    pos_label : scalar, optional
+        The class binary measures (precision, recall, F1, ...) read as positive, scikit-learn's
+        ``pos_label``: by default 1 where it is one of the classes (0/1 and boolean labels);
+        two classes without 1 need it (see :mod:`fastmetrics.measures.positive`). With more
+        than two classes, that class against the rest.
     **matrix_params
         Array parameters of multiclass measures, e.g. ``cost=`` for ``k_cost``.
 
@@ -101,19 +107,21 @@ def evaluate(
     other = _other_layout(tensor, specs, average, ci, smoothing=smoothing, undefined=undefined, warn=warn)
     if other is not None:
         return other
+    default = None if average in ("default", "none") else average
+    counts = positive.positive_counts(tensor.counts, tensor.classes, specs, default, pos_label)
     values, labels = values_over(
-        tensor.counts,
+        counts,
         specs,
         average=None if average == "default" else average,
         smoothing=smoothing,
         undefined=undefined,
         warn=warn,
         matrix_params=matrix_params,
+        present=tensor.present if counts is tensor.counts else None,
     )
     bounds = {}
     if ci is not None:
-        default = None if average in ("default", "none") else average
-        c = api.checked_counts(tensor.counts)
+        c = api.checked_counts(counts)
         matrix_args = [{k: v for k, v in matrix_params.items() if k in s.measure.matrix_params} for s in specs]
         if method == "bootstrap":  # one set of replicates for every measure
             low, high = intervals.bootstrap_intervals(
@@ -152,8 +160,10 @@ def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
         return curve_scores(tensor, specs, undefined=options["undefined"], warn=options["warn"])
     # per class only when asked (@none, average=None): a bare "f1" on multiclass counts stays an error
     asked = average in (None, "none")
-    if tensor.m > 2 and any(
-        s.measure.multiclass is None and (s.average == "none" or (s.average is None and asked)) for s in specs
+    # two classes: per class only for an explicit @none (average=None keeps the binary value)
+    if any(
+        s.measure.multiclass is None and (s.average == "none" or (s.average is None and asked and tensor.m != 2))
+        for s in specs
     ):
         default = None if average in ("default", "none") else average
         if ci is not None:
@@ -177,7 +187,7 @@ def _check_matrix_params(specs, matrix_params) -> None:
 
 
 def values_over(
-    counts, specs, *, average=None, smoothing=None, undefined=None, warn=False, matrix_params=None
+    counts, specs, *, average=None, smoothing=None, undefined=None, warn=False, matrix_params=None, present=None
 ) -> tuple[np.ndarray, list[str]]:
     """Every spec over one count array, validated once.
 
@@ -187,6 +197,8 @@ def values_over(
     specs : list of MeasureSpec
     average, smoothing, undefined, warn, matrix_params
         As in :func:`evaluate`.
+    present : ndarray of bool, optional
+        ``ConfusionTensor.present``: the classes of each labelling, for macro means.
 
     Returns
     -------
@@ -214,6 +226,7 @@ def values_over(
             out=values[i, ...],
             warn=warn,
             matrix_args=extra,
+            present=present,
         )
         labels.append(label_of(spec, avg, default))
     return values, labels

@@ -59,7 +59,7 @@ class Param:
     def describe(self) -> str:
         """The domain in words, for error messages (``"a float > 0"``, ``"a finite float"``)."""
         if self.infinite:
-            return f"a float >= {self.low:g}, or inf"
+            return f"{'a whole number' if self.integer else 'a float'} >= {self.low:g}, or inf"
         if self.integer:
             return f"a whole number >= {self.low:g}" + (f" and <= {self.high:g}" if self.high is not None else "")
         if self.low is None and self.high is None:
@@ -100,7 +100,7 @@ class Param:
             raise parameter_error(self.name, owner, self.describe(), value)
         if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
             raise parameter_error(self.name, owner, self.describe(), value)
-        if self.integer and x != math.floor(x):
+        if self.integer and math.isfinite(x) and x != math.floor(x):
             raise parameter_error(self.name, owner, self.describe(), value)
         return x
 

@@ -134,7 +134,7 @@ def _ranked_oracle(gold, score, cutoff, k):
         "ranked_ap_retrieved": precisions.mean() if hits.size else np.nan,
         "precision_at_k": rel[:k].sum() / k,
         "recall_at_k": rel[:k].sum() / r if r else np.nan,
-        "reciprocal_rank": 1.0 / (hits[0] + 1) if hits.size else np.nan,
+        "reciprocal_rank": 1.0 / (hits[0] + 1) if hits.size else (0.0 if r else np.nan),
     }
 
 
