@@ -238,6 +238,8 @@ def _column(values, name: str) -> pa.Array:
         return values
     if hasattr(values, "to_arrow") and not isinstance(values, np.ndarray):  # polars Series
         return _column(values.to_arrow(), name)
+    if name in ("y_true", "y_pred"):
+        _no_nan_among_labels(values, name)
     try:
         array = pa.array(values, from_pandas=True) if hasattr(values, "iloc") else pa.array(np.asarray(values))
     except (pa.ArrowException, TypeError, ValueError) as exc:
@@ -247,6 +249,18 @@ def _column(values, name: str) -> pa.Array:
     if pa.types.is_list(array.type) or pa.types.is_fixed_size_list(array.type):
         raise InputError(f"{name} must be one-dimensional; got nested values of type {array.type}.")
     return array
+
+
+def _no_nan_among_labels(values, name: str) -> None:
+    """Refuse a float NaN in a list or object array of labels, naming its row: numpy would make
+    it the text 'nan' beside text labels, a class of its own."""
+    if not (isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray) and values.dtype == object)):
+        return
+    row = next((i for i, v in enumerate(values) if isinstance(v, float) and v != v), None)
+    if row is not None:
+        raise InputError(
+            f"Column '{name}' has a NaN label at row {row}: labels are classes; drop the row or give it a class."
+        )
 
 
 def _is_matrix(values) -> bool:

@@ -124,7 +124,7 @@ def _cli(*args):
 
 
 # -- item 7: @none with one class -------------------------------------------------------------------
-@pytest.mark.parametrize("y", [["dog"], ["dog", "dog", "dog"], [3, 3]])
+@pytest.mark.parametrize("y", [["dog"], ["dog", "dog", "dog"], [3, 3], [1], [0, 0], [True]])
 def test_none_average_with_one_class(y):
     s = fm.score(y, y, measures=["precision@none", "recall@none", "f1@none"])
     expected = [SK[m](y, y, average=None) for m in SK]
@@ -233,6 +233,13 @@ def test_nan_labels_are_refused(y_true, y_pred, column, row):
     table = pa.table({"gold": pa.array(y_true), "pred": pa.array(y_pred)})
     with pytest.raises(fm.InputError, match=rf"^Column '{names[column]}' has a NaN label at row {row}:"):
         fm.count(table, by=())
+
+
+@pytest.mark.parametrize("y_true", [["a", float("nan"), "b"], np.array(["a", np.nan, "b"], dtype=object)])
+def test_a_nan_among_text_labels_is_refused(y_true):
+    """numpy would make it the text 'nan', a class of its own."""
+    with pytest.raises(fm.InputError, match=r"^Column 'y_true' has a NaN label at row 1:"):
+        fm.score(y_true, ["a", "b", "b"], measures="accuracy")
 
 
 def test_nan_labels_in_a_csv_file(tmp_path):

@@ -193,8 +193,10 @@ def _weight_squares(src, gold, options: dict, shape, how: dict) -> np.ndarray:
     parts = []
     for part in src.parts:
         table = part if isinstance(part, pa.Table) else part.to_table()
-        w = pc.multiply(*[table.column(weight).cast(pa.float64())] * 2)
-        if pc.any(pc.or_(pc.is_inf(w), pc.equal(w, 0.0))).as_py():  # beyond float64's range: unknown
+        given = table.column(weight).cast(pa.float64())
+        w = pc.multiply(given, given)
+        # squares beyond float64's range (overflow, or a nonzero weight squared to 0) are unknown
+        if pc.any(pc.or_(pc.is_inf(w), pc.and_(pc.equal(w, 0.0), pc.not_equal(given, 0.0)))).as_py():
             return np.full(shape, np.nan)
         parts.append(table.set_column(table.schema.get_field_index(weight), weight, w))
     squared = _count_source(Source(parts, list(src.names)), gold, options, **how)

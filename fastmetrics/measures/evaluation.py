@@ -121,30 +121,36 @@ def evaluate(
     )
     bounds = {}
     if ci is not None:
-        c = api.checked_counts(counts)
-        matrix_args = [{k: v for k, v in matrix_params.items() if k in s.measure.matrix_params} for s in specs]
-        if method == "bootstrap":  # one set of replicates for every measure
-            low, high = intervals.bootstrap_intervals(
-                specs,
-                c,
-                values,
-                ci=ci,
-                resamples=resamples,
-                seed=seed,
-                interval=interval,
-                averages=[spec.averaged(default) for spec in specs],
-                smoothing=smoothing,
-                matrix_args=matrix_args,
-                squares=tensor.squares,
-            )
-        else:
-            pairs = [
-                intervals.interval(spec, c, values[i], ci=ci, method=method, squares=tensor.squares)
-                for i, spec in enumerate(specs)
-            ]
-            low, high = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+        options = dict(ci=ci, method=method, resamples=resamples, seed=seed, interval=interval)
+        low, high = _cell_intervals(tensor, counts, specs, values, default, smoothing, matrix_params, options)
         bounds = {"low": low, "high": high}
     return Scores(values, labels, tensor.axes, tensor.coords, coord_axes=tensor.coord_axes, **bounds)
+
+
+def _cell_intervals(tensor, counts, specs, values, default, smoothing, matrix_params, options):
+    """The ``low`` and ``high`` bounds of every measure on every cell (:func:`evaluate`'s ``ci``):
+    one set of bootstrap replicates for every measure, or each proportion's analytic interval."""
+    c = api.checked_counts(counts)
+    if options["method"] == "bootstrap":
+        matrix_args = [{k: v for k, v in matrix_params.items() if k in s.measure.matrix_params} for s in specs]
+        return intervals.bootstrap_intervals(
+            specs,
+            c,
+            values,
+            ci=options["ci"],
+            resamples=options["resamples"],
+            seed=options["seed"],
+            interval=options["interval"],
+            averages=[spec.averaged(default) for spec in specs],
+            smoothing=smoothing,
+            matrix_args=matrix_args,
+            squares=tensor.squares,
+        )
+    pairs = [
+        intervals.interval(spec, c, values[i], ci=options["ci"], method=options["method"], squares=tensor.squares)
+        for i, spec in enumerate(specs)
+    ]
+    return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
 
 
 def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
@@ -264,9 +270,26 @@ def per_class_scores(tensor: ConfusionTensor, specs, default, *, smoothing=None,
     values = np.empty((len(specs),) + ctp.shape, np.float64)
     for i, spec in enumerate(specs):
         values[i] = api.values_of(spec, one_vs_rest, smoothing=smoothing, undefined=undefined, warn=warn)
-    coords = dict(tensor.coords, **{"class": np.asarray(tensor.classes)})
+    classes = np.asarray(tensor.classes)
+    seen = _implied_class_seen(c, classes, tensor.present)
+    if seen is not None:
+        values, classes = values[..., seen], classes[seen]
+    coords = dict(tensor.coords, **{"class": classes})
     labels = [label_of(s, None, default) for s in specs]
     return Scores(values, labels, tensor.axes + ("class",), coords, coord_axes=tensor.coord_axes)
+
+
+def _implied_class_seen(c: np.ndarray, classes: np.ndarray, present) -> np.ndarray | None:
+    """Where 0/1 (or boolean) labels imply the pair of classes but one of them occurs nowhere,
+    a mask keeping the one that occurs: per-class values cover the labels seen, as scikit-learn's
+    ``average=None`` (its ``unique_labels``); None otherwise."""
+    if classes.size != 2 or {v.item() if hasattr(v, "item") else v for v in classes} != {0, 1}:
+        return None
+    axes = tuple(range(c.ndim - 2))
+    seen = (c.sum(axis=axes).sum(axis=0) + c.sum(axis=axes).sum(axis=1)) > 0
+    if present is not None:
+        seen |= np.asarray(present).reshape(-1, 2).any(axis=0)
+    return seen if seen.sum() == 1 else None
 
 
 def top_k_scores(tensor: ConfusionTensor, specs) -> Scores:

@@ -91,3 +91,19 @@ def test_weighted_counts_without_squares_are_refused():
     for method in ("bootstrap", "wilson"):
         with pytest.raises(fm.InputError, match=r"sum of squared weights.*weight=COL"):
             weighted.evaluate(["accuracy"], ci=0.95, method=method)
+
+
+def test_a_weight_of_zero_keeps_the_intervals_of_the_other_items():
+    """Rows of weight 0 are items of no weight: the Wilson interval on Kish's effective count of
+    the others, as without those rows (statsmodels on the same effective count)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    gold, pred, weight = [1, 0, 1, 1, 0], [1, 0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0, 1.0]
+    with_zero = fm.score(gold, pred, sample_weight=weight, measures=["accuracy"], ci=0.95, method="wilson")
+    without = fm.score(gold[1:], pred[1:], sample_weight=weight[1:], measures=["accuracy"], ci=0.95, method="wilson")
+    w = np.array(weight[1:])
+    n_eff = w.sum() ** 2 / (w**2).sum()
+    share = float(without.values[0])
+    low, high = proportion_confint(share * n_eff, n_eff, alpha=0.05, method="wilson")
+    assert float(with_zero.low[0]) == pytest.approx(low) and float(with_zero.high[0]) == pytest.approx(high)
+    assert float(without.low[0]) == pytest.approx(low)
