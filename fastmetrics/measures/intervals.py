@@ -269,7 +269,8 @@ def effective_counts(counts, squares):
         n = np.where(q > 0, np.round(total * total / np.where(q > 0, q, 1.0)), 0.0)
         out = np.where(total > 0, counts * (n / np.where(total > 0, total, 1.0)), 0.0)
     near = np.abs(out - np.rint(out)) <= 1e-9 * np.maximum(n, 1.0)
-    return np.where(near, np.rint(out), out)
+    # to 1e-9 of an item, so that the draws do not see the last bits of the weights' unit
+    return np.where(near, np.rint(out), np.round(out, 9))
 
 
 _WEIGHTED_WITHOUT_SQUARES = (

@@ -107,3 +107,17 @@ def test_a_weight_of_zero_keeps_the_intervals_of_the_other_items():
     low, high = proportion_confint(share * n_eff, n_eff, alpha=0.05, method="wilson")
     assert float(with_zero.low[0]) == pytest.approx(low) and float(with_zero.high[0]) == pytest.approx(high)
     assert float(without.low[0]) == pytest.approx(low)
+
+
+@pytest.mark.parametrize("scale", [0.01, 1000.0])
+def test_bootstrap_draws_do_not_see_the_last_bits_of_the_weights_unit(scale):
+    """Effective counts that differ in their last bits between two units of the same weights
+    (found by the differential check) give the same bootstrap draws."""
+    gold = [0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1]
+    pred = [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1]
+    w = np.array([0.5, 0.5, 1, 1, 4, 1, 0.5, 1, 0.5, 4, 0.5, 4, 1, 1, 4, 1, 4, 1, 0.5])
+    options = dict(measures=["accuracy", "f1"], ci=0.9, resamples=300, seed=1)
+    one = fm.score(gold, pred, sample_weight=w, **options)
+    other = fm.score(gold, pred, sample_weight=w * scale, **options)
+    np.testing.assert_array_equal(one.low, other.low)
+    np.testing.assert_array_equal(one.high, other.high)
