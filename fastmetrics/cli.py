@@ -19,7 +19,7 @@ import warnings
 import pyarrow as pa
 
 from . import __version__, _memory
-from ._errors import FastmetricsError, ParameterError
+from ._errors import FastmetricsError, ParameterError, UndefinedMeasureWarning
 from .count import count
 from .count.api import halves_sweep, normalised_gold
 from .count.fitted import ranges_differ
@@ -461,7 +461,30 @@ def cmd_leaderboard(args) -> None:
             f"--significance {args.significance} compares the systems' hard predictions ('{args.pred}') "
             "item by item: drop --thresholds, or use --significance bootstrap across topics."
         )
-    result = leaderboard(
+    with warnings.catch_warnings():  # a note of the result's, printed once below
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        result = _board_of(leaderboard, tensor, measures, args, over_items, correction)
+    if result.params.get("ci_note"):
+        print(f"fastmetrics: note: {result.params['ci_note']}.", file=sys.stderr)
+    if over_items:
+        # the tests over items read the default column names
+        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
+        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
+        result.detail = item_tests(
+            _in_default_names(src, {**names, args.pred: "pred"}),
+            gold,
+            measures=measures,
+            method=args.significance,
+            resamples=args.resamples,
+            seed=args.seed,
+            correction=correction,
+        ).summary
+    _emit_result(result, args)
+
+
+def _board_of(leaderboard, tensor, measures, args, over_items, correction):
+    """The leaderboard the options ask for (item tests added by the caller)."""
+    return leaderboard(
         tensor,
         measures,
         baselines=not args.no_baselines,
@@ -477,20 +500,6 @@ def cmd_leaderboard(args) -> None:
         ci=args.ci,
         cost=None if args.cost is None else _cost_of(args, tensor, _task_of(tensor)),
     )
-    if over_items:
-        # the tests over items read the default column names
-        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
-        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
-        result.detail = item_tests(
-            _in_default_names(src, {**names, args.pred: "pred"}),
-            gold,
-            measures=measures,
-            method=args.significance,
-            resamples=args.resamples,
-            seed=args.seed,
-            correction=correction,
-        ).summary
-    _emit_result(result, args)
 
 
 def cmd_meta(args) -> None:

@@ -105,3 +105,69 @@ def test_item7_class_probabilities_on_a_grid_average_over_the_classes(tmp_path):
             cwd=tmp_path,
         )
     )
+
+
+def _runs(seed=1, n=40):
+    rng = np.random.default_rng(seed)
+    rows = [
+        (s, t, f"i{i}", bool(g), float(rng.normal(g, 1.0)))
+        for s in "AB"
+        for t in ("t1", "t2")
+        for i, g in enumerate(rng.random(n) < 0.4)
+    ]
+    return pd.DataFrame(rows, columns=["system", "topic", "item", "gold", "score"])
+
+
+def test_item8_saved_counts_merge_only_when_they_fit(tmp_path):
+    runs = _runs()
+    half = runs["item"].str[1:].astype(int) % 2
+    runs[half == 0].to_csv(tmp_path / "h1.csv", index=False)
+    runs[half == 1].to_csv(tmp_path / "h2.csv", index=False)
+    for k in (1, 2):  # the same grid: the two halves' counts are summed
+        assert cli("count", f"h{k}.csv", "--thresholds", "0,0.5,1", "--out", f"g{k}.parquet", cwd=tmp_path).returncode == 0
+        assert cli("count", f"h{k}.csv", "--thresholds", "11", "--out", f"f{k}.parquet", cwd=tmp_path).returncode == 0
+        assert cli("count", f"h{k}.csv", "--thresholds", "exact", "--out", f"e{k}.parquet", cwd=tmp_path).returncode == 0
+    proc = cli("evaluate", "g1.parquet", "g2.parquet", "--measures", "f1", "--out", "f1.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got = pd.read_csv(tmp_path / "f1.csv")
+    assert len(got) == 4 * 3
+    for row in got.itertuples():
+        part = runs[(runs.system == row.system) & (runs.topic == row.topic)]
+        assert row.value == pytest.approx(f1_score(part.gold, part.score >= row.threshold))
+    # each half's own 11 thresholds: refused, naming the files
+    line = one_line(cli("evaluate", "f1.parquet", "f2.parquet", "--measures", "f1", cwd=tmp_path))
+    assert "f2.parquet" in line and "thresholds" in line
+    # exact sweeps of two halves merge into the exact sweep of all items
+    proc = cli("evaluate", "e1.parquet", "e2.parquet", "--measures", "roc_auc", "--out", "auc.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for row in pd.read_csv(tmp_path / "auc.csv").itertuples():
+        part = runs[(runs.system == row.system) & (runs.topic == row.topic)]
+        assert row.value == pytest.approx(roc_auc_score(part.gold, part.score))
+    # concatenated into one table with the cells renumbered: a group's cells are not contiguous
+    both = pd.concat([pd.read_parquet(tmp_path / "e1.parquet"), pd.read_parquet(tmp_path / "e2.parquet")])
+    both.assign(cell=np.arange(len(both))).to_parquet(tmp_path / "cat.parquet")
+    line = one_line(cli("evaluate", "cat.parquet", "--measures", "roc_auc", cwd=tmp_path))
+    assert "system='A', topic='t1'" in line and "contiguous" in line
+    swapped = pd.read_parquet(tmp_path / "e1.parquet")
+    swapped.loc[[3, 4], "cell"] = [4, 3]
+    swapped.to_parquet(tmp_path / "swap.parquet")
+    assert "order" in one_line(cli("evaluate", "swap.parquet", "--measures", "roc_auc", cwd=tmp_path))
+
+
+def test_item9_one_topic_leaves_topic_intervals_undefined(tmp_path):
+    runs = _runs()
+    runs = runs[runs.topic == "t1"].assign(pred=lambda d: d.score > 0.5)
+    other = runs[runs.system == "A"].assign(system="C", pred=lambda d: d.score > 0.0)
+    pd.concat([runs, other]).to_csv(tmp_path / "one.csv", index=False)
+    proc = cli("leaderboard", "one.csv", "--ci", "0.95", "--measures", "f1", "--out", "b.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "fastmetrics: note: one topic" in proc.stderr
+    board = pd.read_csv(tmp_path / "b.csv")
+    systems = board[board.kind == "system"]
+    for column in ("macro_low", "macro_high", "rank_low", "rank_high", "tied_with_leader"):
+        assert systems[column].isna().all(), column
+    assert (systems.micro_high > systems.micro_low).all()  # the items are resampled
+    tensor = fm.count(pa.Table.from_pandas(pd.concat([runs, other]), preserve_index=False))
+    with pytest.warns(fm.UndefinedMeasureWarning, match="one topic"):
+        result = fm.board.leaderboard(tensor, ["f1"], ci=0.95, resamples=200)
+    assert "one topic" in result.params["ci_note"]
