@@ -478,6 +478,7 @@ def cmd_leaderboard(args) -> None:
             resamples=args.resamples,
             seed=args.seed,
             correction=correction,
+            weight=args.weight,
         ).summary
     _emit_result(result, args)
 

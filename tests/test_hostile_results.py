@@ -171,3 +171,40 @@ def test_item9_one_topic_leaves_topic_intervals_undefined(tmp_path):
     with pytest.warns(fm.UndefinedMeasureWarning, match="one topic"):
         result = fm.board.leaderboard(tensor, ["f1"], ci=0.95, resamples=200)
     assert "one topic" in result.params["ci_note"]
+
+
+def test_item12_item_tests_honour_weights_and_one_gold_per_item(tmp_path):
+    from sklearn.metrics import accuracy_score
+
+    rng = np.random.default_rng(3)
+    n = 120
+    gold = rng.random(n) < 0.4
+    w = rng.integers(1, 5, n).astype(float)
+    preds = {"A": gold ^ (rng.random(n) < 0.2), "B": gold ^ (rng.random(n) < 0.3)}
+    runs = pd.DataFrame(
+        [(s, f"i{k}", bool(gold[k]), bool(p[k]), w[k]) for s, p in preds.items() for k in range(n)],
+        columns=["system", "item", "gold", "pred", "w"],
+    )
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    table = pa.Table.from_pandas(runs, preserve_index=False)
+    result = fm.meta.item_tests(table, method="item-bootstrap", measures=["accuracy", "f1"], weight="w", resamples=300)
+    rows = {r["measure"]: r for r in result.summary.to_pylist()}
+    for name, score in (("accuracy", accuracy_score), ("f1", f1_score)):
+        expected = score(gold, preds["A"], sample_weight=w) - score(gold, preds["B"], sample_weight=w)
+        assert rows[name]["difference"] == pytest.approx(expected)
+    assert rows["accuracy"]["ci_low"] < rows["accuracy"]["difference"] < rows["accuracy"]["ci_high"]
+    args = ("leaderboard", "runs.csv", "--measures", "accuracy", "--weight", "w", "--detail", "pairs.csv")
+    proc = cli(*args, "--significance", "item-bootstrap", "--resamples", "200", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    expected = accuracy_score(gold, preds["A"], sample_weight=w) - accuracy_score(gold, preds["B"], sample_weight=w)
+    assert pairs["difference"].iloc[0] == pytest.approx(expected)
+    # McNemar counts discordant items: no standard weighted form, refused
+    assert "McNemar" in one_line(cli(*args, "--significance", "mcnemar", cwd=tmp_path))
+    with pytest.raises(fm.ParameterError, match="McNemar"):
+        fm.meta.item_tests(table, method="mcnemar", weight="w")
+    # an item whose gold differs between systems is refused, naming it
+    runs.loc[(runs.system == "B") & (runs.item == "i7"), "gold"] = not gold[7]
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    line = one_line(cli("leaderboard", "runs.csv", "--measures", "accuracy", "--significance", "mcnemar", cwd=tmp_path))
+    assert "item='i7'" in line and "gold" in line
