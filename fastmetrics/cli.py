@@ -1143,8 +1143,9 @@ def _reading_options(p) -> None:
     p.add_argument(
         "--relevance-level",
         type=float,
-        default=1.0,
-        help="TREC qrels as --gold: a document is relevant iff its grade >= this level (default 1)",
+        default=None,
+        help="graded gold made binary: relevant iff grade >= this level (TREC qrels: default 1; "
+        "a numeric gold column of another --gold file: when given)",
     )
     p.add_argument(
         "--unjudged",
@@ -1170,7 +1171,8 @@ def _read_gold_once(args) -> None:
             for path, reason in list_inputs(paths, kind=kind)[1] if paths else []:
                 print(f"fastmetrics: skipped {label} file {path}: {reason}", file=sys.stderr)
     if getattr(args, "gold", None) is not None:
-        table = read_gold(args.gold, relevance_level=args.relevance_level)
+        level = {} if args.relevance_level is None else {"relevance_level": args.relevance_level}
+        table = read_gold(args.gold, gold_column=args.gold_column, **level)
         names = table.column_names
         # a gold file may name its columns as the runs do (--item, --gold-column) or by default
         needed = [c if c in names or default not in names else default for c, default in _gold_columns(args)]

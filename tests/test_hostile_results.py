@@ -124,9 +124,13 @@ def test_item8_saved_counts_merge_only_when_they_fit(tmp_path):
     runs[half == 0].to_csv(tmp_path / "h1.csv", index=False)
     runs[half == 1].to_csv(tmp_path / "h2.csv", index=False)
     for k in (1, 2):  # the same grid: the two halves' counts are summed
-        assert cli("count", f"h{k}.csv", "--thresholds", "0,0.5,1", "--out", f"g{k}.parquet", cwd=tmp_path).returncode == 0
+        assert (
+            cli("count", f"h{k}.csv", "--thresholds", "0,0.5,1", "--out", f"g{k}.parquet", cwd=tmp_path).returncode == 0
+        )
         assert cli("count", f"h{k}.csv", "--thresholds", "11", "--out", f"f{k}.parquet", cwd=tmp_path).returncode == 0
-        assert cli("count", f"h{k}.csv", "--thresholds", "exact", "--out", f"e{k}.parquet", cwd=tmp_path).returncode == 0
+        assert (
+            cli("count", f"h{k}.csv", "--thresholds", "exact", "--out", f"e{k}.parquet", cwd=tmp_path).returncode == 0
+        )
     proc = cli("evaluate", "g1.parquet", "g2.parquet", "--measures", "f1", "--out", "f1.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     got = pd.read_csv(tmp_path / "f1.csv")
@@ -208,3 +212,34 @@ def test_item12_item_tests_honour_weights_and_one_gold_per_item(tmp_path):
     runs.to_csv(tmp_path / "runs.csv", index=False)
     line = one_line(cli("leaderboard", "runs.csv", "--measures", "accuracy", "--significance", "mcnemar", cwd=tmp_path))
     assert "item='i7'" in line and "gold" in line
+
+
+def test_item14_relevance_level_makes_a_graded_csv_gold_binary(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 60
+    grade = rng.integers(0, 3, n)
+    items = [f"d{i}" for i in range(n)]
+    pred, score = rng.random(n) < 0.4, rng.random(n)
+    pd.DataFrame({"item": items, "gold": grade}).to_csv(tmp_path / "grades.csv", index=False)
+    pd.DataFrame({"system": "S", "item": items, "pred": pred, "score": score}).to_csv(
+        tmp_path / "runs.csv", index=False
+    )
+    for level in (1, 2):
+        proc = cli(
+            "evaluate", "runs.csv", "--gold", "grades.csv", "--measures", "f1,recall",
+            "--relevance-level", level, "--out", "s.csv", cwd=tmp_path,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        got = pd.read_csv(tmp_path / "s.csv").set_index("measure")["value"]
+        assert got["f1"] == pytest.approx(f1_score(grade >= level, pred))
+        proc = cli(
+            "evaluate", "runs.csv", "--gold", "grades.csv", "--measures", "roc_auc", "--thresholds", "exact",
+            "--relevance-level", level, "--out", "a.csv", cwd=tmp_path,
+        )  # fmt: skip
+        assert pd.read_csv(tmp_path / "a.csv")["value"].iloc[0] == pytest.approx(roc_auc_score(grade >= level, score))
+    gold = fm.read_gold(str(tmp_path / "grades.csv"), relevance_level=2)
+    assert gold.column("gold").to_pylist() == (grade >= 2).tolist()
+    assert fm.read_gold(str(tmp_path / "grades.csv")).column("gold").to_pylist() == grade.tolist()  # as read
+    pd.DataFrame({"item": items, "gold": np.where(grade > 0, "yes", "no")}).to_csv(tmp_path / "text.csv", index=False)
+    line = one_line(cli("evaluate", "runs.csv", "--gold", "text.csv", "--relevance-level", "2", cwd=tmp_path))
+    assert "--relevance-level" in line and "'gold'" in line
