@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from . import _memory
 from ._errors import ParameterError, UndefinedMeasureWarning, parameter_error
 from ._seeding import rng_of
 from .measures import api, chance, intervals, registry
@@ -809,6 +810,11 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
     """
     intervals.check(ci, "bootstrap", resamples, "percentile")
     values, _, _ = system_topic_values(board.scores, oriented=False)  # [measure, system, topic]
+    s, t = values.shape[1:]
+    # per replicate: the topic draw, the systems' values on it and nanmean's copies, their ranks
+    _memory.check_replicates(
+        resamples, 8 * t + 25 * s * t + 40 * s + s * s, f"Leaderboard intervals of {s:,} systems on {t:,} topics"
+    )
     rng = rng_of(seed)
     draws = rng.integers(0, values.shape[2], size=(resamples, values.shape[2]))
     q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
 from ..io.labels import require_columns
@@ -302,6 +303,9 @@ def _bootstrap_rows(systems, gold, predictions, item_weights, pairs, measures, r
     if weights not in ("poisson", "multinomial"):
         raise parameter_error("weights", "item_tests", "'poisson' or 'multinomial'", weights)
     n_systems, n_items = predictions.shape
+    # per replicate: the items' weights (int64 and float64), the systems' counts and values
+    what = f"The item bootstrap of {n_systems:,} systems on {n_items:,} items"
+    _memory.check_replicates(resamples, 16 * n_items + 8 * n_systems * (4 + len(specs)), what)
     # one indicator column per (system, cell): the counts are then one matrix product per replicate set
     cells = np.stack([~gold & ~predictions, ~gold & predictions, gold & ~predictions, gold & predictions], axis=-1)
     indicator = cells.transpose(1, 0, 2).reshape(n_items, n_systems * 4) * item_weights[:, None]
