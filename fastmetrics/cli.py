@@ -519,6 +519,8 @@ def cmd_meta(args) -> None:
             )
         if args.weight is not None:
             raise ParameterError("meta stability counts items, not weights: drop --weight.")
+        if getattr(args, "thresholds", None) is not None:
+            raise ParameterError("meta stability counts the hard predictions of each half: drop --thresholds.")
         measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
         result = meta.stability(
             _open_runs(args),
@@ -617,7 +619,13 @@ def cmd_sweep(args) -> None:
     thresholds = _parse_thresholds(args.thresholds) if args.thresholds is not None else None
     measures = _measure_list(args, "binary")
     src = _open_runs(args)
-    saved_sweep = all(c in src.column_names for c in COUNT_COLUMNS) and {"threshold", "cell"} & set(src.column_names)
+    saved = all(c in src.column_names for c in COUNT_COLUMNS)
+    saved_sweep = saved and {"threshold", "cell"} & set(src.column_names)
+    if args.curves and saved and not saved_sweep:
+        raise ParameterError(
+            f"--curves draws the ROC and precision-recall curves of a sweep; {src.names[0]} is a table of counts "
+            "without thresholds: give the runs, or counts saved with --thresholds exact."
+        )
     if args.thresholds is None and not saved_sweep:
         thresholds = 101  # runs: 101 thresholds; saved sweeps keep the thresholds they were counted at
     grid = args.grid
@@ -642,14 +650,15 @@ def cmd_sweep(args) -> None:
         best = best_thresholds(tensor.evaluate(measures), select=args.select, folds=args.folds, seed=args.seed, **roles)
         best = best.summary
     if args.curves:
-        exact = count(src, thresholds="exact", **options)
+        exact = count(src, **options) if saved else count(src, thresholds="exact", **options)  # saved: as counted
         curves = pivot_measures(exact.evaluate(["recall", "fallout", "precision"]).to_arrow())
         curves = curves.rename_columns(
             ["tpr" if c == "recall" else "fpr" if c == "fallout" else c for c in curves.column_names]
         )
         write_table(curves, args.curves)
         print(
-            f"wrote the exact ROC and precision-recall curves ({curves.num_rows} points) to {args.curves}",
+            f"wrote the {'saved' if saved else 'exact'} ROC and precision-recall curves ({curves.num_rows} points) "
+            f"to {args.curves}",
             file=sys.stderr,
         )
     _emit(best, args.out, wide=False)

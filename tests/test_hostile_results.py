@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from sklearn.metrics import f1_score, roc_auc_score
 
@@ -243,3 +244,89 @@ def test_item14_relevance_level_makes_a_graded_csv_gold_binary(tmp_path):
     pd.DataFrame({"item": items, "gold": np.where(grade > 0, "yes", "no")}).to_csv(tmp_path / "text.csv", index=False)
     line = one_line(cli("evaluate", "runs.csv", "--gold", "text.csv", "--relevance-level", "2", cwd=tmp_path))
     assert "--relevance-level" in line and "'gold'" in line
+
+
+def test_item17_memory_limit_covers_the_bootstrap_replicates(tmp_path):
+    runs = _runs()
+    runs.assign(pred=runs.score > 0.5).to_csv(tmp_path / "runs.csv", index=False)
+    cases = [
+        ("evaluate", "--ci", "0.95", "--resamples", "3000000"),
+        ("evaluate", "--ci", "0.95", "--resamples", "100000000"),
+        ("leaderboard", "--ci", "0.95", "--resamples", "3000000"),
+        ("leaderboard", "--significance", "bootstrap", "--resamples", "3000000"),
+    ]
+    for command, *options in cases:
+        proc = cli("--memory-limit", "10M", command, "runs.csv", "--measures", "f1", *options, cwd=tmp_path)
+        line = one_line(proc)
+        assert "resamples" in line and "10.0 MiB" in line, line
+    one = runs[runs.system.isin(["A", "B"]) & (runs.topic == "t1")].assign(pred=lambda d: d.score > 0.5)
+    one = one.assign(gold=one.groupby("item").gold.transform("first"))
+    table = pa.Table.from_pandas(one, preserve_index=False)
+    os.environ["FASTMETRICS_MEMORY_LIMIT"] = "10M"
+    try:
+        with pytest.raises(fm.ParameterError, match="resamples"):
+            fm.meta.item_tests(table, method="item-bootstrap", resamples=3_000_000)
+    finally:
+        del os.environ["FASTMETRICS_MEMORY_LIMIT"]
+    # one cell of many replicates is drawn in parts: its interval is still the bootstrap's
+    gold, pred = np.r_[np.ones(30), np.zeros(30)], np.r_[np.ones(20), np.zeros(25), np.ones(15)]
+    counts = fm.score(gold.astype(bool), pred.astype(bool), measures=["accuracy"], ci=0.95, resamples=1_200_000)
+    draws = np.random.default_rng(7).binomial(60, np.mean(gold == pred), 400_000) / 60
+    low, high = np.percentile(draws, [2.5, 97.5])
+    assert counts.low.ravel()[0] == pytest.approx(low, abs=1 / 60 + 1e-9)
+    assert counts.high.ravel()[0] == pytest.approx(high, abs=1 / 60 + 1e-9)
+
+
+def test_item18_messages_name_the_problem(tmp_path):
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet([1, 1, 1], 10).tolist()
+    p[5][1] = None
+    gold = CLASSES[rng.integers(0, 3, 10)]
+    pq.write_table(pa.table({"gold": gold, "proba": p}), tmp_path / "null.parquet")
+    line = one_line(cli("evaluate", "null.parquet", "--score", "proba", cwd=tmp_path))
+    assert "row 5" in line and "score 1" in line
+    fox = gold.astype(object)
+    fox[0] = "fox"
+    p = rng.dirichlet([1, 1, 1], 10).tolist()
+    pq.write_table(pa.table({"gold": fox, "proba": p}), tmp_path / "fox.parquet")
+    pq.write_table(pa.table({"gold": gold, "proba": p}), tmp_path / "ok.parquet")
+    line = one_line(cli("evaluate", "fox.parquet", "--score", "proba", cwd=tmp_path))
+    assert "fox" in line and "not among" in line
+    assert "'fox'" in one_line(
+        cli("evaluate", "fox.parquet", "--score", "proba", "--classes", "cat,dog,eel", cwd=tmp_path)
+    )
+    pytest.importorskip("distributed")
+    dask = ("--thresholds", "exact", "--measures", "roc_auc@macro", "--scheduler", "local:1")
+    line = one_line(cli("evaluate", "ok.parquet", "--score", "proba", *dask, cwd=tmp_path))
+    assert "Class probabilities" in line and "--scheduler" in line
+
+
+def test_item18_more_messages(tmp_path):
+    runs = _runs().assign(pred=lambda d: d.score > 0.5)
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    stability = ("meta", "stability", "runs.csv", "--measures", "roc_auc")
+    line = one_line(cli(*stability, "--thresholds", "exact", cwd=tmp_path))
+    assert "drop --thresholds" in line
+    line = one_line(cli(*stability, cwd=tmp_path))
+    assert "roc_auc" in line and "point measures" in line and "--thresholds exact" not in line
+    assert cli("count", "runs.csv", "--out", "plain.parquet", cwd=tmp_path).returncode == 0
+    assert cli("count", "runs.csv", "--thresholds", "exact", "--out", "exact.parquet", cwd=tmp_path).returncode == 0
+    line = one_line(cli("sweep", "plain.parquet", "--curves", "c.csv", cwd=tmp_path))
+    assert "--curves" in line and "--thresholds)" not in line
+    proc = cli("sweep", "exact.parquet", "--curves", "c.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    curves = pd.read_csv(tmp_path / "c.csv")
+    part = runs[runs.system == "A"]  # sweep groups by system
+    mine = curves[curves.system == "A"].sort_values("threshold", ascending=False)
+    fpr, tpr = np.r_[0.0, mine.fpr], np.r_[0.0, mine.tpr]
+    area = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
+    assert area == pytest.approx(roc_auc_score(part.gold, part.score))
+    runs.assign(topic=runs.topic + runs.item).to_csv(tmp_path / "single.csv", index=False)
+    line = one_line(cli("sweep", "single.csv", "--select", "split-half", "--measures", "f1", cwd=tmp_path))
+    assert "two items" in line and "no rows" not in line
+    plain, exact = fm.count(str(tmp_path / "plain.parquet")), fm.count(str(tmp_path / "exact.parquet"))
+    with pytest.raises(fm.ParameterError, match="without thresholds; part 1 is a sweep with a threshold per cell"):
+        plain.merge(exact)
+    runs.assign(score=np.where(runs.index == 3, 1.7, runs.score.clip(0, 0.9))).to_csv(tmp_path / "p.csv", index=False)
+    line = one_line(cli("evaluate", "p.csv", "--thresholds", "exact", "--measures", "brier", cwd=tmp_path))
+    assert "score 1.7" in line and "np.float64" not in line

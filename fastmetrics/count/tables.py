@@ -112,7 +112,7 @@ def _per_file(src, read) -> ConfusionTensor:
     try:
         return combine(tensors, along=None)
     except ParameterError as exc:
-        reason = re.sub(r"\bPart (\d+)", lambda m: f"{src.names[int(m.group(1))]!r}", str(exc))
+        reason = re.sub(r"\b[Pp]art (\d+)", lambda m: f"{src.names[int(m.group(1))]!r}", str(exc))
         reason = reason.replace("the first", repr(src.names[0]))
         raise ParameterError(f"The counts files do not fit together: {reason}") from None
 

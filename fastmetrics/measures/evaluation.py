@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .._errors import ParameterError, suggest
+from .._errors import ParameterError, plain, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
 from . import _groups, api, averaging, curves, intervals, registry
 
@@ -460,7 +460,7 @@ def _calibration_scores(tensor, specs, starts) -> np.ndarray | None:
     if outside.any():
         raise ParameterError(
             f"{', '.join(asked)} read(s) scores as probabilities of the positive class, in [0, 1]; these "
-            f"counts have a score {scores[np.argmax(outside)]!r}. Calibrate or rescale the scores first."
+            f"counts have a score {plain(scores[np.argmax(outside)])!r}. Calibrate or rescale the scores first."
         )
     return scores
 
