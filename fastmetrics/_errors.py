@@ -38,9 +38,16 @@ class UndefinedMeasureWarning(UserWarning):
     """
 
 
+def plain(value):
+    """A value as a message shows it: numpy scalars as the Python number they hold (``1.7``, not
+    ``np.float64(1.7)``), anything else as it is."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) and getattr(value, "ndim", None) == 0 else value
+
+
 def parameter_error(param: str, owner: str, expected: str, got) -> ParameterError:
     """One message template for every invalid option (scikit-learn's wording)."""
-    return ParameterError(f"The '{param}' parameter of {owner} must be {expected}. Got {got!r} instead.")
+    return ParameterError(f"The '{param}' parameter of {owner} must be {expected}. Got {plain(got)!r} instead.")
 
 
 def suggest(name: str, candidates: Iterable[str], n: int = 4) -> str:

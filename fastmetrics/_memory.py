@@ -68,3 +68,23 @@ def check(nbytes: int, what: str, ways_out: str) -> None:
         f"{ways_out}; or raise the limit: {ENV}=64G in the environment, "
         f"'fastmetrics --memory-limit 64G <command>' on the command line."
     )
+
+
+def check_replicates(resamples: int, per_replicate: float, what: str) -> None:
+    """Refuse a bootstrap whose replicates cannot fit: ``resamples`` of ``per_replicate`` bytes
+    each held at once (the replicates of the cells resampled together), checked before any draw.
+
+    Parameters
+    ----------
+    resamples : int
+        The replicates asked for.
+    per_replicate : float
+        Bytes one replicate takes at the peak, over everything held at once.
+    what : str
+        The bootstrap, for the message (``"Intervals of 3 measures on 4 cells"``).
+    """
+    check(
+        int(resamples * per_replicate),
+        f"{what} with {int(resamples):,} resamples",
+        "Use fewer resamples (--resamples, resamples=)",
+    )

@@ -35,3 +35,8 @@ def on_threads(function, calls) -> list:
         return [function(*args) for args in calls]
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         return [job.result() for job in [pool.submit(function, *args) for args in calls]]
+
+
+def thread_count() -> int:
+    """How many calls :func:`on_threads` runs at once (numba's thread count)."""
+    return max(1, numba.get_num_threads())

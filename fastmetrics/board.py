@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ._errors import ParameterError, parameter_error
+from . import _memory
+from ._errors import ParameterError, UndefinedMeasureWarning, parameter_error
 from ._seeding import rng_of
 from .measures import api, chance, intervals, registry
 from .measures.evaluation import evaluate, values_over
@@ -443,13 +444,18 @@ def leaderboard(
             board.scores, method=significance, resamples=resamples, seed=seed, correction=correction, progress=progress
         ).summary
     summary = rank_systems(board)
+    note = None
     if ci is not None:
-        summary = with_intervals(summary, board, board_intervals(board, ci=ci, resamples=resamples, seed=seed))
+        bounds = board_intervals(board, ci=ci, resamples=resamples, seed=seed)
+        summary, note = with_intervals(summary, board, bounds), bounds.get("note")
+        if note is not None:
+            warnings.warn(f"Leaderboard intervals on {note}.", UndefinedMeasureWarning, stacklevel=2)
     return MetaResult(
         summary,
         detail,
         {
             "ci": ci,
+            "ci_note": note,
             "baselines": board.baselines is not None,
             "significance": significance,
             "correction": correction,
@@ -850,16 +856,28 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
     Returns
     -------
     dict
-        Column name → array ``[measure, system]`` for each of :data:`INTERVAL_COLUMNS`.
+        Column name → array ``[measure, system]`` for each of :data:`INTERVAL_COLUMNS`; on a
+        board of one topic the topic-resampled ones are NaN (a resample of one topic is that
+        topic: it says nothing of other topics), and ``"note"`` says why.
     """
     intervals.check(ci, "bootstrap", resamples, "percentile")
     values, _, _ = system_topic_values(board.scores, oriented=False)  # [measure, system, topic]
+    s, t = values.shape[1:]
+    # per replicate: the topic draw, the systems' values on it and nanmean's copies, their ranks
+    _memory.check_replicates(
+        resamples, 8 * t + 25 * s * t + 40 * s + s * s, f"Leaderboard intervals of {s:,} systems on {t:,} topics"
+    )
     rng = rng_of(seed)
     draws = rng.integers(0, values.shape[2], size=(resamples, values.shape[2]))
     q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
     out = {k: np.full(values.shape[:2], np.nan) for k in INTERVAL_COLUMNS}
+    if values.shape[2] < 2:
+        out["note"] = ONE_TOPIC_NOTE
     for i, spec in enumerate(board.specs):
         sign = 1.0 if higher_is_better(board.scores.measures[i]) else -1.0
+        if values.shape[2] < 2:
+            _micro_interval(out, i, spec, board, ci, resamples, seed)
+            continue
         replicate = _nanmean(values[i][:, draws], 2)  # [system, replicate]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -872,20 +890,32 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
         if np.isfinite(macro).any():
             leader = int(np.nanargmax(sign * macro))
             out["tied_with_leader"][i] = out["rank_low"][i] <= out["rank_high"][i, leader]
-        if board.pooled is not None:
-            low, high = intervals.interval(
-                spec,
-                api.checked_counts(board.pooled),
-                board.micro[i],
-                ci=ci,
-                resamples=resamples,
-                seed=seed,
-                average=spec.averaged(None),
-                matrix_args={k: v for k, v in (board.matrix_params or {}).items() if k in spec.measure.matrix_params},
-                squares=board.pooled_squares,
-            )
-            out["micro_low"][i], out["micro_high"][i] = low, high
+        _micro_interval(out, i, spec, board, ci, resamples, seed)
     return out
+
+
+ONE_TOPIC_NOTE = (
+    "one topic: the macro and rank intervals and tied_with_leader resample topics, and a resample of one "
+    "topic is that topic, so they are undefined (null); the micro intervals resample the items"
+)
+
+
+def _micro_interval(out: dict, i: int, spec, board: BoardValues, ci, resamples, seed) -> None:
+    """The micro interval of measure ``i``: each system's pooled counts resampled."""
+    if board.pooled is None:
+        return
+    low, high = intervals.interval(
+        spec,
+        api.checked_counts(board.pooled),
+        board.micro[i],
+        ci=ci,
+        resamples=resamples,
+        seed=seed,
+        average=spec.averaged(None),
+        matrix_args={k: v for k, v in (board.matrix_params or {}).items() if k in spec.measure.matrix_params},
+        squares=board.pooled_squares,
+    )
+    out["micro_low"][i], out["micro_high"][i] = low, high
 
 
 def with_intervals(table: pa.Table, board: BoardValues, bounds: dict) -> pa.Table:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import __version__, _memory
-from ._errors import FastmetricsError, ParameterError
+from ._errors import FastmetricsError, ParameterError, UndefinedMeasureWarning
 from .count import count
 from .count.api import halves_sweep, normalised_gold
 from .count.fitted import ranges_differ
@@ -480,7 +480,31 @@ def cmd_leaderboard(args) -> None:
             f"--significance {args.significance} compares the systems' hard predictions ('{args.pred}') "
             "item by item: drop --thresholds, or use --significance bootstrap across topics."
         )
-    result = leaderboard(
+    with warnings.catch_warnings():  # a note of the result's, printed once below
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        result = _board_of(leaderboard, tensor, measures, args, over_items, correction)
+    if result.params.get("ci_note"):
+        print(f"fastmetrics: note: {result.params['ci_note']}.", file=sys.stderr)
+    if over_items:
+        # the tests over items read the default column names
+        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
+        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
+        result.detail = item_tests(
+            _in_default_names(src, {**names, args.pred: "pred"}),
+            gold,
+            measures=measures,
+            method=args.significance,
+            resamples=args.resamples,
+            seed=args.seed,
+            correction=correction,
+            weight=args.weight,
+        ).summary
+    _emit_result(result, args)
+
+
+def _board_of(leaderboard, tensor, measures, args, over_items, correction):
+    """The leaderboard the options ask for (item tests added by the caller)."""
+    return leaderboard(
         tensor,
         measures,
         baselines=not args.no_baselines,
@@ -496,20 +520,6 @@ def cmd_leaderboard(args) -> None:
         ci=args.ci,
         cost=None if args.cost is None else _cost_of(args, tensor, _task_of(tensor)),
     )
-    if over_items:
-        # the tests over items read the default column names
-        gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
-        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
-        result.detail = item_tests(
-            _in_default_names(src, {**names, args.pred: "pred"}),
-            gold,
-            measures=measures,
-            method=args.significance,
-            resamples=args.resamples,
-            seed=args.seed,
-            correction=correction,
-        ).summary
-    _emit_result(result, args)
 
 
 def cmd_meta(args) -> None:
@@ -528,6 +538,8 @@ def cmd_meta(args) -> None:
             )
         if args.weight is not None:
             raise ParameterError("meta stability counts items, not weights: drop --weight.")
+        if getattr(args, "thresholds", None) is not None:
+            raise ParameterError("meta stability counts the hard predictions of each half: drop --thresholds.")
         measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
         result = meta.stability(
             _open_runs(args),
@@ -646,7 +658,13 @@ def cmd_sweep(args) -> None:
     thresholds = _parse_thresholds(args.thresholds) if args.thresholds is not None else None
     measures = _measure_list(args, "binary")
     src = _open_runs(args)
-    saved_sweep = all(c in src.column_names for c in COUNT_COLUMNS) and {"threshold", "cell"} & set(src.column_names)
+    saved = all(c in src.column_names for c in COUNT_COLUMNS)
+    saved_sweep = saved and {"threshold", "cell"} & set(src.column_names)
+    if args.curves and saved and not saved_sweep:
+        raise ParameterError(
+            f"--curves draws the ROC and precision-recall curves of a sweep; {src.names[0]} is a table of counts "
+            "without thresholds: give the runs, or counts saved with --thresholds exact."
+        )
     if args.thresholds is None and not saved_sweep:
         thresholds = 101  # runs: 101 thresholds; saved sweeps keep the thresholds they were counted at
     grid = args.grid
@@ -671,14 +689,15 @@ def cmd_sweep(args) -> None:
         best = best_thresholds(tensor.evaluate(measures), select=args.select, folds=args.folds, seed=args.seed, **roles)
         best = best.summary
     if args.curves:
-        exact = count(src, thresholds="exact", **options)
+        exact = count(src, **options) if saved else count(src, thresholds="exact", **options)  # saved: as counted
         curves = pivot_measures(exact.evaluate(["recall", "fallout", "precision"]).to_arrow())
         curves = curves.rename_columns(
             ["tpr" if c == "recall" else "fpr" if c == "fallout" else c for c in curves.column_names]
         )
         write_table(curves, args.curves)
         print(
-            f"wrote the exact ROC and precision-recall curves ({curves.num_rows} points) to {args.curves}",
+            f"wrote the {'saved' if saved else 'exact'} ROC and precision-recall curves ({curves.num_rows} points) "
+            f"to {args.curves}",
             file=sys.stderr,
         )
     _emit(best, args.out, wide=False)
@@ -1194,8 +1213,9 @@ def _reading_options(p) -> None:
     p.add_argument(
         "--relevance-level",
         type=float,
-        default=1.0,
-        help="TREC qrels as --gold: a document is relevant iff its grade >= this level (default 1)",
+        default=None,
+        help="graded gold made binary: relevant iff grade >= this level (TREC qrels: default 1; "
+        "a numeric gold column of another --gold file: when given)",
     )
     p.add_argument(
         "--unjudged",
@@ -1221,7 +1241,8 @@ def _read_gold_once(args) -> None:
             for path, reason in list_inputs(paths, kind=kind)[1] if paths else []:
                 print(f"fastmetrics: skipped {label} file {path}: {reason}", file=sys.stderr)
     if getattr(args, "gold", None) is not None:
-        table = read_gold(args.gold, relevance_level=args.relevance_level)
+        level = {} if args.relevance_level is None else {"relevance_level": args.relevance_level}
+        table = read_gold(args.gold, gold_column=args.gold_column, **level)
         names = table.column_names
         # a gold file may name its columns as the runs do (--item, --gold-column) or by default
         needed = [c if c in names or default not in names else default for c, default in _gold_columns(args)]

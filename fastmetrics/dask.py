@@ -34,6 +34,7 @@ from .count.api import check_roles, prepare
 from .count.api import count as local_count
 from .count.assemble import assemble
 from .count.plan import NeedValues, Survey, build
+from .count.probabilities import is_probability_input
 from .count.tally import Tally
 from .tensor import ConfusionTensor
 
@@ -172,6 +173,11 @@ def _count(source, gold, by, thresholds, client, task, classes, retries, options
         raise ParameterError("Multilabel input is counted in one process: use fastmetrics.count.")
     client = client if client is not None else _current_client()
     parts, schema, name = _partitions(source)
+    if is_probability_input(schema.names, schema, options["score"]):
+        raise ParameterError(
+            f"Class probabilities (score {options['score']!r}: one list of class scores per row, or one score "
+            "column per class) are counted in one process: drop --scheduler (use fastmetrics.count)."
+        )
     options = {**options, "task": task, "classes": classes}
     request, types, gold_table = prepare(schema.names, schema, name, gold, by=by, thresholds=thresholds, **options)
     try:

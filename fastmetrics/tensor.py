@@ -941,6 +941,16 @@ def _union(axis: str, arrays: list) -> np.ndarray:
     return np.asarray(labels, dtype=object if kinds == {"text"} else None)
 
 
+def _layout(part: ConfusionTensor) -> str:
+    """How a part was counted, for messages: a sweep of per-cell coordinates, a grid, or plain counts."""
+    if part.cells:
+        inside = [c for c in ("threshold", "rank") if c in part.coords]
+        named = [c for c in part.coords if c not in inside]
+        return f"a sweep with a {' and '.join(inside) or 'coordinate'} per cell (groups {', '.join(named) or 'none'})"
+    at = " at thresholds" if "threshold" in part.axes else " without thresholds"
+    return f"counts over ({', '.join(a for a in part.axes if a != 'threshold') or 'no axis'}){at}"
+
+
 def _same_thresholds(per_part: list) -> None:
     for i, grid in enumerate(per_part[1:], 1):
         if grid.shape != per_part[0].shape or not np.array_equal(grid, per_part[0]):
@@ -984,12 +994,13 @@ def _scatter(own_axes: list, arrays: list, labels: dict, positions: list) -> np.
 
 def _combine_cells(parts, counts: list, along: str | None) -> ConfusionTensor:
     """Sweeps of per-cell thresholds: new groups are appended, shared groups merged."""
-    names = list(parts[0].coords)
+    j = next(k for k, p in enumerate(parts) if p.cells)  # a sweep: the parts are compared with it
+    names = list(parts[j].coords)
     for i, part in enumerate(parts):
         if not part.cells or set(part.coords) != set(names):
             raise ParameterError(
-                f"Part {i} has coordinates ({', '.join(part.coords)}) along axes ({', '.join(part.axes)}); the first "
-                f"has ({', '.join(names)}) along ({', '.join(parts[0].axes)}): count every part the same way."
+                f"Part {i} is {_layout(part)}; part {j} is {_layout(parts[j])}: merge and concat take parts "
+                "counted the same way (the same thresholds= and by=)."
             )
     groups = [c for c in names if c not in ("threshold", "rank")]
     if along is not None:

@@ -478,6 +478,13 @@ def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=Non
         gold = gold.join(halves, keys=keys, join_type="left outer")
     table = table.join(halves.rename_columns([*runs_keys, "half"]), keys=runs_keys, join_type="left outer")
     table = table.set_column(table.column_names.index("half"), "half", pc.fill_null(table.column("half"), 0))
+    ends = pc.min_max(table.column("half")).as_py()
+    if table.num_rows and ends["min"] == ends["max"]:
+        raise InputError(
+            f"Split-half selection (--select split-half) splits each topic's items into two halves; no topic of "
+            f"{src.names[0]} has two items, so one half is empty. Choose on other topics (--select cross-topic) "
+            "or on the same items (--select same)."
+        )
     whole = count(table, gold, by=by, thresholds="exact", **options)
     labels = {
         c: np.asarray(list(dict.fromkeys(whole.coords[c].tolist())), dtype=whole.coords[c].dtype)

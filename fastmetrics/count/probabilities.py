@@ -65,7 +65,8 @@ def probability_rows(
     score_cols = [score] if isinstance(score, str) else list(score)
     table = _read(src, gold, group_cols, score_cols, (gold_column, item, weight, topic), missing)
     class_array = _classes(table.column(gold_column), score_cols, classes, gold_column)
-    matrix = _score_matrix(table, score_cols, len(class_array), src.names[0])
+    inferred = None if classes is not None else class_array.to_pylist()
+    matrix = _score_matrix(table, score_cols, len(class_array), src.names[0], inferred)
     gold_codes = enc.encode_with(
         table.column(gold_column), class_array, gold_column, src.names[0], unknown="which is not among the classes"
     )
@@ -166,8 +167,9 @@ def _classes(gold: pa.ChunkedArray, score_cols, given, name: str) -> pa.Array:
         ) from None
 
 
-def _score_matrix(table: pa.Table, score_cols, m: int, where: str) -> np.ndarray:
-    """The (n, m) float64 scores: finite, one per class, no nulls."""
+def _score_matrix(table: pa.Table, score_cols, m: int, where: str, inferred=None) -> np.ndarray:
+    """The (n, m) float64 scores: finite, one per class, no nulls (``inferred``: the classes,
+    when the gold's labels gave them)."""
     if len(score_cols) > 1:
         if len(score_cols) != m:
             raise InputError(f"{len(score_cols)} score columns for {m} classes: give one score column per class.")
@@ -179,12 +181,25 @@ def _score_matrix(table: pa.Table, score_cols, m: int, where: str) -> np.ndarray
         enc.no_nulls(lists, name, where)
         lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
         bad = np.flatnonzero(lengths != m)
+        if bad.size and inferred is not None and np.all(lengths == lengths[0]) and lengths[0] < m:
+            raise InputError(
+                f"Column '{name}' has {int(lengths[0])} class scores a row, and the gold {m} labels "
+                f"({', '.join(map(str, inferred))}): a gold label is not among the scores' classes. Give the "
+                f"classes in the order of the scores (classes=, --classes); a gold label outside them is then named."
+            )
         if bad.size:
             raise InputError(
                 f"Column '{name}' row {int(bad[0])} has {int(lengths[bad[0]])} class scores; the classes are {m} "
                 f"(give classes= in the order of the scores)."
             )
-        matrix = _floats(pc.list_flatten(lists), name, where).reshape(-1, m)
+        flat = pc.list_flatten(lists)
+        if flat.null_count:
+            at = int(np.flatnonzero(flat.is_null().to_numpy(zero_copy_only=False))[0])
+            raise InputError(
+                f"Column '{name}'{enc.where(where)} has a missing (null) class score at row {at // m} "
+                f"(score {at % m} of its list); class scores must be numbers."
+            )
+        matrix = _floats(flat, name, where).reshape(-1, m)
     broken = ~np.isfinite(matrix)
     if broken.any():
         row, col = np.argwhere(broken)[0]

@@ -14,7 +14,9 @@ counts saved once are read back into the same tensor:
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -22,7 +24,7 @@ import pyarrow as pa
 from .._errors import InputError, ParameterError
 from ..io import labels as enc
 from ..io.labels import empty_input
-from ..tensor import LAYOUT_KEY, ConfusionTensor, pool_cells
+from ..tensor import LAYOUT_KEY, ConfusionTensor, combine, group_starts, pool_cells
 from .assemble import labels_to_numpy as _labels_to_numpy
 
 MATRIX_COLUMNS = ("true", "pred", "count")  # precomputed multiclass cells, as ConfusionTensor.to_arrow writes
@@ -65,6 +67,8 @@ def from_count_table(src, group_cols, thresholds=None) -> ConfusionTensor:
         Nulls, negative or non-numeric counts, a duplicated group, a grid missing some
         (group, threshold), a ``cell`` column that does not number the rows.
     """
+    if len(src.parts) > 1:
+        return _per_file(src, lambda part: from_count_table(part, group_cols, thresholds))
     columns = src.column_names
     group_cols = _kept_axes(src, group_cols)
     sweep = [c for c in SWEEP_COLUMNS if c in columns and c not in group_cols]
@@ -97,6 +101,20 @@ def from_count_table(src, group_cols, thresholds=None) -> ConfusionTensor:
     out[idx + (0, 0)] = counts["tn"]
     tensor = ConfusionTensor(out, axes, coords, classes=[0, 1])
     return tensor.sum(list(pooled)) if pooled else tensor
+
+
+def _per_file(src, read) -> ConfusionTensor:
+    """Counts saved in several files, each read alone and then merged as
+    :meth:`ConfusionTensor.merge` does: the files may hold other groups, or other items of the
+    same groups (two halves of a test set: their counts are summed), counted the same way and at
+    the same thresholds (an exact sweep's groups get the cells of every file)."""
+    tensors = [read(dataclasses.replace(src, parts=[p], names=[n])) for p, n in zip(src.parts, src.names)]
+    try:
+        return combine(tensors, along=None)
+    except ParameterError as exc:
+        reason = re.sub(r"\b[Pp]art (\d+)", lambda m: f"{src.names[int(m.group(1))]!r}", str(exc))
+        reason = reason.replace("the first", repr(src.names[0]))
+        raise ParameterError(f"The counts files do not fit together: {reason}") from None
 
 
 def _dense_axes(table: pa.Table, axes: tuple, part: str):
@@ -139,6 +157,7 @@ def _cells(src, group_cols) -> ConfusionTensor:
         column = table.column(c).combine_chunks()
         enc.no_nulls(column, c, src.names[0])
         coords[c] = _labels_to_numpy(column)
+    _check_cell_order(coords, src.names[0])
     counts = {name: _count_values(table, name, src.names[0]) for name in enc.COUNT_COLUMNS}
     dtype = np.int64 if all(np.issubdtype(v.dtype, np.integer) for v in counts.values()) else np.float64
     out = np.empty((table.num_rows, 2, 2), dtype)
@@ -146,6 +165,38 @@ def _cells(src, group_cols) -> ConfusionTensor:
         out[:, i, j] = counts[name]
     tensor = ConfusionTensor(out, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
     return pool_cells(tensor, pooled) if pooled else tensor
+
+
+def _check_cell_order(coords: dict, part: str) -> None:
+    """A sweep's groups must be contiguous runs of cells, each in sweep order (thresholds
+    decreasing, ranks increasing), as a counter writes them: curve measures read them so."""
+    named = [c for c in coords if c not in SWEEP_COLUMNS]
+    inside = [c for c in SWEEP_COLUMNS if c in coords]
+    if not coords:
+        return
+    n = len(next(iter(coords.values())))
+    probe = ConfusionTensor(np.zeros((n, 2, 2)), ("cell",), coords, coord_axes={c: "cell" for c in coords})
+    starts, _ = group_starts(probe)
+    keys = pa.table({c: pa.array(np.asarray(coords[c])[starts[:-1]]) for c in named}) if named else None
+    wrong = None
+    if keys is not None and keys.group_by(named).aggregate([]).num_rows < keys.num_rows:
+        firsts = keys.append_column("_g", pa.array(np.arange(keys.num_rows)))
+        first = firsts.group_by(named).aggregate([("_g", "min")]).column("_g_min").to_numpy()
+        wrong = (int(np.setdiff1d(np.arange(keys.num_rows), first)[0]), "not contiguous")
+    elif inside:
+        step = np.diff(np.asarray(coords[inside[0]], dtype=np.float64)) * (-1 if inside[0] == "threshold" else 1)
+        bad = step < 0
+        bad[starts[1:-1] - 1] = False  # a new group starts: no order across groups
+        if bad.any():
+            order = "decreasing threshold" if inside[0] == "threshold" else "increasing rank"
+            wrong = (int(np.searchsorted(starts, np.argmax(bad), side="right") - 1), f"not in {order} order")
+    if wrong is not None:
+        shown = ", ".join(f"{c}={keys.column(c)[wrong[0]].as_py()!r}" for c in named) if named else "the one group"
+        raise InputError(
+            f"The counts table {part} is not a sweep as saved: the cells of {shown} are {wrong[1]} in 'cell' "
+            "order. Keep each file's cells as 'fastmetrics count' wrote them (give several files together: "
+            "their counts are merged)."
+        )
 
 
 def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
@@ -163,6 +214,8 @@ def from_matrix_table(src, group_cols, classes) -> ConfusionTensor:
     -------
     ConfusionTensor
     """
+    if len(src.parts) > 1:
+        return _per_file(src, lambda part: from_matrix_table(part, group_cols, classes))
     group_cols = _kept_axes(src, group_cols)
     pooled = tuple(c for c in src.column_names if c not in (*group_cols, *MATRIX_COLUMNS))
     axes = tuple(group_cols) + pooled

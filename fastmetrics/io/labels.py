@@ -213,7 +213,7 @@ def weight_values(array, column: str, part: str) -> np.ndarray:
     if not np.isfinite(values).all():
         row = int(np.argmin(np.isfinite(values)))
         raise InputError(
-            f"Column '{column}'{where(part)} must hold finite weights; found {values[row]!r} at row {row}."
+            f"Column '{column}'{where(part)} must hold finite weights; found {values[row].item()!r} at row {row}."
         )
     if values.size and values.min() < 0:
         row = int(np.argmin(values))

@@ -622,6 +622,20 @@ def _relevance_level(level) -> float:
     return float(level)
 
 
+def _graded_gold(table: pa.Table, column: str, level: float, names) -> pa.Table:
+    """A numeric gold column made binary at ``level`` (qrels are made so when read: bool)."""
+    if column not in table.column_names or pa.types.is_boolean(table.column(column).type):
+        return table
+    kind = table.column(column).type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)):
+        raise InputError(
+            f"--relevance-level (relevance_level) makes numeric relevance grades binary; column '{column}' of the "
+            f"gold {', '.join(names)} has type {kind}. Drop it, or give the grades as numbers."
+        )
+    binary = pc.greater_equal(pc.cast(table.column(column), pa.float64()), pa.scalar(level, pa.float64()))
+    return table.set_column(table.column_names.index(column), column, binary)
+
+
 def _arrow_reason(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0].rstrip(".") + "."
 
@@ -1007,7 +1021,10 @@ def gold_table(gold) -> pa.Table:
     return _decoded(_table_from_object(gold))
 
 
-def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa.Table:
+QRELS_LEVEL = object()  # read_gold's default level: 1 for TREC qrels, other gold read as it is
+
+
+def read_gold(source, *, format: str = "auto", relevance_level=QRELS_LEVEL, gold_column: str = "gold") -> pa.Table:
     """Read a gold table from run-format files, TREC qrels or table files.
 
     A run-format file's ``label`` is the gold; a table file carries ``topic, item, gold`` columns.
@@ -1020,8 +1037,12 @@ def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa
         ``auto`` decides by suffix, then by the first data line: 4 fields (``qid iter docno
         rel``) are TREC qrels, 5 fields a ``topic item rank score label`` file. ``trec`` and
         ``qrels`` both read TREC qrels.
-    relevance_level : number, default 1
-        TREC qrels: ``gold = rel >= relevance_level`` (graded relevance made binary).
+    relevance_level : number, optional
+        Graded relevance made binary, ``gold = grade >= relevance_level``: TREC qrels' ``rel``
+        (default 1, as ``trec_eval -l``) and, when given, a numeric gold column of any other
+        gold file (``gold_column``, else ``gold``; grades 0/1/2 are otherwise three classes).
+    gold_column : str, default "gold"
+        The gold column of a table file (the runs' ``--gold-column``).
 
     Returns
     -------
@@ -1029,9 +1050,12 @@ def read_gold(source, *, format: str = "auto", relevance_level: float = 1) -> pa
         ``topic, item, gold`` (bool) for qrels; ``topic, item, rank, score, gold`` for a
         run-format file; the table's own columns otherwise.
     """
-    _relevance_level(relevance_level)
-    src = open_source(source, format=format, label_name="gold", kind="gold", relevance_level=relevance_level)
+    given = relevance_level is not QRELS_LEVEL
+    level = _relevance_level(relevance_level if given else 1)
+    src = open_source(source, format=format, label_name="gold", kind="gold", relevance_level=level)
     table = src.read_all()
+    if given:
+        table = _graded_gold(table, gold_column if gold_column in table.column_names else "gold", level, src.names)
     if "rank" in table.column_names and "system" in table.column_names:
         table = table.drop_columns(["system"])  # a gold file is not a system
     if len(src.names) == 1:  # its rows are that file's: an error about them names it

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .._errors import ParameterError, suggest
+from .._errors import ParameterError, plain, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
 from . import _groups, api, averaging, curves, intervals, positive, registry
 
@@ -164,6 +164,10 @@ def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
         if any(spec.measure.kind == "topk" for spec in specs):
             return top_k_scores(tensor, specs)
         return curve_scores(tensor, specs, undefined=options["undefined"], warn=options["warn"])
+    if tensor.m == 2 and "class" in tensor.axes + tuple(tensor.coords):
+        averaged = class_sweep_averages(tensor, specs, average, ci, **options)
+        if averaged is not None:
+            return averaged
     # per class only when asked (@none, average=None): a bare "f1" on multiclass counts stays an error
     asked = average in (None, "none")
     # two classes: per class only for an explicit @none (average=None keeps the binary value)
@@ -176,6 +180,81 @@ def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
             raise ParameterError("Intervals are computed for averaged or native values, not per class (@none).")
         return per_class_scores(tensor, specs, default, **options)
     return None
+
+
+def class_sweep_averages(tensor: ConfusionTensor, specs, average, ci, *, smoothing=None, undefined=None, warn=False):
+    """Point measures of class probabilities on a threshold grid, averaged over the classes.
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        Binary counts of class probabilities swept per class (``counts[..., class, threshold, 2, 2]``,
+        one-vs-rest; with a ``versus`` axis, one-vs-one).
+    specs : list of MeasureSpec
+        Point measures.
+    average : str or None
+        The call's averaging.
+    ci : float or None
+        Refused with an averaging: the classes' cells share the items.
+    smoothing, undefined, warn
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    Scores or None
+        None when no spec is averaged (one value per class and threshold, the class against the
+        rest). Else over the axes without ``class`` / ``versus``: at each threshold, every class's
+        probability binarised at it, ``@macro`` the mean of the classes' binary values (classes
+        with neither gold nor predicted items left out, as for multiclass counts), ``@weighted``
+        weighted by their gold items, ``@micro`` the binary value of the summed counts --
+        scikit-learn's averages over the binarised labels, and ``roc_auc@macro``'s classes.
+    """
+    default = None if average in ("default", "none") else average
+    averages = [s.averaged(default) for s in specs]
+    if all(a is None for a in averages):
+        return None
+    _check_class_averages(tensor, specs, averages, ci)
+    over = [i for i, a in enumerate(tensor.axes) if a in ("class", "versus")]
+    c = api.checked_counts(tensor.counts)
+    c = np.moveaxis(c, over, list(range(c.ndim - 2 - len(over), c.ndim - 2)))
+    c = c.reshape(c.shape[: c.ndim - 2 - len(over)] + (-1, 2, 2))  # (..., classes, 2, 2)
+    gold, predicted = c[..., 1, :].sum(axis=-1), c[..., :, 1].sum(axis=-1)
+    if len(over) > 1:  # a pair's weight: its items
+        gold = c.sum(axis=(-2, -1))
+    values = []
+    for spec, avg in zip(specs, averages):
+        if avg == "micro":
+            values.append(api.values_of(spec, c.sum(axis=-3), smoothing=smoothing, undefined=undefined, warn=warn))
+            continue
+        per_class = api.values_of(spec, c, smoothing=smoothing, undefined=undefined, warn=False)
+        mean = averaging.average_classes(per_class, gold, predicted, avg)
+        values.append(api.apply_undefined(mean, undefined, f"{spec.base_label} ({avg})", warn=warn))
+    kept = tuple(a for a in tensor.axes if a not in ("class", "versus"))
+    labels = [label_of(s, a, default) for s, a in zip(specs, averages)]
+    return Scores(np.stack(values), labels, kept, {a: tensor.coords[a] for a in kept})
+
+
+def _check_class_averages(tensor, specs, averages, ci) -> None:
+    """Refuse what :func:`class_sweep_averages` cannot average: an exact sweep, a mix of per-class
+    and averaged specs, intervals, ``@micro`` over one-vs-one pairs."""
+    where = "class" if "class" in tensor.axes else None
+    if where is None or "threshold" not in tensor.axes or None in averages:
+        raise ParameterError(
+            f"{', '.join(s.label for s in specs)}: point measures of class probabilities average over the "
+            "classes at each threshold of a grid (thresholds=k or a list); "
+            + (
+                "an exact sweep has different thresholds per class: count with a grid, or ask per class (@none)."
+                if where is None or "threshold" not in tensor.axes
+                else "per-class (@none) and averaged values cannot share one Scores: evaluate them in separate calls."
+            )
+        )
+    if ci is not None:
+        raise ParameterError(
+            "Intervals of values averaged over the classes of class probabilities are not computed from the "
+            "counts (the classes share the items): ask per class (@none) or drop ci."
+        )
+    if "versus" in tensor.axes and "micro" in averages:
+        raise ParameterError("One-vs-one pairs average @macro or @weighted (pairs share items), not @micro.")
 
 
 def _check_matrix_params(specs, matrix_params) -> None:
@@ -427,7 +506,7 @@ def _calibration_scores(tensor, specs, starts) -> np.ndarray | None:
     if outside.any():
         raise ParameterError(
             f"{', '.join(asked)} read(s) scores as probabilities of the positive class, in [0, 1]; these "
-            f"counts have a score {scores[np.argmax(outside)]!r}. Calibrate or rescale the scores first."
+            f"counts have a score {plain(scores[np.argmax(outside)])!r}. Calibrate or rescale the scores first."
         )
     return scores
 

@@ -58,9 +58,10 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
-from .._threads import on_threads
+from .._threads import on_threads, thread_count
 from . import _resample_kernels, api, registry
 
 METHODS = ("bootstrap", "wilson", "jeffreys")
@@ -212,6 +213,7 @@ def bootstrap_intervals(
             f"(at most 2**62); use method='wilson' or 'jeffreys' for proportions of counts this large."
         )
     rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))
+    _check_memory(len(specs), len(rows), m, resamples)
     options = dict(
         averages=averages,
         smoothing=smoothing,
@@ -279,6 +281,22 @@ _WEIGHTED_WITHOUT_SQUARES = (
     "weighted counts read from a file, merged or concatenated): count the runs with their weight column, "
     "fm.count(..., weight=COL) or fm.score(..., sample_weight=w), and evaluate that tensor."
 )
+
+
+def _check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
+    """Refuse replicates that cannot fit, before any is drawn: the cells the threads hold at
+    once, each replicate the values of the measures (and a copy the quantiles partition); the
+    counts of a cell's replicates are drawn in bounded parts (:func:`_one_cell_bounds`), those of
+    several cells together only while they stay under :data:`_CHUNK_VALUES` matrices."""
+    if n_rows == 0:
+        return
+    _, step = _chunk_starts(n_rows, resamples, _CHUNK_VALUES)
+    held = min(n_rows, step * thread_count())
+    _memory.check_replicates(
+        resamples,
+        held * 8 * (n_specs + 1) + (m * m * 16 * min(_CHUNK_VALUES, step * resamples) * thread_count()) / resamples,
+        f"Bootstrap intervals of {n_specs} measure(s) on {n_rows:,} distinct cell(s)",
+    )
 
 
 def _as_integers(flat):
@@ -426,13 +444,36 @@ def _cell_bounds(specs, flat, m, resamples, seed, options):
 
     def chunk(j: int, start: int, stop: int) -> None:
         rng = np.random.default_rng(streams[j] if j >= 0 else 0)
+        into = (*((low, high) if j >= 0 else scratch), slice(start, stop) if j >= 0 else slice(0, 1))
+        if stop - start == 1 and resamples * m * m > _CHUNK_VALUES:  # one cell's replicates, drawn in parts
+            _one_cell_bounds(specs, rng, flat[start:stop], n[start:stop], m, resamples, options, *into)
+            return
         draws = _multinomial(rng, flat[start:stop], n[start:stop], resamples).reshape(stop - start, resamples, m, m)
-        _bounds_of(
-            specs, draws, options, *((low, high) if j >= 0 else scratch), slice(start, stop) if j >= 0 else slice(0, 1)
-        )
+        _bounds_of(specs, draws, options, *into)
 
     _run_chunks(chunk, starts, step, n.size)
     return low, high
+
+
+def _one_cell_bounds(specs, rng, counts, n, m, resamples, options, low, high, rows) -> None:
+    """:func:`_bounds_of` for one cell of many replicates, drawn in parts of :data:`_CHUNK_VALUES`
+    matrices: only the measures' values are held whole (the quantiles read them), not every
+    replicate's counts. One row's multinomial draws in parts are the draws of one call."""
+    values = np.empty((len(specs), 1, resamples))
+    part = max(1, _CHUNK_VALUES // (m * m))
+    for begin in range(0, resamples, part):
+        end = min(begin + part, resamples)
+        draws = _multinomial(rng, counts, n, end - begin).reshape(1, end - begin, m, m)
+        for i, spec in enumerate(specs):
+            values[i, :, begin:end] = api.values_of(
+                spec,
+                draws,
+                average=options["averages"][i],
+                smoothing=options["smoothing"],
+                matrix_args=options["matrix_args"][i],
+            )
+    for i in range(len(specs)):
+        low[i, rows], high[i, rows] = _quantiles(values[i], options["q"], options["kernel"])
 
 
 def _run_chunks(chunk, starts, step, size) -> None:

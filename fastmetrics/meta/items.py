@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
 from ..io.labels import require_columns
@@ -86,6 +87,7 @@ def item_tests(
     ci=0.95,
     pred="pred",
     item="item",
+    weight=None,
 ):
     """Paired tests over items between every pair of systems (see the module docstring).
 
@@ -109,6 +111,11 @@ def item_tests(
         Level of the effect's interval (bootstrap).
     pred, item : str
         Column names.
+    weight : str, optional
+        A column of item weights (the same for every system on an item): the item bootstrap then
+        counts weighted confusion matrices, as a weighted leaderboard does, and resamples the
+        items with their weights. McNemar's test counts discordant items and has no standard
+        weighted form: it refuses weights.
 
     Returns
     -------
@@ -117,13 +124,14 @@ def item_tests(
         (a - b), ``ci_low, ci_high`` and ``a_beats_b`` (share of replicates; bootstrap),
         ``discordant_a, discordant_b`` (McNemar), ``p_value, p_adjusted``, ``items``.
     """
-    _check_options(method, resamples, ci, correction)
-    systems, gold_labels, predictions = item_matrix(runs, gold, pred=pred, item=item)
+    _check_options(method, resamples, ci, correction, weight)
+    systems, gold_labels, predictions, item_weights = item_matrix(runs, gold, pred=pred, item=item, weight=weight)
     pairs = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     if method == "mcnemar":
         rows = _mcnemar_rows(systems, gold_labels, predictions, pairs, mcnemar)
     else:
-        rows = _bootstrap_rows(systems, gold_labels, predictions, pairs, measures, resamples, seed, weights, ci)
+        draw = (resamples, seed, weights, ci)
+        rows = _bootstrap_rows(systems, gold_labels, predictions, item_weights, pairs, measures, *draw)
     rows["p_adjusted"] = []
     for measure in dict.fromkeys(rows["measure"]):
         mine = [i for i, m in enumerate(rows["measure"]) if m == measure]
@@ -133,7 +141,7 @@ def item_tests(
     return MetaResult(table, None, {"method": method, "correction": correction, "resamples": resamples, "seed": seed})
 
 
-def _check_options(method, resamples, ci, correction) -> None:
+def _check_options(method, resamples, ci, correction, weight) -> None:
     """Refuse an option no test takes, before the runs are read."""
     if method not in ("mcnemar", "item-bootstrap"):
         raise parameter_error("method", "item_tests", "'mcnemar' or 'item-bootstrap'", method)
@@ -143,9 +151,15 @@ def _check_options(method, resamples, ci, correction) -> None:
         raise parameter_error("ci", "item_tests", "a confidence level strictly between 0 and 1 (e.g. 0.95)", ci)
     if correction is not None and correction not in CORRECTIONS:
         raise parameter_error("correction", "item_tests", "None, 'holm', 'bonferroni' or 'bh'", correction)
+    if weight is not None and method == "mcnemar":
+        raise ParameterError(
+            "McNemar's test counts discordant items (a binomial count): weighted items have no standard "
+            "McNemar test. Use the item bootstrap (method='item-bootstrap', --significance item-bootstrap), "
+            "which counts the weights, or drop the weights."
+        )
 
 
-def item_matrix(runs, gold=None, *, pred="pred", item="item"):
+def item_matrix(runs, gold=None, *, pred="pred", item="item", weight=None):
     """Every system's binary predictions on the items all of them labelled.
 
     Parameters
@@ -153,15 +167,25 @@ def item_matrix(runs, gold=None, *, pred="pred", item="item"):
     runs : path, table or Source
     gold : path or table, optional
     pred, item : str
+    weight : str, optional
+        A column of item weights.
 
     Returns
     -------
     systems : list
     gold : ndarray of bool, shape (items,)
     predictions : ndarray of bool, shape (systems, items)
+    weights : ndarray of float64, shape (items,)
+        Ones without ``weight``.
+
+    Raises
+    ------
+    InputError
+        An item whose gold (or weight) differs between systems, naming the item.
     """
     table = open_source(runs).read_all()
-    require_columns(table.column_names, ["system", item, pred], "the runs", " for paired tests over items")
+    wanted = ["system", item, pred] + ([weight] if weight is not None else [])
+    require_columns(table.column_names, wanted, "the runs", " for paired tests over items")
     keys = [c for c in ("topic", item) if c in table.column_names]
     if gold is not None:
         labels = gold_table(gold)
@@ -188,14 +212,43 @@ def item_matrix(runs, gold=None, *, pred="pred", item="item"):
         raise InputError("A system labels an item twice: paired tests need one prediction per system and item.")
     predictions = np.zeros((n_systems, n_items), bool)
     predictions[s, i] = _binary(table.column(pred), pred)
-    gold_labels = np.zeros(n_items, bool)
-    gold_labels[i] = _binary(table.column("gold"), "gold")
+    gold_labels = _per_item(_binary(table.column("gold"), "gold"), i, n_items, table, keys, "gold")
+    weights = np.ones(n_items)
+    if weight is not None:
+        weights = _per_item(_weights(table.column(weight), weight), i, n_items, table, keys, f"weight ('{weight}')")
     shared = given.all(axis=0)
     if not shared.any():
         raise InputError("No item is labelled by every system: paired tests need the same items.")
     if n_systems < 2:
         raise ParameterError("Paired tests compare systems: the runs hold one.")
-    return system_codes.dictionary.to_pylist(), gold_labels[shared], predictions[:, shared]
+    return system_codes.dictionary.to_pylist(), gold_labels[shared], predictions[:, shared], weights[shared]
+
+
+def _per_item(values: np.ndarray, codes: np.ndarray, n_items: int, table: pa.Table, keys: list, what: str):
+    """One value per item from the rows of every system: refused, naming the item, where the
+    systems' rows disagree (the paired tests compare the systems on the same items)."""
+    out = np.zeros(n_items, values.dtype)
+    out[codes] = values
+    differ = np.flatnonzero(out[codes] != values)
+    if differ.size:
+        row = int(differ[0])
+        shown = ", ".join(f"{c}={table.column(c)[row].as_py()!r}" for c in keys)
+        raise InputError(
+            f"The {what} of item {shown} differs between systems: paired tests over items compare the "
+            "systems on the same items, so each item needs one gold label and one weight."
+        )
+    return out
+
+
+def _weights(column, name) -> np.ndarray:
+    values = column.to_numpy(zero_copy_only=False)
+    if (
+        column.null_count
+        or not np.issubdtype(values.dtype, np.number)
+        or not np.all(np.isfinite(values) & (values >= 0))
+    ):
+        raise InputError(f"Column '{name}' must hold finite non-negative item weights for paired tests over items.")
+    return values.astype(np.float64)
 
 
 def _binary(column, name) -> np.ndarray:
@@ -250,7 +303,7 @@ def mcnemar_p(b: int, c: int, form: str = "auto") -> float:
     return math.erfc(math.sqrt(statistic / 2.0))
 
 
-def _bootstrap_rows(systems, gold, predictions, pairs, measures, resamples, seed, weights, ci) -> dict:
+def _bootstrap_rows(systems, gold, predictions, item_weights, pairs, measures, resamples, seed, weights, ci) -> dict:
     specs = registry.parse_specs(measures)
     other = [s.base_label for s in specs if s.measure.kind != "point"]
     if other:
@@ -261,9 +314,12 @@ def _bootstrap_rows(systems, gold, predictions, pairs, measures, resamples, seed
     if weights not in ("poisson", "multinomial"):
         raise parameter_error("weights", "item_tests", "'poisson' or 'multinomial'", weights)
     n_systems, n_items = predictions.shape
+    # per replicate: the items' weights (int64 and float64), the systems' counts and values
+    what = f"The item bootstrap of {n_systems:,} systems on {n_items:,} items"
+    _memory.check_replicates(resamples, 16 * n_items + 8 * n_systems * (4 + len(specs)), what)
     # one indicator column per (system, cell): the counts are then one matrix product per replicate set
     cells = np.stack([~gold & ~predictions, ~gold & predictions, gold & ~predictions, gold & predictions], axis=-1)
-    indicator = cells.transpose(1, 0, 2).reshape(n_items, n_systems * 4).astype(np.float64)
+    indicator = cells.transpose(1, 0, 2).reshape(n_items, n_systems * 4) * item_weights[:, None]
     observed = indicator.sum(axis=0).reshape(n_systems, 2, 2)
     rng = rng_of(seed)
     draws = (

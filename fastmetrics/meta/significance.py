@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from .. import _memory
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
@@ -96,6 +97,10 @@ def paired_p_values(diff: np.ndarray, method: str, resamples: int, rng) -> tuple
         raise ParameterError(f"The number of resamples must be a positive integer; got {resamples!r}.")
     mean = np.full(diff.shape[0], np.nan)
     p = np.full(diff.shape[0], np.nan)
+    # per replicate: the topics' draw (picks, counts, float weights) and every pair's statistic
+    n_pairs, n_topics = diff.shape
+    what = f"Paired {method} tests of {n_pairs:,} system pairs on {n_topics:,} topics"
+    _memory.check_replicates(resamples, 24 * n_topics + 16 * n_pairs, what)
     for pairs, topics in _pattern_groups(diff):
         if topics.size == 0:
             continue

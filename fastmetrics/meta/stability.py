@@ -21,6 +21,7 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from ..count.resample import split_halves
+from ..measures.registry import parse_specs
 from ..tensor import role_names
 from ._common import MetaResult, higher_is_better, labels_array
 from ._kernels import nanmean_rows
@@ -71,6 +72,12 @@ def stability(
     """
     if aggregate not in AGGREGATES:
         raise ParameterError(f"aggregate must be 'macro' or 'micro'; got {aggregate!r}.")
+    swept = [s.base_label for s in parse_specs(list(measures)) if s.measure.kind != "point"]
+    if swept:
+        raise ParameterError(
+            f"Stability splits the items of hard predictions and counts each half: {', '.join(swept)} read(s) a "
+            "threshold sweep or a ranking, which it does not count. Choose point measures (accuracy, f1, mcc, ...)."
+        )
     halving = split_halves(source, gold, replicates=replicates, seed=seed, system=system, topic=topic, **count_options)
     bar = Progress(replicates, f"stability ({replicates} halvings)", quiet=not progress)
     names, systems, values = _half_scores(halving, list(measures), aggregate, role_names(system, topic), bar)
