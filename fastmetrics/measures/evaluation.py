@@ -170,8 +170,9 @@ def _other_layout(tensor, specs, average, ci, **options) -> Scores | None:
             return averaged
     # per class only when asked (@none, average=None): a bare "f1" on multiclass counts stays an error
     asked = average in (None, "none")
-    # two classes: per class only for an explicit @none (average=None keeps the binary value)
-    if any(
+    # two classes: per class only for an explicit @none (average=None keeps the binary value); counts
+    # that already have a class axis (class probabilities: each class against the rest) keep it
+    if "class" not in tensor.axes + tuple(tensor.coords) and any(
         s.measure.multiclass is None and (s.average == "none" or (s.average is None and asked and tensor.m != 2))
         for s in specs
     ):
