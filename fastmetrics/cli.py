@@ -1290,11 +1290,13 @@ def main(argv=None, *, own_process: bool = False) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    parser.typed = _typed_options(sys.argv[1:] if argv is None else argv)
     if own_process:
         _skip_unused_imports(args)
     previous = _install_handlers() if _main_thread() else {}
     try:
         _refuse_contradictions(args)
+        _refuse_unused(args, parser.typed)
         if args.memory_limit is not None:
             os.environ[_memory.ENV] = str(_memory.parse_size(args.memory_limit))
         if hasattr(args, "inputs") and hasattr(args, "relevance_level"):
@@ -1347,6 +1349,31 @@ def _refuse_contradictions(args) -> None:
         for other, same in outputs[:i]:
             if path == same:
                 raise ParameterError(f"{other} and {option} name the same file '{path}': give each its own.")
+
+
+def _typed_options(argv) -> set:
+    """The long options the user typed (``--name`` or ``--name=value``), defaults left out."""
+    return {str(token).split("=", 1)[0] for token in argv if str(token).startswith("--")}
+
+
+def _refuse_unused(args, typed: set) -> None:
+    """Refuse an option typed where the command would leave it without effect."""
+    command = getattr(args, "command", None)
+    job = getattr(args, "job", None)
+    ranks = str(getattr(args, "thresholds", None)) == "ranks"
+    intervals = getattr(args, "ci", None) is not None or getattr(args, "significance", None) is not None
+    unused = [
+        ("--relevance-level", getattr(args, "gold", None) is None, "a --gold file (the grades it reads)"),
+        ("--missing", getattr(args, "gold", None) is None, "a --gold file (items the runs miss)"),
+        ("--unjudged", getattr(args, "gold", None) is None, "a --gold file (items it does not judge)"),
+        ("--ties", not ranks, "--thresholds ranks (the order of equal scores)"),
+        ("--resamples", command in ("evaluate", "leaderboard") and not intervals, "--ci or --significance"),
+        ("--pairs", command == "meta" and job != "robustness", "meta robustness"),
+        ("--splits", command == "meta" and job != "stability", "meta stability"),
+    ]
+    for option, idle, wanted in unused:
+        if option in typed and idle:
+            raise ParameterError(f"{option} has no effect without {wanted}: add it or drop {option}.")
 
 
 class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):

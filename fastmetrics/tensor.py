@@ -836,6 +836,9 @@ def _with_layout(table: pa.Table, tensor: ConfusionTensor) -> pa.Table:
     keep = [a for a in ("class", "versus", "top_k") if a in tensor.axes or a in tensor.coords]
     if keep:
         layout["keep"] = keep
+    if tensor.squares is not None or np.issubdtype(np.asarray(tensor.counts).dtype, np.floating):
+        # read back, weighted counts have no sums of squared weights: no interval may take them for items
+        layout["weighted"] = True
     return table.replace_schema_metadata({LAYOUT_KEY: json.dumps(layout, default=str).encode()})
 
 

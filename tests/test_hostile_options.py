@@ -239,3 +239,64 @@ def test_item16_values_that_cannot_be_meant(binary):
         best_thresholds(scores, select="same", folds=2)
     assert best_thresholds(scores, select="cross-topic", folds=2).summary.num_rows == 2
     assert os.path.exists(path)
+
+
+# -- found by the audit after issues 29 and 30 ----------------------------------------------------
+def test_saved_weighted_counts_get_no_interval_taken_for_items(tmp_path, binary, capsys):
+    """Counts saved from weighted runs lack each count's sum of squared weights: intervals on
+    them are refused (in a unit of 1000 they would narrow ~30x); unweighted saved counts keep them."""
+    _, table = binary
+    weighted = tmp_path / "runs.parquet"
+    pq.write_table(table.append_column("weight", pa.array(np.arange(table.num_rows) % 3 + 1.0)), weighted)
+    assert main(["count", str(weighted), "--weight", "weight", "--out", str(tmp_path / "w.parquet"), "--quiet"]) == 0
+    capsys.readouterr()
+    _refused(
+        capsys,
+        "evaluate",
+        str(tmp_path / "w.parquet"),
+        "--measures",
+        "accuracy",
+        "--ci",
+        "0.95",
+        "--ci-method",
+        "wilson",
+        match="sum of squared weights",
+    )
+    assert main(["count", str(binary[0]), "--out", str(tmp_path / "u.parquet"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "evaluate",
+                str(tmp_path / "u.parquet"),
+                "--measures",
+                "accuracy",
+                "--ci",
+                "0.95",
+                "--ci-method",
+                "wilson",
+                "--out",
+                str(tmp_path / "u.csv"),
+            ]
+        )
+        == 0
+    )
+
+
+def test_a_category_column_that_also_groups_is_refused(binary, capsys):
+    _refused(capsys, "evaluate", str(binary[0]), "--category", "topic", match="--category.*grouping")
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["evaluate", "{runs}", "--relevance-level", "2"], "--relevance-level has no effect without a --gold"),
+        (["evaluate", "{runs}", "--missing", "negative"], "--missing has no effect without a --gold"),
+        (["evaluate", "{runs}", "--ties", "item"], "--ties has no effect without --thresholds ranks"),
+        (["evaluate", "{runs}", "--resamples", "100"], "--resamples has no effect without --ci"),
+        (["meta", "strictness", "{runs}", "--measures", "f1,accuracy", "--pairs", "10"], "--pairs .*robustness"),
+        (["meta", "power", "{runs}", "--measures", "f1", "--splits", "10"], "--splits .*stability"),
+    ],
+)
+def test_options_typed_where_they_have_no_effect_are_refused(binary, capsys, argv, match):
+    _refused(capsys, *[a.format(runs=binary[0]) for a in argv], match=match)

@@ -161,6 +161,12 @@ def count(
     if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
         system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
     check_roles(src.column_names, src.names[0], system, topic)
+    grouped = (system, topic, item, *([] if by is None else [by] if isinstance(by, str) else by))
+    if category is not None and category in grouped:
+        raise ParameterError(
+            f"category='{category}' (--category) is also a grouping or item column: the categories of a "
+            f"multilabel input need a column of their own."
+        )
     options = dict(
         by=(system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by),
         system=system,
@@ -180,6 +186,8 @@ def count(
     tensor = _count_source(src, gold, options, progress=progress, **how)
     if weight is not None and type(tensor) is ConfusionTensor:
         tensor.squares = _weight_squares(src, gold, options, tensor.counts.shape, how)
+    elif type(tensor) is ConfusionTensor and saved_layout(src.schema).get("weighted"):
+        tensor.squares = np.full(tensor.counts.shape, np.nan)  # saved weighted counts: squares unknown
     return tensor
 
 
