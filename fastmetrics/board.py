@@ -486,11 +486,8 @@ def one_sided(spec) -> bool:
     proportion = registry.parse_specs([spec])[0].measure.proportion
     if proportion is None:
         return False
-    cells = [_MATRIX_CELLS[c] for c in proportion[0]]
+    cells = [registry.MATRIX_CELLS[c] for c in proportion[0]]
     return len({i for i, _ in cells}) == 1 or len({j for _, j in cells}) == 1
-
-
-_MATRIX_CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 
 
 def best_thresholds(

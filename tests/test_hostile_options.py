@@ -244,43 +244,28 @@ def test_item16_values_that_cannot_be_meant(binary):
 # -- found by the audit after issues 29 and 30 ----------------------------------------------------
 def test_saved_weighted_counts_get_no_interval_taken_for_items(tmp_path, binary, capsys):
     """Counts saved from weighted runs lack each count's sum of squared weights: intervals on
-    them are refused (in a unit of 1000 they would narrow ~30x); unweighted saved counts keep them."""
-    _, table = binary
+    them are refused (in a unit of 1000 they would narrow ~30x); unweighted saved counts keep
+    theirs (Wilson: statsmodels on each cell's items)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    path, table = binary
     weighted = tmp_path / "runs.parquet"
     pq.write_table(table.append_column("weight", pa.array(np.arange(table.num_rows) % 3 + 1.0)), weighted)
-    assert main(["count", str(weighted), "--weight", "weight", "--out", str(tmp_path / "w.parquet"), "--quiet"]) == 0
+    wilson = ["--measures", "accuracy", "--ci", "0.95", "--ci-method", "wilson"]
+    for runs, saved, extra in ((weighted, "w.parquet", ["--weight", "weight"]), (path, "u.parquet", [])):
+        assert main(["count", str(runs), *extra, "--out", str(tmp_path / saved), "--quiet"]) == 0
     capsys.readouterr()
-    _refused(
-        capsys,
-        "evaluate",
-        str(tmp_path / "w.parquet"),
-        "--measures",
-        "accuracy",
-        "--ci",
-        "0.95",
-        "--ci-method",
-        "wilson",
-        match="sum of squared weights",
-    )
-    assert main(["count", str(binary[0]), "--out", str(tmp_path / "u.parquet"), "--quiet"]) == 0
-    capsys.readouterr()
-    assert (
-        main(
-            [
-                "evaluate",
-                str(tmp_path / "u.parquet"),
-                "--measures",
-                "accuracy",
-                "--ci",
-                "0.95",
-                "--ci-method",
-                "wilson",
-                "--out",
-                str(tmp_path / "u.csv"),
-            ]
+    _refused(capsys, "evaluate", str(tmp_path / "w.parquet"), *wilson, match="sum of squared weights")
+    assert main(["evaluate", str(tmp_path / "u.parquet"), *wilson, "--out", str(tmp_path / "u.csv")]) == 0
+    for row in pacsv.read_csv(tmp_path / "u.csv").to_pylist():
+        cell = table.filter(
+            pa.compute.and_(
+                pa.compute.equal(table["system"], row["system"]), pa.compute.equal(table["topic"], row["topic"])
+            )
         )
-        == 0
-    )
+        right = int(np.sum(np.asarray(cell["gold"]) == np.asarray(cell["pred"])))
+        low, high = proportion_confint(right, cell.num_rows, alpha=0.05, method="wilson")
+        assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low), pytest.approx(high))
 
 
 def test_a_category_column_that_also_groups_is_refused(binary, capsys):

@@ -66,7 +66,7 @@ from . import _resample_kernels, api, registry
 
 METHODS = ("bootstrap", "wilson", "jeffreys")
 INTERVALS = ("percentile", "basic")
-_CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
+_CELLS = registry.MATRIX_CELLS
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
 _MIN_CHUNK_VALUES = 100_000  # below this, a chunk is not worth a thread
 _SHARED_CHUNK_VALUES = 250_000  # replicates of shared binary cells per chunk: ~8 MB of counts, near the cache
@@ -413,15 +413,21 @@ def _shared_draws(prefix, ends, m):
 def _bounds_of(specs, draws, options, low, high, rows) -> None:
     """Every measure on ``draws`` (``[rows, resamples, m, m]``), its quantiles written to
     ``low[:, rows]`` and ``high[:, rows]``."""
-    for i, spec in enumerate(specs):
-        values = api.values_of(
-            spec,
-            draws,
-            average=options["averages"][i],
-            smoothing=options["smoothing"],
-            matrix_args=options["matrix_args"][i],
+    for i in range(len(specs)):
+        low[i, rows], high[i, rows] = _quantiles(
+            _replicate_values(specs, i, draws, options), options["q"], options["kernel"]
         )
-        low[i, rows], high[i, rows] = _quantiles(values, options["q"], options["kernel"])
+
+
+def _replicate_values(specs, i: int, draws, options) -> np.ndarray:
+    """Measure ``i`` on every replicate of ``draws``, as it was evaluated."""
+    return api.values_of(
+        specs[i],
+        draws,
+        average=options["averages"][i],
+        smoothing=options["smoothing"],
+        matrix_args=options["matrix_args"][i],
+    )
 
 
 def _chunk_starts(rows, resamples, chunk_values):
@@ -464,14 +470,8 @@ def _one_cell_bounds(specs, rng, counts, n, m, resamples, options, low, high, ro
     for begin in range(0, resamples, part):
         end = min(begin + part, resamples)
         draws = _multinomial(rng, counts, n, end - begin).reshape(1, end - begin, m, m)
-        for i, spec in enumerate(specs):
-            values[i, :, begin:end] = api.values_of(
-                spec,
-                draws,
-                average=options["averages"][i],
-                smoothing=options["smoothing"],
-                matrix_args=options["matrix_args"][i],
-            )
+        for i in range(len(specs)):
+            values[i, :, begin:end] = _replicate_values(specs, i, draws, options)
     for i in range(len(specs)):
         low[i, rows], high[i, rows] = _quantiles(values[i], options["q"], options["kernel"])
 

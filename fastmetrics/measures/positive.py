@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import InputError
+from .averaging import one_vs_rest
 
 
 def positive_counts(counts: np.ndarray, classes, specs, average, pos_label=None) -> np.ndarray:
@@ -108,14 +109,12 @@ def _binary_read(specs, average, m: int) -> list:
 
 def _one_against_rest(counts: np.ndarray, k) -> np.ndarray:
     """``[[tn, fp], [fn, tp]]`` of class ``k`` against the rest (every item negative if ``k`` is None)."""
-    total = counts.sum(axis=(-2, -1))
     if k is None:
+        total = counts.sum(axis=(-2, -1))
         tp = fn = fp = np.zeros_like(total)
+        tn = total
     else:
-        tp = counts[..., k, k]
-        fn = counts[..., k, :].sum(axis=-1) - tp
-        fp = counts[..., :, k].sum(axis=-1) - tp
-    tn = total - tp - fn - fp
+        tp, fp, fn, tn = (c[..., k] for c in one_vs_rest(counts)[:4])
     return np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], -2)
 
 

@@ -21,6 +21,11 @@ FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive
 KINDS = ("point", "curve", "ranking", "calibration", "topk")
 
 
+# where each cell of a binary matrix ``[[tn, fp], [fn, tp]]`` lies: the names a record's
+# ``proportion`` uses
+MATRIX_CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
+
+
 @dataclass(frozen=True)
 class Param:
     """A numeric parameter of a measure, with its domain.

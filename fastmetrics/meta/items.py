@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
-from ..io.labels import require_columns
+from ..io.labels import require_columns, weight_values
 from ..io.readers import gold_table, open_source
 from ..measures import api, registry
 from ._common import MetaResult, higher_is_better
@@ -215,7 +215,9 @@ def item_matrix(runs, gold=None, *, pred="pred", item="item", weight=None):
     gold_labels = _per_item(_binary(table.column("gold"), "gold"), i, n_items, table, keys, "gold")
     weights = np.ones(n_items)
     if weight is not None:
-        weights = _per_item(_weights(table.column(weight), weight), i, n_items, table, keys, f"weight ('{weight}')")
+        weights = _per_item(
+            weight_values(table.column(weight), weight, "the runs"), i, n_items, table, keys, f"weight ('{weight}')"
+        )
     shared = given.all(axis=0)
     if not shared.any():
         raise InputError("No item is labelled by every system: paired tests need the same items.")
@@ -238,17 +240,6 @@ def _per_item(values: np.ndarray, codes: np.ndarray, n_items: int, table: pa.Tab
             "systems on the same items, so each item needs one gold label and one weight."
         )
     return out
-
-
-def _weights(column, name) -> np.ndarray:
-    values = column.to_numpy(zero_copy_only=False)
-    if (
-        column.null_count
-        or not np.issubdtype(values.dtype, np.number)
-        or not np.all(np.isfinite(values) & (values >= 0))
-    ):
-        raise InputError(f"Column '{name}' must hold finite non-negative item weights for paired tests over items.")
-    return values.astype(np.float64)
 
 
 def _binary(column, name) -> np.ndarray:
