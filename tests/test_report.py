@@ -271,7 +271,11 @@ def test_probability_scores_get_reliability_diagrams(tmp_path):
 
 
 def _sklearn_macro_f1(runs, gold):
-    """Each run's F1 per question by scikit-learn, averaged over the questions that define it."""
+    """Each run's F1 per question by scikit-learn, averaged over the questions that define it.
+
+    One call a run: the questions are the labels of a multilabel indicator matrix (a column
+    each, its comments the rows; padding rows are true negatives, which F1 does not read), so
+    ``average=None`` gives every question's F1 at once."""
     from sklearn.metrics import f1_score
 
     truth = {(r["topic"], r["item"]): r["gold"] for r in fm.read_gold(gold).to_pylist()}
@@ -283,7 +287,12 @@ def _sklearn_macro_f1(runs, gold):
             topics.setdefault(r["topic"], ([], []))
             topics[r["topic"]][0].append(truth[(r["topic"], r["item"])])
             topics[r["topic"]][1].append(r["pred"])
-        values = [f1_score(y, p, zero_division=np.nan) for y, p in topics.values()]
+        depth = max(len(y) for y, _ in topics.values())
+        y_true = np.zeros((depth, len(topics)), np.int8)
+        y_pred = np.zeros((depth, len(topics)), np.int8)
+        for column, (y, p) in enumerate(topics.values()):
+            y_true[: len(y), column], y_pred[: len(p), column] = y, p
+        values = f1_score(y_true, y_pred, average=None, zero_division=np.nan)
         out[rows[0]["system"]] = np.nanmean(values)
     return out
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 GROUP_A, GROUP_B, GOLD, VALUE, WEIGHT = 0, 1, 2, 3, 4
 N_KINDS = 5
@@ -281,7 +281,7 @@ def mark_items(n, a, b, stride_a, gold, item, n_items, seen, keys, err):
     key was already marked -- a duplicated item, in this batch or an earlier one -- or -1.
     With an empty ``seen`` (a key space too large for a bitmap) write the keys to ``keys`` for a
     check by sorting instead. Serial: two threads setting bits of one byte would lose a mark
-    (:func:`mark_items_threads` gives each thread a bitmap of its own).
+    (:func:`mark_items_threads` marks with atomic ORs).
     (``gold`` is read as the counting kernels read it, so both share one compiled ``_row_codes``.)"""
     return _mark_range(0, n, a, b, stride_a, gold, item, n_items, seen, keys, err)
 
@@ -303,38 +303,49 @@ def _mark_range(start, stop, a, b, stride_a, gold, item, n_items, seen, keys, er
     return -1
 
 
+@intrinsic
+def _or_byte(typingctx, array, index, value):
+    """``array[index] |= value`` as one atomic operation; returns the byte it held before."""
+    signature = types.uint8(array, types.int64, types.uint8)
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.atomic_rmw("or", builder.gep(data.data, [args[1]]), args[2], "monotonic")
+
+    return signature, codegen
+
+
+@njit(cache=True, nogil=True)
+def _mark_shared_range(start, stop, a, b, stride_a, gold, item, n_items, seen, err):
+    for r in range(start, stop):
+        g, _ = _row_codes(a, b, stride_a, gold, r, err)
+        i = code_of(item, r)
+        if g < 0:
+            return False
+        if i < 0:
+            _note(err, VALUE, r)
+            return False
+        key = g * n_items + i
+        bit = np.uint8(1 << (key & 7))
+        if _or_byte(seen, key >> 3, bit) & bit:
+            return False
+    return True
+
+
 @njit(cache=True, parallel=True, nogil=True)
-def mark_items_threads(n, a, b, stride_a, gold, item, n_items, seen, fresh, errors):
-    """:func:`mark_items` on one chunk of rows per thread, each into its own zeroed bitmap
-    ``fresh[c]``; then, when no key is marked twice (in one chunk, in two, or in ``seen`` by an
-    earlier batch), every mark is added to ``seen``. Returns whether the batch is free of
-    duplicates; when it is not, ``seen`` is left as it was, for :func:`mark_items` to find the
-    first duplicated row."""
-    n_chunks = fresh.shape[0]
+def mark_items_threads(n, a, b, stride_a, gold, item, n_items, seen, errors):
+    """:func:`mark_items` on one chunk of rows per thread, all marking the one bitmap ``seen``
+    with atomic ORs (a byte's bits may belong to two threads' keys). Returns whether every key
+    was new; when one was not, ``seen`` holds some of the batch's marks, and the caller puts
+    back its copy from before the batch for :func:`mark_items` to find the first duplicated row."""
+    n_chunks = errors.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
     clean = np.ones(n_chunks, np.bool_)
-    keys = np.zeros(0, np.int64)
     for c in prange(n_chunks):
-        start, stop = c * chunk, min(n, (c + 1) * chunk)
-        clean[c] = _mark_range(start, stop, a, b, stride_a, gold, item, n_items, fresh[c], keys, errors[c]) < 0
-    if not clean.all() or errors.max() >= 0:
-        return False
-    n_bytes = seen.size
-    step = (n_bytes + n_chunks - 1) // n_chunks
-    for c in prange(n_chunks):
-        for byte in range(c * step, min(n_bytes, (c + 1) * step)):
-            marks = seen[byte]
-            for other in range(n_chunks):
-                if fresh[other, byte] & marks:
-                    clean[c] = False
-                marks |= fresh[other, byte]
-    if not clean.all():
-        return False
-    for c in prange(n_chunks):
-        for byte in range(c * step, min(n_bytes, (c + 1) * step)):
-            for other in range(n_chunks):
-                seen[byte] |= fresh[other, byte]
-    return True
+        clean[c] = _mark_shared_range(
+            c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, item, n_items, seen, errors[c]
+        )
+    return clean.all() and errors.max() < 0
 
 
 @njit(cache=True)

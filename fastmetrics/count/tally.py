@@ -23,8 +23,6 @@ from .plan import CountPlan
 _PARTIAL_BYTES = 256 << 20
 # A (run, item) bitmap up to this many bits; beyond it, keys are sorted at the end instead.
 _BITMAP_BITS = 1 << 32
-# Duplicates are marked by every thread in a bitmap of its own while they fit in this many bytes.
-_THREAD_BITMAPS = 64 << 20
 # Batches smaller than this are counted by one thread (and need no parallel kernel compiled).
 SERIAL_ROWS = 1 << 16
 
@@ -228,16 +226,17 @@ class Tally:
         keys = np.empty(0 if self.seen is not None else n, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
         threads = numba.get_num_threads()
-        # each thread's bitmap is zeroed, checked and merged whole: worth it for batches of many rows
-        threaded = n >= SERIAL_ROWS and n >= 8 * seen.size and seen.size * threads <= _THREAD_BITMAPS
-        if self.seen is not None and threads > 1 and threaded:
-            errors = np.full((threads, k.N_KINDS), -1, np.int64)
-            fresh = np.zeros((threads, seen.size), np.uint8)
-            if k.mark_items_threads(n, a, b, stride, gold, item, self.n_keys, seen, fresh, errors):
+        # the bitmap is copied before a threaded pass (to find the first duplicate serially should
+        # there be one): worth it while the copy is small beside the batch
+        if self.seen is not None and threads > 1 and n >= SERIAL_ROWS and seen.size <= 4 * n:
+            before = seen.copy()
+            if k.mark_items_threads(
+                n, a, b, stride, gold, item, self.n_keys, seen, np.full((threads, k.N_KINDS), -1, np.int64)
+            ):
                 if self.kept is not None:
                     self._items, _, _ = self._rows(batch, part, offset, item)
                 return
-            # a duplicate or a bad value: the serial pass below finds the first such row
+            seen[:] = before
         dup = k.mark_items(n, a, b, stride, gold, item, self.n_keys, seen, keys, err)
         if self.seen is None:
             self.keys.append((keys, part))

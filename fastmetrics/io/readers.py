@@ -19,6 +19,8 @@ starting with ``#`` are skipped, a UTF-8 byte-order mark and CRLF line ends are 
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import glob
 import os
 import re
@@ -26,13 +28,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import InputError, parameter_error
-from . import _text
+from . import _parquet, _text
 from ._csv import CONVERT, read_plain_csv
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
@@ -815,6 +818,48 @@ class Source:
                 yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, list(columns)))
 
 
+def _parquet_batches(fragment, schema, columns):
+    """A Parquet file's batches: each row group decoded by :mod:`fastmetrics.io._parquet` (on
+    numba's threads, a few groups ahead), or by pyarrow where that reader does not decode it."""
+    try:
+        groups = _parquet.RowGroups(fragment.path, fragment.metadata, schema)
+        native = _is_local(fragment)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
+    count = fragment.metadata.num_row_groups
+    if not native or count == 0:
+        yield from _arrow_batches(fragment, schema, columns)
+        return
+    pieces = None
+    with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
+        ahead = collections.deque(pool.submit(_native_group, groups, g, columns) for g in range(min(count, READAHEAD)))
+        for g in range(count):
+            batch = ahead.popleft().result()
+            if g + READAHEAD < count:
+                ahead.append(pool.submit(_native_group, groups, g + READAHEAD, columns))
+            if batch is None:
+                pieces = pieces or fragment.split_by_row_group()
+                yield from _arrow_batches(pieces[g], schema, columns)
+            else:
+                yield batch
+
+
+def _native_group(groups, group: int, columns):
+    """Row group ``group`` decoded natively, or None for pyarrow to read it."""
+    try:
+        return groups.read(group, columns)
+    except _parquet.Unsupported:
+        return None
+    except OSError as exc:
+        raise InputError(f"Cannot read Parquet data '{groups.path}': {exc}") from None
+
+
+def _is_local(fragment) -> bool:
+    import pyarrow.fs as pafs
+
+    return isinstance(fragment.filesystem, pafs.LocalFileSystem) and os.path.isfile(fragment.path)
+
+
 def _numbered(name, batches):
     offset = 0
     for batch in batches:
@@ -823,7 +868,7 @@ def _numbered(name, batches):
             offset += batch.num_rows
 
 
-def _parquet_batches(fragment, schema, columns):
+def _arrow_batches(fragment, schema, columns):
     try:
         # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps memory
         # at a few batches whatever the file's size

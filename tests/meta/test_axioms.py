@@ -235,6 +235,23 @@ def test_errors():
     assert np.isclose(ax.expected_random("accuracy", 3, 4), 0.5)
 
 
+def test_docs_profile_rows_come_from_the_checker(capsys):
+    """A few measures' rows and counterexamples of docs/axioms.md, each from the checker (the
+    whole profile, every measure, is compared by the slow test below)."""
+    from tests.conftest import REPO
+
+    doc = (REPO / "docs" / "axioms.md").read_text(encoding="utf-8")
+    checked = 0
+    for argv in (["axioms", "f1", "jaccard", "balanced_accuracy"], ["axioms", "confusion_entropy", "--classes", "3"]):
+        assert main([*argv, "--format", "md"]) == 0
+        for line in capsys.readouterr().out.splitlines():
+            if line.startswith(("| f1 ", "| jaccard ", "| balanced_accuracy ", "| confusion_entropy ", "- ")):
+                assert line in doc, line
+                checked += 1
+    assert checked > 20
+
+
+@pytest.mark.slow
 def test_docs_profile_is_generated_from_the_checker(capsys):
     """docs/axioms.md ends with `fastmetrics axioms --format md`; regenerate it when measures change."""
     from tests.conftest import REPO

@@ -1,0 +1,146 @@
+"""The Parquet reader of the count stage (fastmetrics.io._parquet) against pyarrow's: the same
+values for every writer option it decodes, and pyarrow's reading wherever it does not."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.io import _parquet, readers
+
+WRITER_OPTIONS = [
+    {},
+    {"compression": "none"},
+    {"compression": "zstd"},  # left to pyarrow
+    {"data_page_version": "2.0"},
+    {"data_page_version": "2.0", "compression": "none"},
+    {"use_dictionary": False},  # plain strings: left to pyarrow
+    {"dictionary_pagesize_limit": 64},  # dictionaries outgrown mid-chunk: plain pages after them
+    {"data_page_size": 100, "write_batch_size": 7},  # many small pages, runs cut anywhere
+    {"row_group_size": 333},
+]
+
+
+def _table(rows, seed, nulls=False):
+    rng = np.random.default_rng(seed)
+    system = rng.integers(0, 5, rows)
+    system.sort()
+    columns = {
+        "system": pa.array([f"team{s:02d}/run_é" for s in system]),
+        "topic": pa.array([f"Q{t}" for t in rng.integers(0, 40, rows)]),
+        "item": pa.array([f"doc{i}" for i in rng.permutation(rows)]),
+        "gold": pa.array(rng.random(rows) < 0.3),
+        "pred": pa.array(rng.random(rows) < 0.5),
+        "score": pa.array(rng.random(rows).astype(np.float32)),
+        "weight": pa.array(rng.random(rows)),
+        "code": pa.array(rng.integers(-3, 900, rows).astype(np.int32)),
+        "big": pa.array(rng.integers(0, 2**40, rows)),
+    }
+    if nulls:
+        columns["topic"] = pa.array([None if i % 97 == 5 else f"Q{i % 7}" for i in range(rows)])
+    return pa.table(columns)
+
+
+def _plain(batch_or_table):
+    """Dictionary columns decoded, for comparing values whatever the dictionaries."""
+    table = pa.Table.from_batches([batch_or_table]) if isinstance(batch_or_table, pa.RecordBatch) else batch_or_table
+    return readers._decoded(table).combine_chunks()
+
+
+@pytest.mark.parametrize(
+    "options", WRITER_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults"
+)
+@pytest.mark.parametrize("rows", [1, 1000, 5000])
+def test_batches_equal_pyarrow(tmp_path, options, rows):
+    table = _table(rows, rows)
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, **options)
+    src = readers.open_source(path)
+    columns = list(table.column_names)
+    got = pa.concat_tables([pa.Table.from_batches([b]) for _, _, b in src.record_batches(columns)])
+    assert _plain(got).equals(table.combine_chunks())
+    # the dictionary columns stay dictionaries, as pyarrow's dataset reads them
+    assert pa.types.is_dictionary(got.schema.field("system").type)
+
+
+NATIVE = [{}, {"compression": "none"}, {"data_page_version": "2.0"}, {"data_page_size": 100, "write_batch_size": 7}]
+
+
+@pytest.mark.parametrize("options", NATIVE, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+def test_the_native_reader_decodes_pyarrows_files(tmp_path, options):
+    """The fast path is taken (not a silent fallback) for the files pyarrow writes."""
+    table = _table(4000, 1)
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, row_group_size=1500, **options)
+    dataset = readers._parquet_dataset(path)
+    fragment = next(iter(dataset.get_fragments()))
+    groups = _parquet.RowGroups(path, fragment.metadata, dataset.schema)
+    for g in range(fragment.metadata.num_row_groups):
+        batch = groups.read(g, table.column_names)
+        expected = pq.ParquetFile(path).read_row_group(g)
+        assert _plain(batch).equals(expected.combine_chunks())
+
+
+@pytest.mark.parametrize(
+    "options,reason",
+    [
+        ({"compression": "zstd"}, "codec"),
+        ({"use_dictionary": False}, "read as"),
+    ],
+)
+def test_what_it_does_not_decode_is_said(tmp_path, options, reason):
+    table = _table(100, 2)
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, **options)
+    dataset = readers._parquet_dataset(path)
+    fragment = next(iter(dataset.get_fragments()))
+    groups = _parquet.RowGroups(path, fragment.metadata, dataset.schema)
+    with pytest.raises(_parquet.Unsupported):
+        groups.read(0, ["system", "score"] if reason == "read as" else ["gold"])
+
+
+def test_a_null_is_left_to_pyarrow_and_named(tmp_path):
+    table = _table(500, 3, nulls=True)
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path)
+    with pytest.raises(fm.InputError, match="topic"):
+        fm.count(path)
+
+
+def test_counts_from_a_file_equal_counts_from_its_table(tmp_path):
+    table = _table(20000, 4)
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, row_group_size=3000, data_page_size=512)
+    for thresholds in (None, 11, "exact"):
+        from_file = fm.count(path, thresholds=thresholds)
+        from_table = fm.count(table, thresholds=thresholds)
+        np.testing.assert_array_equal(from_file.counts, from_table.counts)
+
+
+def test_snappy_copies_that_overlap_their_output():
+    """A run of one byte is a literal and a copy of offset 1 over itself (the snappy format's
+    overlapping copy), as pyarrow's codec writes it."""
+    data = b"ab" * 5000 + bytes(range(256)) * 3 + b"z" * 70000
+    packed = pa.Codec("snappy").compress(data, asbytes=True)
+    out = np.empty(len(data), np.uint8)
+    src = np.frombuffer(packed, np.uint8)
+    assert _parquet.snappy(src, 0, src.size, out) == len(data)
+    assert out.tobytes() == data
+    assert _parquet.snappy(src, 0, src.size - 3, out) == -1  # a truncated block is refused
+
+
+@pytest.mark.parametrize("width", [1, 3, 10, 17])
+def test_hybrid_runs_and_bit_packing_equal_a_reference(tmp_path, width):
+    rng = np.random.default_rng(width)
+    values = rng.permutation(np.repeat(np.arange(2**width, dtype=np.int64) * 7919, 3 + 600 // 2**width))
+    values[100:400] = values[100]  # a run
+    # written by pyarrow as dictionary indices of this bit width: read back through the pages
+    for step in (1, 2):
+        table = pa.table({"v": pa.array(values[::step])})
+        path = str(tmp_path / f"h{step}.parquet")
+        pq.write_table(table, path, use_dictionary=True, dictionary_pagesize_limit=1 << 30)
+        dataset = readers._parquet_dataset(path)
+        fragment = next(iter(dataset.get_fragments()))
+        got = _parquet.RowGroups(path, fragment.metadata, dataset.schema).read(0, ["v"])
+        np.testing.assert_array_equal(got.column(0).to_numpy(), values[::step])
