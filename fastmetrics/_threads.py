@@ -5,6 +5,8 @@ call in every fresh environment, can outweigh the work. Shared by the stages."""
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import threading
 
 import numba
 
@@ -31,10 +33,31 @@ def on_threads(function, calls) -> list:
     """
     calls = list(calls)
     threads = numba.get_num_threads()
-    if threads < 2 or len(calls) < 2:
+    # a call from one of the pool's own threads runs its calls itself: waiting on the pool from
+    # inside it could wait for ever
+    if threads < 2 or len(calls) < 2 or threading.current_thread().name.startswith(_PREFIX):
         return [function(*args) for args in calls]
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        return [job.result() for job in [pool.submit(function, *args) for args in calls]]
+    pool = _pool(threads)
+    jobs = [pool.submit(function, *args) for args in calls]
+    concurrent.futures.wait(jobs)
+    return [job.result() for job in jobs]
+
+
+_PREFIX = "fastmetrics-"
+_pools: dict = {}
+_lock = threading.Lock()
+# a forked child has none of its parent's threads: it starts pools of its own
+os.register_at_fork(after_in_child=_pools.clear)
+
+
+def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    """One pool a thread count, kept for the process: a count of many small files calls
+    :func:`on_threads` a few times a file, and starting threads each time cost more than the
+    work of a small file."""
+    with _lock:
+        if threads not in _pools:
+            _pools[threads] = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix=f"{_PREFIX}{threads}")
+        return _pools[threads]
 
 
 def thread_count() -> int:

@@ -126,6 +126,12 @@ def copy_bits(src, at, count, dst, dst_bit):
             dst[d >> 3] &= np.uint8(~(1 << (d & 7)) & 0xFF)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _u32(buf, at):
+    """The little-endian 4-byte length at ``at`` (levels and booleans of a page are prefixed by one)."""
+    return np.int64(buf[at]) | np.int64(buf[at + 1]) << 8 | np.int64(buf[at + 2]) << 16 | np.int64(buf[at + 3]) << 24
+
+
 @njit(cache=True, nogil=True)
 def plain_byte_arrays(buf, at, stop, count, offsets, data):
     """Decode ``count`` plain BYTE_ARRAY values (each a 4-byte little-endian length, then the
@@ -135,9 +141,7 @@ def plain_byte_arrays(buf, at, stop, count, offsets, data):
     for k in range(count):
         if at + 4 > stop:
             return -1
-        length = (
-            np.int64(buf[at]) | np.int64(buf[at + 1]) << 8 | np.int64(buf[at + 2]) << 16 | np.int64(buf[at + 3]) << 24
-        )
+        length = _u32(buf, at)
         at += 4
         if at + length > stop:
             return -1
@@ -483,6 +487,37 @@ def _hybrid_bits(buf, at, stop, count, out, dst_bit):
 
 
 @njit(cache=True, nogil=True)
+def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary, dict_count, filled):
+    """Decode one page's ``count`` values from byte ``v`` into row ``filled`` on (see
+    :func:`data_pages`); return 0, or a negative status."""
+    if encoding in (2, 8):
+        if dict_count < 0 or kind == 0 or v >= page.size:
+            return ENCODING
+        got = unpack_hybrid(page, v + 1, page.size, np.int64(page[v]), indices, filled, count, dict_count)
+        if got != count:
+            return DAMAGED
+        if kind == 1:
+            _gather(indices, filled, count, dictionary, width, out)
+    elif encoding == _RLE and kind == 0:  # booleans of v2 pages: 4-byte length, hybrid of 1 bit
+        if v + 4 > page.size:
+            return DAMAGED
+        length = _u32(page, v)
+        if v + 4 + length > page.size or _hybrid_bits(page, v + 4, v + 4 + length, count, out, filled) != count:
+            return DAMAGED
+    elif encoding == 0 and kind == 0:
+        if v + (count + 7) // 8 > page.size:
+            return DAMAGED
+        copy_bits(page, v, count, out, filled)
+    elif encoding == 0 and kind == 1:
+        if v + count * width > page.size:
+            return DAMAGED
+        out[filled * width : (filled + count) * width] = page[v : v + count * width]
+    else:
+        return ENCODING
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def data_pages(chunk, at, codec, kind, width, max_def, rows, out, indices, dictionary, dict_count, buffer):
     """Decode the data pages of a column chunk from ``at`` on; return the values decoded, or a
     negative status (``DAMAGED``, ``NULL``, ``ENCODING``).
@@ -517,7 +552,7 @@ def data_pages(chunk, at, codec, kind, width, max_def, rows, out, indices, dicti
             if max_def and page.size >= 4:
                 if fields[5] != 3:
                     return ENCODING
-                length = np.int64(page[0]) | np.int64(page[1]) << 8 | np.int64(page[2]) << 16 | np.int64(page[3]) << 24
+                length = _u32(page, 0)
                 if 4 + length > page.size:
                     return DAMAGED
                 if not _all_equal(page, 4, 4 + length, 1, count, 1):
@@ -525,35 +560,9 @@ def data_pages(chunk, at, codec, kind, width, max_def, rows, out, indices, dicti
                 v = 4 + length
         if page.size == 0 and count > 0:
             return DAMAGED
-        if encoding in (2, 8):
-            if dict_count < 0 or kind == 0 or v >= page.size:
-                return ENCODING
-            got = unpack_hybrid(page, v + 1, page.size, np.int64(page[v]), indices, filled, count, dict_count)
-            if got != count:
-                return DAMAGED
-            if kind == 1:
-                _gather(indices, filled, count, dictionary, width, out)
-        elif encoding == _RLE and kind == 0:  # booleans of v2 pages: 4-byte length, hybrid of 1 bit
-            if v + 4 > page.size:
-                return DAMAGED
-            length = (
-                np.int64(page[v])
-                | np.int64(page[v + 1]) << 8
-                | np.int64(page[v + 2]) << 16
-                | np.int64(page[v + 3]) << 24
-            )
-            if v + 4 + length > page.size or _hybrid_bits(page, v + 4, v + 4 + length, count, out, filled) != count:
-                return DAMAGED
-        elif encoding == 0 and kind == 0:
-            if v + (count + 7) // 8 > page.size:
-                return DAMAGED
-            copy_bits(page, v, count, out, filled)
-        elif encoding == 0 and kind == 1:
-            if v + count * width > page.size:
-                return DAMAGED
-            out[filled * width : (filled + count) * width] = page[v : v + count * width]
-        else:
-            return ENCODING
+        status = _page_values(page, v, count, encoding, kind, width, out, indices, dictionary, dict_count, filled)
+        if status < 0:
+            return status
         filled += count
     return filled
 
