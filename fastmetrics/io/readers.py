@@ -876,13 +876,27 @@ def _arrow_batches(fragment, schema, columns):
             schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=READAHEAD, use_threads=True
         )
         for i, batch in enumerate(batches):
-            yield batch
+            yield _indices_in_range(batch, fragment.path)
             if i % 16 == 15:
                 # Arrow's allocator keeps freed pages; handing them back now and then is what
                 # keeps a 100M-row stream at a flat peak
                 pa.default_memory_pool().release_unused()
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
+
+
+def _indices_in_range(batch: pa.RecordBatch, path: str) -> pa.RecordBatch:
+    """The batch, once its dictionary indices are known to point into their dictionaries:
+    pyarrow's reader does not check them, and a damaged file's would fail far from their read."""
+    for name, column in zip(batch.schema.names, batch.columns):
+        if pa.types.is_dictionary(column.type) and len(column) and column.indices.null_count < len(column):
+            bounds = pc.min_max(column.indices).as_py()
+            if bounds["min"] < 0 or bounds["max"] >= len(column.dictionary):
+                raise InputError(
+                    f"Cannot read Parquet data '{path}': column '{name}' has a dictionary index out of "
+                    f"range (the file is damaged)."
+                )
+    return batch
 
 
 def _decoded(table: pa.Table) -> pa.Table:

@@ -144,3 +144,35 @@ def test_hybrid_runs_and_bit_packing_equal_a_reference(tmp_path, width):
         fragment = next(iter(dataset.get_fragments()))
         got = _parquet.RowGroups(path, fragment.metadata, dataset.schema).read(0, ["v"])
         np.testing.assert_array_equal(got.column(0).to_numpy(), values[::step])
+
+
+def test_a_damaged_file_is_an_input_error_or_reads_as_pyarrow_reads_it(tmp_path):
+    """Bytes of the data pages changed at random: the count either refuses the file with an
+    InputError (naming it) or gives pyarrow's counts of the same bytes -- never another error."""
+    rng = np.random.default_rng(7)
+    base = str(tmp_path / "base.parquet")
+    pq.write_table(_table(2000, 8), base, row_group_size=700, data_page_size=256)
+    raw = open(base, "rb").read()
+    data_end = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")
+    damaged = str(tmp_path / "damaged.parquet")
+    compared = 0
+    for _ in range(60):
+        body = bytearray(raw)
+        for _ in range(rng.integers(1, 5)):
+            body[rng.integers(4, data_end)] = rng.integers(0, 256)
+        open(damaged, "wb").write(body)
+        try:
+            got = fm.count(damaged, thresholds=11).counts
+        except fm.InputError as error:
+            assert "damaged.parquet" in str(error)
+            continue
+        native, readers._is_local = readers._is_local, lambda fragment: False
+        try:
+            expected = fm.count(damaged, thresholds=11).counts
+        except fm.InputError:
+            continue  # damage in bytes pyarrow checks and a count does not read (statistics)
+        finally:
+            readers._is_local = native
+        np.testing.assert_array_equal(got, expected)
+        compared += 1
+    assert compared > 5
