@@ -4,21 +4,23 @@ the counting kernels take. Private: used by :mod:`fastmetrics.io.readers`.
 pyarrow's reader builds each column through its general machinery: a dictionary-encoded string
 column whose pages are a few runs of one index (the systems and topics of a run, grouped) costs
 as much as a column of distinct numbers, and W1's five columns take about 110 ms to decode,
-more than a count of them. Here a row group's column chunks are read as bytes, their page
-headers parsed (Thrift's compact protocol, in Python: a few dozen pages a file), the pages
-decompressed by Arrow's codecs, and the values decoded by two small kernels: the RLE/bit-packed
-hybrid (dictionary indices and definition levels; a run becomes one fill) and a bit copy
-(booleans stay a bitmap). A string column read as a dictionary keeps the dictionary page as its
-dictionary, so the count stage reads indices, as it reads pyarrow's.
+more than a count of them. Here a row group's column chunks are read as bytes and one kernel a
+column chunk walks its pages: the page headers (Thrift's compact protocol -- pyarrow writes pages
+of 20,000 rows, so a header parsed in Python would cost as much as the page), Snappy
+decompression, and the values: the RLE/bit-packed hybrid (dictionary indices and definition
+levels; a run becomes one fill), booleans copied as a bitmap. A string column read as a
+dictionary keeps the dictionary page as its dictionary, so the count stage reads indices, as it
+reads pyarrow's.
 
 What is read here: flat columns of booleans, int32/int64, float32/float64 (plain or
 dictionary-encoded) and strings (dictionary-encoded pages, read as a dictionary), data pages v1
-and v2, codecs uncompressed, Snappy, gzip, Brotli, ZSTD and LZ4_RAW, no null. Anything else -- a
+and v2, uncompressed or Snappy (pyarrow's default), no null. Anything else -- another codec, a
 null, a string page written plain after its dictionary outgrew the writer's limit, a delta
-encoding, a nested column -- raises :class:`Unsupported`, and the caller reads that row group with
-pyarrow instead, so no input reads differently.
+encoding, a nested column, a damaged page -- raises :class:`Unsupported`, and the caller reads
+that row group with pyarrow instead, so no input reads differently.
 
-Reference: the Apache Parquet format specification (``parquet.thrift``, ``Encodings.md``).
+References: the Apache Parquet format specification (``parquet.thrift``, ``Encodings.md``);
+Google's Snappy format description (``format_description.txt``).
 """
 
 from __future__ import annotations
