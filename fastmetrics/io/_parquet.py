@@ -43,6 +43,8 @@ _FIXED = {  # physical type -> numpy type of its plain values, and the Arrow typ
 }
 # a row group is decoded whole; beyond this many rows pyarrow streams it in batches instead
 MAX_GROUP_ROWS = 1 << 23
+# uncompressed bytes a chunk may claim per compressed byte (Snappy's bound is about 21)
+_MAX_RATIO = 32
 
 
 class Unsupported(Exception):
@@ -176,6 +178,22 @@ def _zigzag(n):
     return (n >> 1) ^ -(n & 1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _field_header(buf, at, stop, last):
+    """The next field of a struct at ``at``, after field ``last``: (type, id, position after the
+    header); type 0 at the struct's end; position -1 when the header runs past ``stop``."""
+    if at >= stop:
+        return 0, 0, -1
+    head = np.int64(buf[at])
+    at += 1
+    if head == 0:
+        return 0, 0, at
+    if head >> 4:  # the id as a delta from the last one's
+        return head & 0x0F, last + (head >> 4), at
+    raw, at = _uvarint(buf, at, stop)
+    return head & 0x0F, _zigzag(raw), at
+
+
 @njit(cache=True, nogil=True)
 def _skip(buf, at, stop, kind):
     """Position after one compact-protocol value of type ``kind`` (nested containers walked with
@@ -215,19 +233,12 @@ def _skip(buf, at, stop, kind):
         pending = 0
         while depth > 0 and pending == 0:
             if left[depth - 1] < 0:  # in a struct: the next field's header, or its end
-                if at >= stop:
+                pending, _, at = _field_header(buf, at, stop, 0)
+                if at < 0:
                     return -1
-                head = np.int64(buf[at])
-                at += 1
-                if head == 0:
+                if pending == 0:
                     depth -= 1
-                    continue
-                if head >> 4 == 0:
-                    _, at = _uvarint(buf, at, stop)
-                    if at < 0:
-                        return -1
-                pending = head & 0x0F
-                if pending in (1, 2):
+                elif pending in (1, 2):
                     pending = 0
             elif left[depth - 1] == 0:
                 depth -= 1
@@ -246,33 +257,21 @@ def _header_struct(buf, at, stop, fields):
     """Read the i32 fields 1-8 of a struct into ``fields[1:9]`` (booleans as 1/0), skipping the
     rest; return the position after it, or -1."""
     last = 0
-    while at < stop:
-        head = np.int64(buf[at])
-        at += 1
-        if head == 0:
+    while True:
+        kind, field, at = _field_header(buf, at, stop, last)
+        if at < 0 or kind == 0:
             return at
-        kind = head & 0x0F
-        if head >> 4:
-            field = last + (head >> 4)
-        else:
-            raw, at = _uvarint(buf, at, stop)
-            if at < 0:
-                return -1
-            field = _zigzag(raw)
         last = field
         if kind == 5 and 1 <= field <= 8:
             raw, at = _uvarint(buf, at, stop)
-            if at < 0:
-                return -1
             fields[field] = _zigzag(raw)
         elif kind in (1, 2):
             if 1 <= field <= 8:
                 fields[field] = 1 if kind == 1 else 0
         else:
             at = _skip(buf, at, stop, kind)
-            if at < 0:
-                return -1
-    return -1
+        if at < 0:
+            return -1
 
 
 @njit(cache=True, nogil=True)
@@ -286,43 +285,31 @@ def page_header(buf, at, stop, fields):
     """
     fields[:] = -1
     fields[9] = 1
-    sub = np.full(9, -1, np.int64)
+    top = np.full(9, -1, np.int64)  # the PageHeader's own i32 fields 1-3
+    sub = np.full(9, -1, np.int64)  # those of its one page-type header
     last = 0
-    while at < stop:
-        head = np.int64(buf[at])
-        at += 1
-        if head == 0:
-            return at
-        kind = head & 0x0F
-        field = last + (head >> 4) if head >> 4 else -1
-        if field < 0:
-            raw, at = _uvarint(buf, at, stop)
-            if at < 0:
-                return -1
-            field = _zigzag(raw)
+    while True:
+        kind, field, at = _field_header(buf, at, stop, last)
+        if at < 0 or kind == 0:
+            break
         last = field
-        if kind == 5 and field in (1, 2, 3):
-            raw, at = _uvarint(buf, at, stop)
-            if at < 0:
-                return -1
-            fields[field - 1] = _zigzag(raw)
-        elif kind == 12 and field in (5, 7, 8):
-            sub[:] = -1
+        if kind == 12 and field in (5, 7, 8):
             at = _header_struct(buf, at, stop, sub)
-            if at < 0:
-                return -1
             fields[3], fields[4] = sub[1], (sub[4] if field == 8 else sub[2])
             if field == 5:
                 fields[5] = sub[3]
             elif field == 8:
                 fields[6], fields[7], fields[8] = sub[2], sub[5], sub[6]
-                if sub[7] == 0:
-                    fields[9] = 0
+                fields[9] = 0 if sub[7] == 0 else 1
+        elif kind == 5 and field in (1, 2, 3):
+            raw, at = _uvarint(buf, at, stop)
+            top[field] = _zigzag(raw)
         elif kind not in (1, 2):
             at = _skip(buf, at, stop, kind)
-            if at < 0:
-                return -1
-    return -1
+        if at < 0:
+            return -1
+    fields[0], fields[1], fields[2] = top[1], top[2], top[3]
+    return at
 
 
 # -- page bodies ---------------------------------------------------------------------------------
@@ -601,7 +588,7 @@ class RowGroups:
         """Decode row group ``group``'s ``columns`` as a record batch; :class:`Unsupported` when a
         column is not one this reader decodes."""
         meta = self.metadata.row_group(group)
-        if meta.num_rows > MAX_GROUP_ROWS:
+        if not 0 <= meta.num_rows <= MAX_GROUP_ROWS:
             raise Unsupported("a row group too large to decode whole")
         arrays = []
         with open(self.path, "rb") as handle:
@@ -615,8 +602,12 @@ class RowGroups:
                 start = chunk_meta.data_page_offset
                 if chunk_meta.has_dictionary_page and chunk_meta.dictionary_page_offset is not None:
                     start = min(start, chunk_meta.dictionary_page_offset)
+                size, unpacked = chunk_meta.total_compressed_size, chunk_meta.total_uncompressed_size
+                # a damaged footer's sizes are not taken at their word: Snappy unpacks at most ~21 times
+                if start < 0 or size <= 0 or not 0 <= unpacked <= _MAX_RATIO * size + (1 << 16):
+                    raise Unsupported("column chunk sizes this reader does not trust")
                 handle.seek(start)
-                chunk = np.frombuffer(handle.read(chunk_meta.total_compressed_size), np.uint8)
+                chunk = np.frombuffer(handle.read(size), np.uint8)
                 layout = _layout(physical, self.schema.field(name).type)
                 arrays.append(_column(chunk, chunk_meta, layout, max_def, meta.num_rows))
         return pa.RecordBatch.from_arrays(arrays, names=list(columns))
@@ -644,7 +635,7 @@ def _column(chunk: np.ndarray, chunk_meta, layout, max_def: int, rows: int) -> p
     codec = _CODECS.get(chunk_meta.compression)
     if codec is None:
         raise Unsupported(f"codec {chunk_meta.compression}")
-    buffer = np.empty(max(1, chunk_meta.total_uncompressed_size), np.uint8)
+    buffer = np.empty(max(1, chunk_meta.total_uncompressed_size), np.uint8)  # bounds every page
     at, dictionary, count = 0, np.zeros(1, np.uint8), -1
     fields = np.empty(16, np.int64)
     body = page_header(chunk, 0, chunk.size, fields)

@@ -89,7 +89,7 @@ def test_the_native_reader_decodes_pyarrows_files(tmp_path, options):
         ({"use_dictionary": False}, "read as"),
     ],
 )
-def test_what_it_does_not_decode_is_said(tmp_path, options, reason):
+def test_what_it_does_not_decode_is_left_to_pyarrow(tmp_path, options, reason):
     table = _table(100, 2)
     path = str(tmp_path / "t.parquet")
     pq.write_table(table, path, **options)
