@@ -17,6 +17,7 @@ from numba import njit, prange
 
 from .._errors import InputError, ParameterError
 from .._seeding import rng_of
+from .._threads import on_threads
 from ..io.labels import require_columns
 from ..io.readers import open_source
 from ..tensor import ConfusionTensor
@@ -33,30 +34,64 @@ def _group_sizes(group, start):
 
 
 @njit(cache=True)
-def _place(group, gold, pred, codes, m, at, cell, items):
-    """Put each row at its group's next place (``at``): its cell ``gold * m + pred`` and item code."""
+def _place(group, gold, pred, keys, place, m, at, cell, items):
+    """Put each row at its group's next place (``at``): its cell ``gold * m + pred`` and its
+    item's place among the distinct items (``place[key]``)."""
     for k in range(group.size):
         g = group[k]
         p = at[g]
         at[g] = p + 1
         cell[p] = gold[k] * m + pred[k]
-        items[p] = codes[k]
+        items[p] = place[keys[k]]
 
 
-@njit(cache=True, parallel=True)
-def _half_block(group_start, cell, item, chosen, out):
-    """out[g, c, r] += rows of group g in cell c whose item is in half 0 of replicate r
-    (``chosen[item, r]`` is 1)."""
-    n_groups = group_start.size - 1
-    block = chosen.shape[1]
-    for g in prange(n_groups):
-        acc = out[g]
-        for k in range(group_start[g], group_start[g + 1]):
-            row = chosen[item[k]]
-            a = acc[cell[k]]
-            # replicates innermost: one contiguous row of bytes per item, added as vectors
-            for r in range(block):
-                a[r] += row[r]
+# rows a uint8 tally adds before it is widened into the counts (a byte holds 255)
+_BYTE_ROWS = 255
+# cells (m * m) up to which every cell is added into the counts after a chunk of rows, without
+# looking for the ones its rows touched
+_FLUSH_ALL = 16
+
+
+@njit(cache=True, inline="always")
+def _flush(tally, counts):
+    """``counts += tally``, and the tally back to zero."""
+    for r in range(tally.size):
+        counts[r] += tally[r]
+        tally[r] = 0
+
+
+@njit(cache=True, nogil=True)
+def half_block(group_start, cell, item, chosen, out):
+    """out[g, c, r] = rows of group g in cell c whose item is in half 0 of replicate r
+    (``chosen[item, r]`` is 1); group ``g`` holds the rows ``group_start[g]:group_start[g + 1]``.
+
+    Replicates are innermost: a row adds its item's contiguous bytes of the block as vectors. The
+    bytes go into a uint8 tally, 32 a vector where int32 counts take 8 and a widening, and every
+    255 rows (a byte's capacity) the tally is added into ``out``: every cell of a binary task,
+    the cells those rows touched for more classes. Serial and without the GIL: callers spread
+    ranges of groups over threads (:func:`fastmetrics._threads.on_threads`).
+    """
+    n_cells, block = out.shape[1], out.shape[2]
+    tally = np.zeros((n_cells, block), np.uint8)
+    # the chunk that last added a cell into out: a stamp instead of flags reset after each chunk
+    stamp = np.full(n_cells, -1, np.int64)
+    for g in range(group_start.size - 1):
+        out[g] = 0
+        for start in range(group_start[g], group_start[g + 1], _BYTE_ROWS):
+            end = min(group_start[g + 1], start + _BYTE_ROWS)
+            for k in range(start, end):
+                c, i = cell[k], item[k]
+                for r in range(block):
+                    tally[c, r] += chosen[i, r]
+            if n_cells <= _FLUSH_ALL:
+                for c in range(n_cells):
+                    _flush(tally[c], out[g, c])
+                continue
+            for k in range(start, end):
+                c = cell[k]
+                if stamp[c] != start:
+                    stamp[c] = start
+                    _flush(tally[c], out[g, c])
 
 
 @njit(cache=True)
@@ -150,12 +185,14 @@ def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -
     """Return ``chosen[item, r]``, 1 where ``half_assignment(...)[r, item]`` is 0.
 
     The same draws from ``rng`` (one ``(replicates, n)`` array per topic in turn), transposed for
-    :func:`_half_block`.
+    :func:`half_block`.
     """
     chosen = np.zeros((item_topic.size, replicates), np.uint8)
     order = np.argsort(item_topic, kind="stable")
     bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1)).astype(np.int64)
     first = 0
+    largest = replicates * int(np.diff(bounds).max(initial=0))  # a topic drawn alone
+    buffer = np.empty(min(replicates * item_topic.size, max(DRAWS, largest)))
     while first < n_topics:
         # topics drawn together: consecutive draws of one generator are the draws of each in turn
         last = first + 1
@@ -164,7 +201,8 @@ def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -
         sizes = np.diff(bounds[first : last + 1])
         # a topic of fewer than two items draws nothing (as in half_assignment)
         offsets = np.concatenate([[0], np.cumsum(replicates * np.where(sizes >= 2, sizes, 0))]).astype(np.int64)
-        keys = rng.random(int(offsets[-1]))
+        # one buffer for the draws of every batch of topics (fresh pages are slow to fault in)
+        keys = rng.random(out=buffer[: int(offsets[-1])])
         _mark_halves(keys, offsets, bounds[first : last + 1], order, chosen)
         first = last
     return chosen
@@ -282,10 +320,11 @@ class Halving:
         extra = missing_rows(tally) if count_plan.join is not None else None
         if extra is not None:
             pieces.append((extra[0], extra[1], np.zeros(extra[0].size, np.int64), extra[2]))
-        keys, rank = item_ranks([piece[3] for piece in pieces])
+        keys, place = item_ranks([piece[3] for piece in pieces])
         item_topic = _item_topics(count_plan, tally, keys)
         self.chosen = chosen_halves(item_topic, int(item_topic.max()) + 1, replicates, rng)
-        self.rows = _by_group(pieces, rank, count_plan)
+        self.rows = _by_group(pieces, keys, place, count_plan)
+        self._buffer = None
         m = count_plan.m
         full = tally.acc.reshape(count_plan.sizes + (m, m))
         self.keep = kept_labels(count_plan, full.any(axis=(-2, -1)))
@@ -321,13 +360,45 @@ class Halving:
         """
         return self._tensor(self._first(lo, hi), 0, hi - lo, lo, dtype)
 
-    def _first(self, lo, hi):
-        """``first[group, cell, replicate]``: the half-0 counts (int32) of replicates ``lo:hi``."""
-        count_plan, m = self.plan, self.plan.m
+    def passes(self):
+        """``(lo, hi)`` of each pass of up to ``KERNEL_REPLICATES`` replicates."""
+        for lo in range(0, self.replicates, KERNEL_REPLICATES):
+            yield lo, min(lo + KERNEL_REPLICATES, self.replicates)
+
+    def pass_chosen(self, lo: int, hi: int) -> np.ndarray:
+        """``chosen[item, r]`` of replicates ``lo:hi`` (contiguous), as :func:`half_block` reads it."""
+        return np.ascontiguousarray(self.chosen[:, lo:hi])
+
+    def count_first(self, chosen, g_lo: int, g_hi: int, out) -> None:
+        """``out[g - g_lo, cell, r]``: the half-0 counts of groups ``g_lo:g_hi`` for the replicates
+        of ``chosen`` (:meth:`pass_chosen`); half 1 is :attr:`group_totals` minus them. For jobs
+        that reduce the halves in their own kernels, a range of groups per thread."""
         group_start, cell, item = self.rows
-        chosen = np.ascontiguousarray(self.chosen[:, lo:hi])
-        out = np.zeros((count_plan.n_groups, m * m, hi - lo), np.int32)
-        _half_block(group_start, cell, item, chosen, out)
+        half_block(group_start[g_lo : g_hi + 1], cell, item, chosen, out)
+
+    def kept_groups(self, axes) -> np.ndarray:
+        """``groups[i, j, ...]``: the group of the ``i``-th kept label of ``axes[0]``, the ``j``-th
+        of ``axes[1]``, ... (an axis the plan lacks has one label), as :meth:`block` keeps them."""
+        groups = np.arange(self.plan.n_groups, dtype=np.int64).reshape(self.plan.sizes)
+        for i, c in enumerate(self.plan.axes):
+            if c in self.keep:
+                groups = np.compress(self.keep[c], groups, axis=i)
+        order = [self.plan.axes.index(c) for c in axes if c in self.plan.axes]
+        shape = [groups.shape[self.plan.axes.index(c)] if c in self.plan.axes else 1 for c in axes]
+        return np.ascontiguousarray(groups.transpose(order).reshape(shape))
+
+    def _first(self, lo, hi):
+        """``first[group, cell, replicate]``: the half-0 counts (int32) of replicates ``lo:hi``, in
+        the buffer every pass reuses."""
+        n_groups, m = self.plan.n_groups, self.plan.m
+        chosen = self.pass_chosen(lo, hi)
+        size = n_groups * m * m * (hi - lo)
+        # one buffer for every pass: fresh pages cost more to fault in than the kernel's additions
+        if self._buffer is None or self._buffer.size < size:
+            self._buffer = np.empty(size, np.int32)
+        out = self._buffer[:size].reshape(n_groups, m * m, hi - lo)
+        cuts = np.linspace(0, n_groups, min(n_groups, 64) + 1).astype(np.int64)
+        on_threads(self.count_first, [(chosen, a, b, out[a:b]) for a, b in zip(cuts[:-1], cuts[1:])])
         return out
 
     def _tensor(self, first, a, b, lo, dtype):
@@ -346,24 +417,23 @@ class Halving:
 
 
 def item_ranks(items: list):
-    """Return the distinct item keys of the pieces ``items`` (sorted) and a key-to-place function.
-
-    The places are ``np.unique``'s inverse, found in O(n) by a mark array when the keys are small.
+    """Return the distinct item keys of the pieces ``items`` (sorted) and each key's place among
+    them: ``place[key]`` (int32) when the keys are small, found in O(n) by a mark array; None when
+    they are not (negative or far apart), and ``np.searchsorted(distinct, keys)`` places them.
     """
     low = min((int(i.min()) for i in items if i.size), default=0)
     top = max((int(i.max()) for i in items if i.size), default=-1)
     if low < 0 or top > 4 * sum(i.size for i in items) + 4096:
-        distinct = np.unique(np.concatenate(items))
-        return distinct, lambda keys: np.searchsorted(distinct, keys)
+        return np.unique(np.concatenate(items)), None
     mark = np.zeros(top + 1, bool)
     for i in items:
         mark[i] = True
-    place = np.cumsum(mark, dtype=np.int64) - 1
-    return np.flatnonzero(mark), lambda keys: place[keys]
+    place = (np.cumsum(mark, dtype=np.int64) - 1).astype(np.int32)
+    return np.flatnonzero(mark), place
 
 
-def _by_group(pieces, rank, count_plan):
-    """The rows of every piece in a counting sort by group: (group starts, cells, item codes)."""
+def _by_group(pieces, distinct, place, count_plan):
+    """The rows of every piece in a counting sort by group: (group starts, cells, item places)."""
     n_groups = count_plan.n_groups
     start = np.zeros(n_groups + 1, np.int64)
     for piece in pieces:
@@ -371,9 +441,15 @@ def _by_group(pieces, rank, count_plan):
     np.cumsum(start, out=start)
     at = start[:-1].copy()
     cell = np.empty(int(start[-1]), np.int32)
-    items = np.empty(int(start[-1]), np.int64)
+    items = np.empty(int(start[-1]), np.int32)
+    identity = np.arange(distinct.size, dtype=np.int32) if place is None else None
     for group, gold_codes, pred_codes, keys in pieces:
-        _place(group, gold_codes, pred_codes, rank(keys), count_plan.m, at, cell, items)
+        if place is None:
+            _place(
+                group, gold_codes, pred_codes, np.searchsorted(distinct, keys), identity, count_plan.m, at, cell, items
+            )
+        else:
+            _place(group, gold_codes, pred_codes, keys, place, count_plan.m, at, cell, items)
     return start, cell, items
 
 

@@ -164,8 +164,7 @@ class Tally:
         items = self._items
         if self.plan.join is None:
             t_stride, n_topics = self.plan.topic_stride()
-            topic = (group // t_stride) % n_topics if t_stride else np.zeros_like(group)
-            items = topic * self.n_keys + items
+            items = k.topic_item_keys(group, items, t_stride, n_topics, self.n_keys)
         self.kept.append((group, gold_codes, pred_codes, items))
 
     def _join(self, batch, part, offset, a, b, stride):

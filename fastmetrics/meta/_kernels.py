@@ -301,3 +301,26 @@ def nanmean_rows(values, out):
                 total += v
                 n += 1
         out[i] = total / n if n else np.nan
+
+
+@njit(cache=True, nogil=True)
+def half_swaps(values, tolerance):
+    """``(swaps, comparisons)`` of ``values[replicate, half, system]`` (higher is better): the
+    (replicate, system pair) where both halves' differences are numbers, and among them those
+    the two halves order differently (differences within ``tolerance`` are ties)."""
+    swaps = 0
+    comparisons = 0
+    n_systems = values.shape[2]
+    for r in range(values.shape[0]):
+        a, b = values[r, 0], values[r, 1]
+        for i in range(n_systems):
+            for j in range(i + 1, n_systems):
+                d0 = a[i] - a[j]
+                d1 = b[i] - b[j]
+                if d0 != d0 or d1 != d1:
+                    continue
+                comparisons += 1
+                sign0 = (d0 > tolerance) - (d0 < -tolerance)
+                sign1 = (d1 > tolerance) - (d1 < -tolerance)
+                swaps += sign0 != sign1
+    return swaps, comparisons

@@ -13,6 +13,7 @@ macro mean over topics (as the leaderboard) or the pooled (micro) value. Per mea
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -20,11 +21,16 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
+from .._threads import on_threads
 from ..count.resample import split_halves
+from ..measures._kernels import LazyUfunc
+from ..measures.evaluation import label_of
+from ..measures.positive import positive_counts
 from ..measures.registry import parse_specs
 from ..tensor import role_names
 from ._common import MetaResult, higher_is_better, labels_array
-from ._kernels import nanmean_rows
+from ._half_kernels import half_means
+from ._kernels import half_swaps, nanmean_rows
 
 AGGREGATES = ("macro", "micro")
 
@@ -80,23 +86,18 @@ def stability(
         )
     halving = split_halves(source, gold, replicates=replicates, seed=seed, system=system, topic=topic, **count_options)
     bar = Progress(replicates, f"stability ({replicates} halvings)", quiet=not progress)
-    names, systems, values = _half_scores(halving, list(measures), aggregate, role_names(system, topic), bar)
+    fused = _fused_scores(halving, list(measures), aggregate, (system, topic), bar)
+    if fused is None:
+        fused = _half_scores(halving, list(measures), aggregate, role_names(system, topic), bar)
+    names, systems, values = fused
     n_systems = systems.size
     per_system = values.reshape(len(names), -1, n_systems)  # [measure, 2R, system]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         std = np.nanstd(per_system, axis=1, ddof=1)
         mean = np.nanmean(per_system, axis=1)
-    first, second = np.triu_indices(n_systems, 1)
-    swaps, comparisons = [], []
-    for i, name in enumerate(names):
-        v = values[i] if higher_is_better(name) else -values[i]  # [R, 2, S]
-        d = v[:, :, first] - v[:, :, second]
-        with np.errstate(invalid="ignore"):
-            sign = (d > tolerance).astype(np.int8) - (d < -tolerance).astype(np.int8)
-        valid = ~np.isnan(d).any(axis=1)
-        swaps.append(int(((sign[:, 0] != sign[:, 1]) & valid).sum()))
-        comparisons.append(int(valid.sum()))
+    oriented = [values[i] if higher_is_better(name) else -values[i] for i, name in enumerate(names)]
+    swaps, comparisons = zip(*on_threads(half_swaps, [(np.ascontiguousarray(v), tolerance) for v in oriented]))
     bar.close()
     summary = pa.table(
         {
@@ -120,6 +121,86 @@ def stability(
     )
     params = {"replicates": replicates, "seed": seed, "aggregate": aggregate, "tolerance": tolerance}
     return MetaResult(summary, detail, params).in_names(system, topic)
+
+
+def _fused_scores(halving, measures, aggregate, roles, bar):
+    """:func:`_half_scores` by one kernel per measure (:mod:`._half_kernels`), without a tensor
+    of every half; None where that does not apply (more than two classes, other count axes than
+    the system and topic, or a measure that is not a plain binary kernel)."""
+    count_plan = halving.plan
+    system, topic = roles
+    specs = parse_specs(measures)
+    if count_plan.m != 2 or count_plan.axes[:1] != (system,) or set(count_plan.axes) - {system, topic}:
+        return None
+    if count_plan.hidden or not all(_fusable(spec) for spec in specs):
+        return None
+    # the positive class as evaluate reads it (and its refusal of labels without one): where each
+    # of tp, fp, fn, tn comes from among the four cells
+    basis = positive_counts(np.eye(4).reshape(4, 2, 2), halving.whole.classes, specs, None)
+    cells = tuple(int(np.argmax(basis[:, i, j])) for i, j in ((1, 1), (0, 1), (1, 0), (0, 0)))
+    job = _FusedJob(halving, [(half_means(s.measure, aggregate), tuple(map(float, s.params))) for s in specs], cells)
+    groups = halving.kept_groups((system, topic))
+    values = np.empty((len(specs), halving.replicates, 2, groups.shape[0]))
+    for lo, hi in halving.passes():
+        out = job.run(halving.pass_chosen(lo, hi), groups)
+        values[:, lo:hi] = out.transpose(0, 3, 2, 1)
+        bar.advance(hi - lo)
+    return [label_of(spec, None, None) for spec in specs], np.asarray(halving.coords[system]), values
+
+
+class _FusedJob:
+    """One pass of replicates: each thread counts the halves of a few systems' groups (every
+    topic of them) and runs every measure's kernel on those counts while they are in cache."""
+
+    # int32 counts a thread's block holds at most (beyond one system)
+    BLOCK_ENTRIES = 1 << 19
+
+    def __init__(self, halving, kernels, cells):
+        self.halving, self.kernels, self.cells = halving, kernels, cells
+        self.local = threading.local()
+        self.per_system = int(np.prod(halving.plan.sizes[1:], dtype=np.int64))  # groups a system
+
+    def run(self, chosen, groups):
+        """``out[measure, system, half, replicate]`` of the replicates of ``chosen``."""
+        n_systems = groups.shape[0]
+        out = np.empty((len(self.kernels), n_systems, 2, chosen.shape[1]))
+        cells = self.halving.plan.m**2
+        step = max(1, self.BLOCK_ENTRIES // max(1, self.per_system * cells * chosen.shape[1]))
+        on_threads(
+            self._block, [(chosen, groups[i : i + step], out[:, i : i + step]) for i in range(0, n_systems, step)]
+        )
+        return out
+
+    def _block(self, chosen, groups, out):
+        # the block's groups are the whole systems of its rows (the system is the plan's first axis)
+        g_lo = int(groups[0, 0]) // self.per_system * self.per_system
+        g_hi = (int(groups[-1, 0]) // self.per_system + 1) * self.per_system
+        first = self._buffer((g_hi - g_lo) * self.halving.plan.m**2 * chosen.shape[1])
+        first = first.reshape(g_hi - g_lo, self.halving.plan.m**2, chosen.shape[1])
+        self.halving.count_first(chosen, g_lo, g_hi, first)
+        local_groups = groups - g_lo
+        totals = self.halving.group_totals[g_lo:g_hi]
+        for i, (kernel, params) in enumerate(self.kernels):
+            kernel(first, totals, local_groups, self.cells, params, out[i])
+
+    def _buffer(self, size):
+        """This thread's int32 buffer of at least ``size`` (reused: fresh pages are slow to fault in)."""
+        buffer = getattr(self.local, "buffer", None)
+        if buffer is None or buffer.size < size:
+            buffer = self.local.buffer = np.empty(size, np.int32)
+        return buffer[:size]
+
+
+def _fusable(spec) -> bool:
+    """A point measure evaluated by its scalar binary kernel alone (no averaging, no gufunc)."""
+    kernel = spec.measure.kernel
+    return (
+        spec.measure.kind == "point"
+        and spec.average is None
+        and isinstance(kernel, LazyUfunc)
+        and kernel.scalar is not None
+        and kernel.py_func.__code__.co_argcount == 4 + len(spec.params)
+    )
 
 
 def _half_scores(halving, measures, aggregate, names, bar):

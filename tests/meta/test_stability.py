@@ -1,5 +1,6 @@
 """Split-half stability (seed 001 §5): the resampling kernel and the job's aggregation."""
 
+import importlib
 import itertools
 import warnings
 
@@ -11,6 +12,7 @@ import fastmetrics as fm
 from fastmetrics import meta
 from fastmetrics.count import resample
 from fastmetrics.count.resample import split_half_counts
+from fastmetrics.meta._half_kernels import half_means
 
 
 def _runs(seed=0, systems=4, topics=3, items=(9, 10, 4)):
@@ -245,3 +247,56 @@ def test_stability_in_blocks_against_plain_halves(aggregate, monkeypatch):
         assert (row["swaps"], row["comparisons"]) == (swaps, comparisons)
         got = [r["std"] for r in result.detail.to_pylist() if r["measure"] == name]
         np.testing.assert_allclose(got, std, rtol=0, atol=1e-12)
+
+
+def _labelled(table, labels):
+    """The table with gold and pred mapped onto two other labels (False, True -> labels)."""
+    for name in ("gold", "pred"):
+        values = np.where(table[name].to_numpy(zero_copy_only=False), labels[1], labels[0])
+        table = table.set_column(table.column_names.index(name), name, pa.array(values))
+    return table
+
+
+@pytest.mark.parametrize("aggregate", ["macro", "micro"])
+@pytest.mark.parametrize("labels", [(False, True), (2, 1), (0, 1)])
+def test_fused_kernels_equal_the_tensor_path(aggregate, labels, monkeypatch):
+    """The per-measure kernels give the values of evaluating the tensor of every half: the same
+    positive class (1 is the first of the labels {1, 2}), undefined values, parameters."""
+    runs, _ = _random_runs(9, items=(8, 6, 5, 2), systems=5)
+    runs = [(s, t, i, g if t != "t3" else 1, p if s != "s2" else 1) for s, t, i, g, p in runs]
+    table = _labelled(_table(runs, 2), labels)
+    names = ["mcc", "f1", "fbeta(beta=2)", "lam", "precision", "k"]
+    stability = importlib.import_module("fastmetrics.meta.stability")
+    monkeypatch.setattr(resample, "KERNEL_REPLICATES", 5)
+    kernels = []
+    monkeypatch.setattr(stability, "half_means", lambda *args: kernels.append(args) or half_means(*args))
+    fused = meta.stability(table, measures=names, replicates=13, seed=4, aggregate=aggregate)
+    assert len(kernels) == len(names)  # the kernels' path, not the fallback
+    monkeypatch.setattr(stability, "_fused_scores", lambda *args: None)
+    plain = meta.stability(table, measures=names, replicates=13, seed=4, aggregate=aggregate)
+    assert fused.summary.column("measure").to_pylist() == plain.summary.column("measure").to_pylist()
+    for result in ("summary", "detail"):
+        got, want = getattr(fused, result), getattr(plain, result)
+        assert got.column_names == want.column_names
+        for name in want.column_names:
+            if name in ("measure", "system"):
+                assert got[name].to_pylist() == want[name].to_pylist()
+            else:
+                np.testing.assert_allclose(got[name].to_numpy(), want[name].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_half_block_past_a_byte_and_many_classes():
+    """Groups of more than 255 rows (the uint8 tally is added in every 255 rows) and 6 classes
+    (36 cells: only the cells a chunk touched are added), against a plain sum."""
+    rng = np.random.default_rng(3)
+    n_rows, n_cells, width = 700, 36, 40
+    group_start = np.array([0, 300, 301, 301, 700])
+    cell = rng.integers(0, n_cells, n_rows).astype(np.int32)
+    item = rng.integers(0, 50, n_rows).astype(np.int32)
+    chosen = (rng.random((50, width)) < 0.5).astype(np.uint8)
+    out = np.full((4, n_cells, width), -1, np.int32)
+    resample.half_block(group_start, cell, item, chosen, out)
+    expected = np.zeros_like(out)
+    group = np.repeat(np.arange(4), np.diff(group_start))
+    np.add.at(expected, (group, cell), chosen[item])
+    np.testing.assert_array_equal(out, expected)
