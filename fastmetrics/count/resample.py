@@ -62,7 +62,9 @@ def _flush(tally, counts):
 
 @njit(cache=True, nogil=True)
 def half_block(group_start, cell, item, chosen, out):
-    """out[g, c, r] = rows of group g in cell c whose item is in half 0 of replicate r
+    """Count the rows of each group and cell whose item is in half 0, replicates innermost.
+
+    ``out[g, c, r]`` = rows of group g in cell c whose item is in half 0 of replicate r
     (``chosen[item, r]`` is 1); group ``g`` holds the rows ``group_start[g]:group_start[g + 1]``.
 
     Replicates are innermost: a row adds its item's contiguous bytes of the block as vectors. The
@@ -370,15 +372,21 @@ class Halving:
         return np.ascontiguousarray(self.chosen[:, lo:hi])
 
     def count_first(self, chosen, g_lo: int, g_hi: int, out) -> None:
-        """``out[g - g_lo, cell, r]``: the half-0 counts of groups ``g_lo:g_hi`` for the replicates
-        of ``chosen`` (:meth:`pass_chosen`); half 1 is :attr:`group_totals` minus them. For jobs
-        that reduce the halves in their own kernels, a range of groups per thread."""
+        """Count half 0 of groups ``g_lo:g_hi`` into ``out`` for the replicates of ``chosen``.
+
+        ``out[g - g_lo, cell, r]``: the half-0 counts of replicate ``r`` of ``chosen``
+        (:meth:`pass_chosen`); half 1 is :attr:`group_totals` minus them. For jobs that reduce
+        the halves in their own kernels, a range of groups per thread.
+        """
         group_start, cell, item = self.rows
         half_block(group_start[g_lo : g_hi + 1], cell, item, chosen, out)
 
     def kept_groups(self, axes) -> np.ndarray:
-        """``groups[i, j, ...]``: the group of the ``i``-th kept label of ``axes[0]``, the ``j``-th
-        of ``axes[1]``, ... (an axis the plan lacks has one label), as :meth:`block` keeps them."""
+        """Return the group of every combination of the kept labels of ``axes``, in that order.
+
+        ``groups[i, j, ...]``: the group of the ``i``-th kept label of ``axes[0]``, the ``j``-th
+        of ``axes[1]``, ... (an axis the plan lacks has one label), as :meth:`block` keeps them.
+        """
         groups = np.arange(self.plan.n_groups, dtype=np.int64).reshape(self.plan.sizes)
         for i, c in enumerate(self.plan.axes):
             if c in self.keep:
@@ -417,9 +425,11 @@ class Halving:
 
 
 def item_ranks(items: list):
-    """Return the distinct item keys of the pieces ``items`` (sorted) and each key's place among
-    them: ``place[key]`` (int32) when the keys are small, found in O(n) by a mark array; None when
-    they are not (negative or far apart), and ``np.searchsorted(distinct, keys)`` places them.
+    """Return the distinct item keys of the pieces ``items`` (sorted) and a table of their places.
+
+    ``place[key]`` (int32) is the key's place among the distinct keys when the keys are small,
+    found in O(n) by a mark array; None when they are not (negative or far apart), and
+    ``np.searchsorted(distinct, keys)`` places them.
     """
     low = min((int(i.min()) for i in items if i.size), default=0)
     top = max((int(i.max()) for i in items if i.size), default=-1)
