@@ -140,14 +140,16 @@ def _mark_halves(keys, offsets, bounds, order, chosen):
             v = _kth_uniform(row, k - 1, tally, scratch)
             marked = 0
             for i in range(n):
-                below = row[i] < v
+                below = row[i] <= v
                 chosen[order[lo + i], r] = below
                 marked += below
-            # equal draws (odds ~n^2 / 2^54) at the k-th key: the first ones by position
-            for i in range(n):
-                if marked < k and row[i] == v:
-                    chosen[order[lo + i], r] = 1
-                    marked += 1
+            # equal draws (odds ~n^2 / 2^54) at the k-th key: the first ones by position stay
+            i = n - 1
+            while marked > k:
+                if row[i] == v:
+                    chosen[order[lo + i], r] = 0
+                    marked -= 1
+                i -= 1
 
 
 @njit(cache=True)

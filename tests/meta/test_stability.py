@@ -300,3 +300,16 @@ def test_half_block_past_a_byte_and_many_classes():
     group = np.repeat(np.arange(4), np.diff(group_start))
     np.add.at(expected, (group, cell), chosen[item])
     np.testing.assert_array_equal(out, expected)
+
+
+def test_equal_draws_at_the_cut_mark_the_first_ones_by_position():
+    """Two draws equal to the k-th smallest (odds ~n^2 / 2^54 with real draws): the first of
+    them by position is in half 0, as ``np.argsort(kind="stable")`` would take them."""
+    keys = np.array([0.5, 0.2, 0.5, 0.5, 0.9, 0.1, 0.3, 0.3, 0.3, 0.8, 0.05, 0.7])  # two replicates of 6
+    chosen = np.zeros((6, 2), np.uint8)
+    resample._mark_halves(keys, np.array([0, 12]), np.array([0, 6]), np.arange(6), chosen)
+    expected = np.zeros((6, 2), np.uint8)
+    for r in range(2):
+        expected[np.argsort(keys[6 * r : 6 * r + 6], kind="stable")[:3], r] = 1
+    np.testing.assert_array_equal(chosen, expected)
+    assert chosen[:, 0].tolist() == [1, 1, 0, 0, 0, 1]
