@@ -10,6 +10,7 @@ import pyarrow as pa
 from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
 from . import averaging, multiclass, registry
 from . import smoothing as smoothing_module
+from ._kernels import LazyUfunc
 
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
@@ -312,6 +313,35 @@ def _matrix_arg(measure, name: str, value, m: int) -> np.ndarray:
     if name == "cost":
         return multiclass.unit_costs(m) if value is None else multiclass.check_costs(value, m)
     raise ParameterError(f"Measure '{measure.name}' declares an unknown array parameter {name!r}.")
+
+
+def binary_element(spec):
+    """The scalar function that evaluates ``spec`` on one binary cell, for other numba kernels.
+
+    It is the function the measure's ufunc is built from (float64 arguments ``tp, fp, fn, tn``
+    and the spec's parameters, numpy's error model: NaN where undefined), so a kernel that calls
+    it computes what :func:`values_of` computes on two classes without smoothing or averaging.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+
+    Returns
+    -------
+    numba dispatcher or None
+        Callable from numba code only (it is compiled without the wrapper that lets Python call
+        it). None for a measure evaluated otherwise (a curve or ranking measure, an averaged spec, a
+        gufunc kernel).
+    """
+    kernel = spec.measure.kernel
+    plain = (
+        spec.measure.kind == "point"
+        and spec.average is None
+        and isinstance(kernel, LazyUfunc)
+        and kernel.scalar is not None
+        and kernel.py_func.__code__.co_argcount == 4 + len(spec.params)
+    )
+    return kernel.element if plain else None
 
 
 def _binary_values(spec, counts4, smoothing, out) -> np.ndarray:

@@ -78,16 +78,19 @@ def _micro(first, totals, groups, cells, params, out):
 _TEMPLATES = {"macro": _macro, "micro": _micro}
 
 
-def half_means(measure, aggregate: str):
-    """The kernel of one registered binary measure and aggregate (``"macro"`` or ``"micro"``).
+def half_means(name: str, element, aggregate: str):
+    """The kernel of one binary measure and aggregate (``"macro"`` or ``"micro"``).
 
     Each is its own numba function (the measure's element function bound as a global, so it is
     inlined into the loop) with its own name, so that numba caches each on disk.
 
     Parameters
     ----------
-    measure : Measure
-        A registry record whose ``kernel`` is a scalar binary ufunc.
+    name : str
+        The measure's registry name (the kernel's name and cache key).
+    element : numba dispatcher
+        Its scalar function of ``(tp, fp, fn, tn, *params)``
+        (:func:`fastmetrics.measures.api.binary_element`).
     aggregate : {"macro", "micro"}
 
     Returns
@@ -95,11 +98,11 @@ def half_means(measure, aggregate: str):
     callable
         ``kernel(first, totals, groups, cells, params, out)``: see :func:`_macro` and :func:`_micro`.
     """
-    key = (measure.name, aggregate)
+    key = (name, aggregate)
     if key not in _KERNELS:
         template = _TEMPLATES[aggregate]
-        suffix = "_" + re.sub(r"\W", "_", measure.name)
-        scope = {**template.__globals__, "MEASURE": measure.kernel.element}
+        suffix = "_" + re.sub(r"\W", "_", name)
+        scope = {**template.__globals__, "MEASURE": element}
         clone = types.FunctionType(template.__code__, scope, template.__name__ + suffix, None, None)
         clone.__qualname__ = template.__qualname__ + suffix
         _KERNELS[key] = njit(cache=True, nogil=True, error_model="numpy")(clone)

@@ -23,7 +23,7 @@ from .._errors import ParameterError
 from .._progress import Progress
 from .._threads import on_threads
 from ..count.resample import split_halves
-from ..measures._kernels import LazyUfunc
+from ..measures.api import binary_element
 from ..measures.evaluation import label_of
 from ..measures.positive import positive_counts
 from ..measures.registry import parse_specs
@@ -132,13 +132,15 @@ def _fused_scores(halving, measures, aggregate, roles, bar):
     specs = parse_specs(measures)
     if count_plan.m != 2 or count_plan.axes[:1] != (system,) or set(count_plan.axes) - {system, topic}:
         return None
-    if count_plan.hidden or not all(_fusable(spec) for spec in specs):
+    elements = [binary_element(spec) for spec in specs]
+    if count_plan.hidden or any(element is None for element in elements):
         return None
     # the positive class as evaluate reads it (and its refusal of labels without one): where each
     # of tp, fp, fn, tn comes from among the four cells
     basis = positive_counts(np.eye(4).reshape(4, 2, 2), halving.whole.classes, specs, None)
     cells = tuple(int(np.argmax(basis[:, i, j])) for i, j in ((1, 1), (0, 1), (1, 0), (0, 0)))
-    job = _FusedJob(halving, [(half_means(s.measure, aggregate), tuple(map(float, s.params))) for s in specs], cells)
+    kernels = [half_means(s.measure.name, e, aggregate) for s, e in zip(specs, elements)]
+    job = _FusedJob(halving, [(k, tuple(map(float, s.params))) for k, s in zip(kernels, specs)], cells)
     groups = halving.kept_groups((system, topic))
     values = np.empty((len(specs), halving.replicates, 2, groups.shape[0]))
     for lo, hi in halving.passes():
@@ -189,18 +191,6 @@ class _FusedJob:
         if buffer is None or buffer.size < size:
             buffer = self.local.buffer = np.empty(size, np.int32)
         return buffer[:size]
-
-
-def _fusable(spec) -> bool:
-    """A point measure evaluated by its scalar binary kernel alone (no averaging, no gufunc)."""
-    kernel = spec.measure.kernel
-    return (
-        spec.measure.kind == "point"
-        and spec.average is None
-        and isinstance(kernel, LazyUfunc)
-        and kernel.scalar is not None
-        and kernel.py_func.__code__.co_argcount == 4 + len(spec.params)
-    )
 
 
 def _half_scores(halving, measures, aggregate, names, bar):

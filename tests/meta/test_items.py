@@ -3,7 +3,7 @@ against multipletests, the item bootstrap against scipy.stats.bootstrap."""
 
 from __future__ import annotations
 
-import gc
+from unittest import mock
 
 import numpy as np
 import pyarrow as pa
@@ -33,22 +33,15 @@ def test_mcnemar_equals_statsmodels(b, c, both, neither):
     assert mcnemar_p(b, c) == expected
 
 
-@pytest.fixture(scope="module")
-def multipletests():
-    """statsmodels' ``multipletests``, without the ``gc.collect()`` it runs on every Holm call
-    (it imports ``gc`` inside the function): in the suite's heap that is 0.4 s a call, a minute
-    for this test's examples."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(gc, "collect", lambda *args: 0)
-        yield multitest.multipletests
-
-
 @settings(max_examples=60, deadline=None)
 @given(p=st.lists(st.floats(0, 1), min_size=1, max_size=30))
-def test_corrections_equal_multipletests(multipletests, p):
-    for ours, theirs in (("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")):
-        expected = multipletests(p, method=theirs)[1]
-        np.testing.assert_allclose(adjust(p, ours), expected, atol=1e-12)
+def test_corrections_equal_multipletests(p):
+    # statsmodels runs gc.collect() on every Holm call (importing gc inside the function): in
+    # the suite's heap that is 0.4 s a call, a minute for this test's examples
+    with mock.patch("gc.collect", lambda *args: 0):
+        for ours, theirs in (("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")):
+            expected = multitest.multipletests(p, method=theirs)[1]
+            np.testing.assert_allclose(adjust(p, ours), expected, atol=1e-12)
 
 
 def _runs(n=400, seed=0):

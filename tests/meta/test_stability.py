@@ -4,6 +4,7 @@ import importlib
 import itertools
 import warnings
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -313,3 +314,18 @@ def test_equal_draws_at_the_cut_mark_the_first_ones_by_position():
         expected[np.argsort(keys[6 * r : 6 * r + 6], kind="stable")[:3], r] = 1
     np.testing.assert_array_equal(chosen, expected)
     assert chosen[:, 0].tolist() == [1, 1, 0, 0, 0, 1]
+
+
+def test_binary_element_is_the_plain_binary_kernel_or_none():
+    """The kernels' path takes a spec's element function only where it alone evaluates the spec:
+    F1 = 2 tp / (2 tp + fp + fn) on one cell; None for an averaged spec or a curve measure, which
+    stability evaluates on the tensor of every half."""
+    from fastmetrics.measures.api import binary_element
+    from fastmetrics.measures.registry import parse_specs
+
+    f1, macro, auc = parse_specs(["f1", "f1@macro", "roc_auc"])
+    element = binary_element(f1)
+    call = numba.njit(lambda tp, fp, fn, tn: element(tp, fp, fn, tn))  # numba code calls it, not Python
+    assert call(3.0, 1.0, 2.0, 4.0) == pytest.approx(6 / 9, abs=1e-15)
+    assert np.isnan(call(0.0, 0.0, 0.0, 5.0))
+    assert binary_element(macro) is None and binary_element(auc) is None
