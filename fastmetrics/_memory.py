@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 import re
 
+import numpy as np
+import pyarrow as pa
+
 from ._errors import ParameterError
 
 ENV = "FASTMETRICS_MEMORY_LIMIT"
@@ -88,3 +91,26 @@ def check_replicates(resamples: int, per_replicate: float, what: str) -> None:
         f"{what} with {int(resamples):,} resamples",
         "Use fewer resamples (--resamples, resamples=)",
     )
+
+
+def empty(shape, dtype) -> np.ndarray:
+    """An uninitialised array in Arrow's memory pool, for the large arrays one call fills and drops.
+
+    numpy takes an array over 32 MiB (glibc's largest ``mmap`` threshold) from the system and
+    gives it back when it is dropped, so the next call faults every page in again; on a virtual
+    machine whose host reclaims freed memory that costs about 2.5 ms a MiB, more than the count
+    that fills the array. Arrow's pool (mimalloc or jemalloc) keeps freed pages for the next
+    allocation, as DuckDB's buffer manager and polars' allocator do;
+    ``pyarrow.default_memory_pool().release_unused()`` hands them back.
+    """
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    buffer = pa.allocate_buffer(max(count * dtype.itemsize, 1))
+    return np.frombuffer(buffer, dtype, count=count).reshape(shape)
+
+
+def zeros(shape, dtype) -> np.ndarray:
+    """:func:`empty`, filled with zeros."""
+    out = empty(shape, dtype)
+    out.fill(0)
+    return out

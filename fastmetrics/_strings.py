@@ -104,6 +104,35 @@ def _rehash(hashes, n, size):
     return table
 
 
+_BLOCK = 64  # rows a block check covers: long enough to run at memory speed, short on a miss
+
+
+@njit(cache=True, nogil=True)
+def _same_block(offsets, data, r, p, stop):
+    """Whether rows ``r:stop`` equal rows ``p:p + stop - r`` one by one (``p < r``).
+
+    Equal lengths row by row make the two blocks' byte spans line up, so one comparison of the
+    spans, without a branch per row, decides every row at once.
+    """
+    shift = np.int64(offsets[r]) - np.int64(offsets[p])
+    differ = np.int64(0)
+    for i in range(stop - r + 1):
+        differ |= np.int64(offsets[r + i]) - np.int64(offsets[p + i]) - shift
+    if differ != 0:
+        return False
+    a, b, end = np.int64(offsets[p]), np.int64(offsets[r]), np.int64(offsets[stop])
+    words = np.uint64(0)
+    while b + 8 <= end:
+        words |= _load(data, a) ^ _load(data, b)
+        a += 8
+        b += 8
+    while b < end:
+        words |= np.uint64(data[a] ^ data[b])
+        a += 1
+        b += 1
+    return words == 0
+
+
 @njit(cache=True, nogil=True)
 def code_range(offsets, data, start, stop, codes, first, hashes):
     """Code rows ``start:stop`` by first appearance within the range.
@@ -116,13 +145,27 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
     n = 0
     period = 1
     c = -1
-    for r in range(start, stop):
-        a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
+    blocks_from = start  # rows before this one are not tried a block at a time (a block missed)
+    r = start
+    while r < stop:
         p = r - period
+        if r >= blocks_from and p >= start and r + _BLOCK <= stop:
+            if _same_block(offsets, data, r, p, r + _BLOCK):
+                if period == 1:  # a fill: copying each code from the one just written would chain the stores
+                    codes[r : r + _BLOCK] = codes[r - 1]
+                else:
+                    for i in range(_BLOCK):
+                        codes[r + i] = codes[p + i]
+                r += _BLOCK
+                c = codes[r - 1]
+                continue
+            blocks_from = r + _BLOCK
+        a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
         if p >= start and _same(data, a0, a1, data, np.int64(offsets[p]), np.int64(offsets[p + 1])):
             if period != 1:  # in a run the code is the one in hand: no load of the row just written
                 c = codes[p]
             codes[r] = c
+            r += 1
             continue
         h = _hash(data, a0, a1)
         mask = np.uint64(table.size - 1)
@@ -147,6 +190,7 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
                 table = _rehash(hashes[start:], n, 4 * table.size)
         codes[r] = c
         last[c] = r
+        r += 1
     return n
 
 

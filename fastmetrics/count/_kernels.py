@@ -21,6 +21,8 @@ from numba.extending import intrinsic, overload
 
 GROUP_A, GROUP_B, GOLD, VALUE, WEIGHT = 0, 1, 2, 3, 4
 N_KINDS = 5
+# the item arguments of the counting kernels when items are not checked in their pass
+NO_MARKS = (None, 0, np.zeros(0, np.uint8))
 
 
 def code_of(col, r):
@@ -96,14 +98,35 @@ def _weight_ok(weight, r, err):
     return False
 
 
+@njit(cache=True, inline="always")
+def _new_key(item, n_items, seen, g, r, err):
+    """Mark row r's key ``g * n_items + item`` in the bitmap ``seen``; False when it was marked
+    before (a duplicated item) or the item is outside the plan (noted). The marks are atomic
+    ORs: a byte's bits may belong to two threads' keys. ``item`` None: numba compiles the
+    kernels without marking."""
+    if item is None:
+        return True
+    i = code_of(item, r)
+    if i < 0:
+        _note(err, VALUE, r)
+        return False
+    key = g * n_items + i
+    bit = np.uint8(1 << (key & 7))
+    return not (_or_byte(seen, key >> 3, bit) & bit)
+
+
 @njit(cache=True, nogil=True)
-def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, p, err):
+def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, n_items, seen, p, err):
+    """Count rows ``start:stop`` (see :func:`hard_batch`); False when a row's item key was
+    marked before, at which the chunk stops."""
     m = np.uint64(p.shape[1])
     flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
     for r in range(start, stop):
         g, i = _row_codes(a, b, stride_a, gold, r, err)
         if g < 0:
             continue
+        if not _new_key(item, n_items, seen, g, r, err):
+            return False
         j = code_of(pred, r)
         cell = (np.uint64(g) * m + np.uint64(i)) * m + np.uint64(j)
         if j < 0:
@@ -112,21 +135,59 @@ def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, p, err):
             flat[cell] += 1
         elif _weight_ok(weight, r, err):
             flat[cell] += weight[r]
+    return True
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def hard_batch(n, a, b, stride_a, gold, pred, weight, partial, errors):
+def hard_batch(n, a, b, stride_a, gold, pred, weight, item, n_items, seen, partial, errors):
     """partial[c, g, i, j] += rows (or weight) of group g with gold class i and predicted class
     j. Rows are split in one chunk per partial array; each chunk counts into its own, and the
-    partials are summed once, after the last batch."""
+    partials are summed once, after the last batch. With an ``item`` column (see :func:`_new_key`)
+    each row's item is checked in the same pass; returns whether every key was new (False: the
+    caller finds the first duplicate with :func:`mark_items` from its copy of the bitmap)."""
     n_chunks = partial.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
+    clean = np.ones(n_chunks, np.bool_)
     for c in prange(n_chunks):
-        _hard_chunk(c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, weight, partial[c], errors[c])
+        clean[c] = _hard_chunk(
+            c * chunk,
+            min(n, (c + 1) * chunk),
+            a,
+            b,
+            stride_a,
+            gold,
+            pred,
+            weight,
+            item,
+            n_items,
+            seen,
+            partial[c],
+            errors[c],
+        )
+    return clean.all()
 
 
 @njit(cache=True, nogil=True)
-def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, guide, cells, lo, inv_step, p, err):
+def _sweep_chunk(
+    start,
+    stop,
+    a,
+    b,
+    stride_a,
+    gold,
+    score,
+    weight,
+    item,
+    n_items,
+    seen,
+    thresholds,
+    guide,
+    cells,
+    lo,
+    inv_step,
+    p,
+    err,
+):
     """Histogram rows by the number of thresholds <= score (0 ... k).
 
     One multiplication guesses the bucket -- directly on an evenly spaced grid (``guide`` is
@@ -143,6 +204,8 @@ def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, g
         g, i = _row_codes(a, b, stride_a, gold, r, err)
         if g < 0:
             continue
+        if not _new_key(item, n_items, seen, g, r, err):
+            return False
         s = np.float64(score[r])
         if not (s > -np.inf and s < np.inf):
             _note(err, VALUE, r)
@@ -168,16 +231,21 @@ def _sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, thresholds, g
             flat[cell] += 1
         elif _weight_ok(weight, r, err):
             flat[cell] += weight[r]
+    return True
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, guide, cells, lo, inv_step, partial, errors):
+def sweep_batch(
+    n, a, b, stride_a, gold, score, weight, item, n_items, seen, thresholds, guide, cells, lo, inv_step, partial, errors
+):
     """partial[c, g, i, k] += rows of group g with gold class i whose score passes exactly the k
-    lowest thresholds; cumulative sums of this histogram give the counts at every threshold."""
+    lowest thresholds; cumulative sums of this histogram give the counts at every threshold.
+    ``item``, ``n_items``, ``seen``: as :func:`hard_batch`'s."""
     n_chunks = partial.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
+    clean = np.ones(n_chunks, np.bool_)
     for c in prange(n_chunks):
-        _sweep_chunk(
+        clean[c] = _sweep_chunk(
             c * chunk,
             min(n, (c + 1) * chunk),
             a,
@@ -186,6 +254,9 @@ def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, guide, cells
             gold,
             score,
             weight,
+            item,
+            n_items,
+            seen,
             thresholds,
             guide,
             cells,
@@ -194,6 +265,7 @@ def sweep_batch(n, a, b, stride_a, gold, score, weight, thresholds, guide, cells
             partial[c],
             errors[c],
         )
+    return clean.all()
 
 
 @njit(cache=True)

@@ -803,6 +803,7 @@ def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None)
         code_column(gold, m),
         code_column(pred, m),
         weight,
+        *_kernels.NO_MARKS,
         partial,
         errors,
     )
@@ -862,6 +863,7 @@ def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=No
         code_column(gold, 2),
         score,
         weight,
+        *_kernels.NO_MARKS,
         grid,
         *bucket_guide(grid),
         partial,

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import _strings, _threads
+from .. import _memory, _strings, _threads
 from .._errors import InputError
 from ..io.labels import no_nans, no_nulls, where
 from ._kernels import VALUE, check_scores, int_range, mark_present
@@ -107,7 +107,7 @@ def string_codes(column) -> pa.ChunkedArray:
     total = sum(len(c) for c in chunks)
     if total < SMALL:
         return _small_string_codes(chunks)
-    codes = np.empty(total, np.int32)
+    codes = _memory.empty(total, np.int32)
     first, hashes = np.empty(total, np.int64), np.empty(total, np.uint64)
     threads = max(1, numba.get_num_threads())
     ranges, row = [], 0  # (buffers, start, stop, first row of the chunk) of every range

@@ -36,6 +36,7 @@ class Tally:
         # (group, gold class, predicted class, item key) per batch, for resampling
         self.kept = [] if keep_rows else None
         self._items = None
+        self._before = None  # the item bitmap before the batch counted with its items checked
         self.parts = []  # part names in the order met (for duplicate messages)
         dtype = np.float64 if plan.request.weight else np.int64
         n_groups, m = plan.n_groups, plan.m
@@ -77,12 +78,15 @@ class Tally:
             self.parts.append(part)
         plan, request = self.plan, self.plan.request
         a, b, stride = self._group_columns(batch, part, offset)
+        marks = k.NO_MARKS
         if plan.join is not None:
             gold = self._join(batch, part, offset, a, b, stride)
         else:
             gold = plan.gold.encode(batch.column(request.gold_column), part)
             if plan.item is not None:
-                self._mark_items(batch, part, offset, a, b, stride, gold)
+                marks = self._marks(batch, part)
+                if marks is k.NO_MARKS:
+                    self._mark_items(batch, part, offset, a, b, stride, gold)
         # None: numba compiles the unweighted kernels without the branch
         weight = (
             score_view(batch.column(request.weight), request.weight, part, "weights").astype(np.float64, copy=False)
@@ -92,24 +96,42 @@ class Tally:
         errors = self.errors
         errors[:] = -1
         serial = n < SERIAL_ROWS  # a small batch: no thread start-up, no parallel kernel to compile
+        clean = True
         if plan.mode == "hard":
             pred = plan.pred.encode(batch.column(request.pred), part)
             if serial:
-                k._hard_chunk(0, n, a, b, stride, gold, pred, weight, self.partial[0], errors[0])
+                k._hard_chunk(0, n, a, b, stride, gold, pred, weight, *k.NO_MARKS, self.partial[0], errors[0])
             else:
-                k.hard_batch(n, a, b, stride, gold, pred, weight, self.partial, errors)
+                clean = k.hard_batch(n, a, b, stride, gold, pred, weight, *marks, self.partial, errors)
             if self.kept is not None:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
         elif plan.mode == "sweep":
             score = score_view(batch.column(request.score), request.score, part)
-            args = (a, b, stride, gold, score, weight, plan.grid) + plan.guide
+            args = (a, b, stride, gold, score, weight)
+            grid = (plan.grid,) + plan.guide
             if serial:
-                k._sweep_chunk(0, n, *args, self.partial[0], errors[0])
+                k._sweep_chunk(0, n, *args, *k.NO_MARKS, *grid, self.partial[0], errors[0])
             else:
-                k.sweep_batch(n, *args, self.partial, errors)
+                clean = k.sweep_batch(n, *args, *marks, *grid, self.partial, errors)
         else:
             self._collect(a, b, stride, gold, batch, part, offset, weight, errors)
+        if not clean:
+            self.seen[:] = self._before
+            self._mark_items(batch, part, offset, a, b, stride, gold)
+            raise RuntimeError("fastmetrics: the item check of one pass and of a second pass disagree")  # a bug
         self._raise(errors, batch, part, offset)
+
+    def _marks(self, batch, part):
+        """``(item codes, keys per run, bitmap)`` for the counting kernels to check items in their
+        own pass (the bitmap copied first, for :meth:`_mark_items` to find the first duplicate
+        should there be one), or :data:`~fastmetrics.count._kernels.NO_MARKS` where items are checked
+        in a pass of their own."""
+        n, seen = batch.num_rows, self.seen
+        fused = self.plan.mode in ("hard", "sweep") and self.kept is None and n >= SERIAL_ROWS
+        if not fused or seen is None or numba.get_num_threads() < 2 or seen.size > 4 * n:
+            return k.NO_MARKS
+        self._before = seen.copy()
+        return self.plan.item.encode(batch.column(self.plan.request.item), part), self.n_keys, seen
 
     def _group_columns(self, batch, part, offset):
         """The two encoded grouping columns the kernels read, and the stride of the first. More

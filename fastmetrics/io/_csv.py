@@ -32,7 +32,7 @@ import pyarrow.csv as pacsv
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .. import _strings, _threads
+from .. import _memory, _strings, _threads
 from .._strings import _EMPTY, _hash, _last_word, _load, _same
 
 TEXT, BOOL, INT, FLOAT = 0, 1, 2, 3
@@ -410,7 +410,7 @@ def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> p
     capacity[-1] += 1  # the last line may lack its line end (the others end where a range does)
     starts = np.concatenate([[0], np.cumsum(capacity)])
     # every range writes its rows into one array per column, from its own start
-    outputs = tuple(np.empty((n_of.get(kind, 0), int(starts[-1])), dtype) for kind, dtype in _OUTPUTS)
+    outputs = tuple(_memory.empty((n_of.get(kind, 0), int(starts[-1])), dtype) for kind, dtype in _OUTPUTS)
     results = [None] * len(ranges)
 
     def run(k):

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from .. import _memory
 from .._strings import _load
 
 # parquet.thrift enums
@@ -607,7 +608,8 @@ class RowGroups:
                 if start < 0 or size <= 0 or not 0 <= unpacked <= _MAX_RATIO * size + (1 << 16):
                     raise Unsupported("column chunk sizes this reader does not trust")
                 handle.seek(start)
-                chunk = np.frombuffer(handle.read(size), np.uint8)
+                chunk = _memory.empty(size, np.uint8)
+                chunk = chunk[: handle.readinto(chunk)]  # a file cut short leaves the chunk short
                 layout = _layout(physical, self.schema.field(name).type)
                 arrays.append(_column(chunk, chunk_meta, layout, max_def, meta.num_rows))
         return pa.RecordBatch.from_arrays(arrays, names=list(columns))
@@ -635,7 +637,7 @@ def _column(chunk: np.ndarray, chunk_meta, layout, max_def: int, rows: int) -> p
     codec = _CODECS.get(chunk_meta.compression)
     if codec is None:
         raise Unsupported(f"codec {chunk_meta.compression}")
-    buffer = np.empty(max(1, chunk_meta.total_uncompressed_size), np.uint8)  # bounds every page
+    buffer = _memory.empty(max(1, chunk_meta.total_uncompressed_size), np.uint8)  # bounds every page
     at, dictionary, count = 0, np.zeros(1, np.uint8), -1
     fields = np.empty(16, np.int64)
     body = page_header(chunk, 0, chunk.size, fields)
@@ -646,8 +648,8 @@ def _column(chunk: np.ndarray, chunk_meta, layout, max_def: int, rows: int) -> p
             raise Unsupported(_STATUS[DAMAGED])
         dictionary = _dictionary(page.copy(), count, kind, width)
         at = body + int(fields[2])
-    out = np.zeros((rows + 7) // 8 + 8 if kind == 0 else rows * width, np.uint8)
-    indices = np.empty(rows if kind else 0, np.int32)
+    out = _memory.zeros((rows + 7) // 8 + 8 if kind == 0 else rows * width, np.uint8)
+    indices = _memory.empty(rows if kind else 0, np.int32)
     values = dictionary if kind == 1 else np.zeros(1, np.uint8)
     filled = data_pages(chunk, at, codec, kind, width, max_def, rows, out, indices, values, count, buffer)
     if filled != rows:

@@ -75,6 +75,24 @@ def test_codes_equal_arrows_in_every_order(order, n_rows):
     _check(pa.array(values, pa.string_view()), values)
 
 
+@pytest.mark.parametrize("period", [1, 2, 97])
+def test_repeats_broken_by_one_byte_or_by_where_rows_cut(period):
+    """Rows are compared a block at a time with the rows one period back: a block that differs
+    from those rows in one byte, or only in where its rows cut the same bytes ("ab", "c" then
+    "a", "bc"), is coded row by row."""
+    pattern = ["ab", "c"] if period == 2 else [f"doc{i:04d}" for i in range(period)]
+    values = pattern * (BIG // len(pattern))
+    for at in (100, 5_003, 40_000, len(values) - 3):
+        changed = list(values[at])
+        changed[-1] = "Z"
+        values[at] = "".join(changed)  # same length, one byte changed
+    if period == 2:
+        values[7_000:7_002] = ["a", "bc"]  # the same bytes, cut elsewhere
+        values[9_000:9_064] = ["a", "bc"] * 32
+    _check(pa.array(values), values)
+    _check(pa.array(values, pa.large_string()), values)
+
+
 def test_codes_of_slices_and_chunks():
     rng = np.random.default_rng(3)
     labels = _random_strings(rng, 2_000)
@@ -219,9 +237,13 @@ def test_separate_gold_with_string_ids(tmp_path):
 
 # -- duplicates with string ids, wherever the copies sit -----------------------------------------
 def _with_copy(table: pa.Table, at: int, to: int) -> pa.Table:
-    """Row ``at`` copied in front of row ``to`` (its prediction flipped: a second opinion)."""
+    """Row ``at`` copied in front of row ``to`` (its prediction flipped, or its score changed: a
+    second opinion)."""
     row = table.slice(at, 1)
-    row = row.set_column(row.column_names.index("pred"), "pred", pc.invert(row.column("pred")))
+    if "pred" in row.column_names:
+        row = row.set_column(row.column_names.index("pred"), "pred", pc.invert(row.column("pred")))
+    else:
+        row = row.set_column(row.column_names.index("score"), "score", pc.subtract(1.0, row.column("score")))
     return pa.concat_tables([table.slice(0, to), row, table.slice(to)]).combine_chunks()
 
 
@@ -237,11 +259,13 @@ def _named(table, at):
         (41_000, 79_999),  # both in the second thread's rows
     ],
 )
-def test_duplicate_in_one_large_batch(at, to):
-    table = _runs().drop_columns(["score"])
+@pytest.mark.parametrize("thresholds", [None, 11])
+def test_duplicate_in_one_large_batch(at, to, thresholds):
+    """Found by the counting pass itself (hard labels, or a grid), on two threads."""
+    table = _runs().drop_columns(["score" if thresholds is None else "pred"])
     copied = _with_copy(table, at, to)
     with pytest.raises(InputError, match="more than once") as error:
-        fm.count(copied)
+        fm.count(copied, thresholds=thresholds)
     for value in _named(table, at):
         assert repr(value) in str(error.value)
     assert f"row {to}" in str(error.value)  # the copy, found wherever the threads split the rows
