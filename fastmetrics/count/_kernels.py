@@ -8,9 +8,13 @@ index recorded in ``errors[chunk, kind]`` (kinds: 0/1 grouping columns, 2 gold, 
 score, 4 weight); the caller turns the first one into a message. No index can leave its array:
 every code is range-checked before use and every bucket is clamped to ``[0, k]``.
 
-The parallel kernels count into per-chunk partial arrays inside a ``prange`` over row chunks and
-sum them at the end, so both cores work without atomics and the result does not depend on the
-thread count. Counts are additive: callers call a kernel once per record batch and add.
+The batch functions count one chunk of rows a thread into per-chunk partial arrays and sum
+them at the end, so both cores work without atomics and the result does not depend on the
+thread count. The chunk kernels release the GIL and run on Python threads
+(:func:`fastmetrics._threads.on_threads`) rather than in a ``prange``: a parallel kernel is
+compiled anew for every combination of its columns' forms, at several times the cost of the
+serial one, and a batch of a few rows calls that same serial kernel. Counts are additive:
+callers call a kernel once per record batch and add.
 """
 
 from __future__ import annotations
@@ -19,10 +23,18 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic, overload
 
+from .. import _threads
+
 GROUP_A, GROUP_B, GOLD, VALUE, WEIGHT = 0, 1, 2, 3, 4
 N_KINDS = 5
 # the item arguments of the counting kernels when items are not checked in their pass
 NO_MARKS = (None, 0, np.zeros(0, np.uint8))
+
+
+def _chunks(n: int, n_chunks: int) -> list:
+    """``(start, stop)`` of ``n_chunks`` near-equal chunks of ``n`` rows, one a thread."""
+    size = (n + n_chunks - 1) // max(n_chunks, 1)
+    return [(c * size, min(n, (c + 1) * size)) for c in range(n_chunks)]
 
 
 def code_of(col, r):
@@ -138,33 +150,17 @@ def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, n_items, 
     return True
 
 
-@njit(cache=True, parallel=True, nogil=True)
 def hard_batch(n, a, b, stride_a, gold, pred, weight, item, n_items, seen, partial, errors):
     """partial[c, g, i, j] += rows (or weight) of group g with gold class i and predicted class
     j. Rows are split in one chunk per partial array; each chunk counts into its own, and the
     partials are summed once, after the last batch. With an ``item`` column (see :func:`_new_key`)
     each row's item is checked in the same pass; returns whether every key was new (False: the
     caller finds the first duplicate with :func:`mark_items` from its copy of the bitmap)."""
-    n_chunks = partial.shape[0]
-    chunk = (n + n_chunks - 1) // n_chunks
-    clean = np.ones(n_chunks, np.bool_)
-    for c in prange(n_chunks):
-        clean[c] = _hard_chunk(
-            c * chunk,
-            min(n, (c + 1) * chunk),
-            a,
-            b,
-            stride_a,
-            gold,
-            pred,
-            weight,
-            item,
-            n_items,
-            seen,
-            partial[c],
-            errors[c],
-        )
-    return clean.all()
+    calls = [
+        (lo, hi, a, b, stride_a, gold, pred, weight, item, n_items, seen, partial[c], errors[c])
+        for c, (lo, hi) in enumerate(_chunks(n, partial.shape[0]))
+    ]
+    return all(_threads.on_threads(_hard_chunk, calls))
 
 
 @njit(cache=True, nogil=True)
@@ -234,41 +230,21 @@ def _sweep_chunk(
     return True
 
 
-@njit(cache=True, parallel=True, nogil=True)
 def sweep_batch(
     n, a, b, stride_a, gold, score, weight, item, n_items, seen, thresholds, guide, cells, lo, inv_step, partial, errors
 ):
     """partial[c, g, i, k] += rows of group g with gold class i whose score passes exactly the k
     lowest thresholds; cumulative sums of this histogram give the counts at every threshold.
     ``item``, ``n_items``, ``seen``: as :func:`hard_batch`'s."""
-    n_chunks = partial.shape[0]
-    chunk = (n + n_chunks - 1) // n_chunks
-    clean = np.ones(n_chunks, np.bool_)
-    for c in prange(n_chunks):
-        clean[c] = _sweep_chunk(
-            c * chunk,
-            min(n, (c + 1) * chunk),
-            a,
-            b,
-            stride_a,
-            gold,
-            score,
-            weight,
-            item,
-            n_items,
-            seen,
-            thresholds,
-            guide,
-            cells,
-            lo,
-            inv_step,
-            partial[c],
-            errors[c],
-        )
-    return clean.all()
+    grid = (thresholds, guide, cells, lo, inv_step)
+    calls = [
+        (start, stop, a, b, stride_a, gold, score, weight, item, n_items, seen, *grid, partial[c], errors[c])
+        for c, (start, stop) in enumerate(_chunks(n, partial.shape[0]))
+    ]
+    return all(_threads.on_threads(_sweep_chunk, calls))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rows_chunk(start, stop, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, err):
     for r in range(start, stop):
         g, i = _row_codes(a, b, stride_a, gold, r, err)
@@ -281,16 +257,14 @@ def _rows_chunk(start, stop, a, b, stride_a, gold, pred, group_out, gold_out, pr
             pred_out[r] = j
 
 
-@njit(cache=True, parallel=True)
 def rows_batch(n, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, errors):
     """The codes themselves, for jobs that need the rows (exact sweeps, split halves, joins):
     group_out[r], gold_out[r] and (unless ``pred_out`` is empty) pred_out[r]."""
-    n_chunks = errors.shape[0]
-    chunk = (n + n_chunks - 1) // n_chunks
-    for c in prange(n_chunks):
-        _rows_chunk(
-            c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, pred, group_out, gold_out, pred_out, errors[c]
-        )
+    calls = [
+        (lo, hi, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, errors[c])
+        for c, (lo, hi) in enumerate(_chunks(n, errors.shape[0]))
+    ]
+    _threads.on_threads(_rows_chunk, calls)
 
 
 @njit(cache=True, parallel=True)
@@ -404,20 +378,16 @@ def _mark_shared_range(start, stop, a, b, stride_a, gold, item, n_items, seen, e
     return True
 
 
-@njit(cache=True, parallel=True, nogil=True)
 def mark_items_threads(n, a, b, stride_a, gold, item, n_items, seen, errors):
     """:func:`mark_items` on one chunk of rows per thread, all marking the one bitmap ``seen``
     with atomic ORs (a byte's bits may belong to two threads' keys). Returns whether every key
     was new; when one was not, ``seen`` holds some of the batch's marks, and the caller puts
     back its copy from before the batch for :func:`mark_items` to find the first duplicated row."""
-    n_chunks = errors.shape[0]
-    chunk = (n + n_chunks - 1) // n_chunks
-    clean = np.ones(n_chunks, np.bool_)
-    for c in prange(n_chunks):
-        clean[c] = _mark_shared_range(
-            c * chunk, min(n, (c + 1) * chunk), a, b, stride_a, gold, item, n_items, seen, errors[c]
-        )
-    return clean.all() and errors.max() < 0
+    calls = [
+        (lo, hi, a, b, stride_a, gold, item, n_items, seen, errors[c])
+        for c, (lo, hi) in enumerate(_chunks(n, errors.shape[0]))
+    ]
+    return all(_threads.on_threads(_mark_shared_range, calls)) and errors.max() < 0
 
 
 @njit(cache=True)

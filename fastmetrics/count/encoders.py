@@ -277,7 +277,11 @@ class Encoder:
         return 2 if self.binary else len(self.labels)
 
     def encode(self, array: pa.Array, part):
-        """The kernel tuple for this batch's column."""
+        """The kernel tuple for this batch's column (:func:`small_form` for a few rows)."""
+        col = self._encode(array, part)
+        return small_form(col, len(array)) if len(array) <= SMALL else col
+
+    def _encode(self, array: pa.Array, part):
         no_nulls(array, self.column, part)
         no_nans(array, self.column, part)
         if self.binary:
@@ -379,10 +383,44 @@ def score_view(array: pa.Array, column: str, part, what: str = "scores") -> np.n
     return values
 
 
+_ANY_CODE = 1 << 62  # the size of a small form's range: its codes are final, -1 outside the plan
+
+
+def small_form(col, n: int):
+    """A code column of ``n`` rows as its final codes, ``(int64 codes, 0, size)``.
+
+    A value outside the plan has code -1.
+    The kernels are compiled for each combination of the forms of their columns (bits, int32 or
+    int64 values, over a range or through a table, from Arrow or numpy); a batch of a few rows
+    costs nothing to decode here, and every small batch then meets one compiled kernel instead of
+    one per combination -- the compiling, not the counting, was most of a small input's time.
+    """
+    if len(col) == 1:
+        return col
+    if len(col) == 2:
+        bits, offset = col
+        codes = np.unpackbits(bits, bitorder="little")[offset : offset + n].astype(np.int64)
+        return (codes, 0, 2)
+    values, second, third = col
+    values = values[:n].astype(np.int64)
+    if isinstance(second, np.ndarray):  # a table over the values' range
+        at = values - third
+        inside = (at >= 0) & (at < second.size)
+        codes = np.where(inside, second[np.where(inside, at, 0)], -1).astype(np.int64)
+        return (codes, 0, _ANY_CODE)
+    at = values - second
+    return (np.where((at >= 0) & (at < third), at, -1), 0, _ANY_CODE)
+
+
 def code_column(codes: np.ndarray, size: int):
-    """Codes already computed (0 <= code < size) in the kernels' form."""
+    """Codes already computed (0 <= code < size) in the kernels' form.
+
+    A few rows are given as int64, as :func:`small_form` gives them.
+    """
     values = np.ascontiguousarray(codes)
-    if values.dtype not in (np.int32, np.int64):
+    if values.size <= SMALL:
+        values = values.astype(np.int64, copy=False)
+    elif values.dtype not in (np.int32, np.int64):
         values = values.astype(np.int32)
     return (values, 0, int(size))
 
