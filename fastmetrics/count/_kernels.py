@@ -27,8 +27,9 @@ from .. import _threads
 
 GROUP_A, GROUP_B, GOLD, VALUE, WEIGHT = 0, 1, 2, 3, 4
 N_KINDS = 5
-# the item arguments of the counting kernels when items are not checked in their pass
-NO_MARKS = (None, 0, np.zeros(0, np.uint8))
+# the item arguments of the counting kernels when items are not checked in their pass: no item
+# column, no bitmap, no templates (see _new_keys)
+NO_MARKS = (None, 0, np.zeros(0, np.uint8), np.zeros((0, 0, 3), np.int64), np.zeros((0, 0, 0), np.uint64))
 
 
 def _chunks(n: int, n_chunks: int) -> list:
@@ -110,57 +111,256 @@ def _weight_ok(weight, r, err):
     return False
 
 
+def raw_of(col, r):
+    """The stored value of row ``r`` of an encoded column (before any table): equal stored
+    values have equal codes, so a run of them is decoded and checked once."""
+    raise NotImplementedError("raw_of is only callable from numba kernels")
+
+
+@overload(raw_of)
+def _raw_of(col, r):
+    if len(col) == 1:
+        return lambda col, r: np.int64(0)
+    if len(col) == 2:
+        return lambda col, r: code_of(col, r)
+    return lambda col, r: np.int64(col[0][r])
+
+
 @njit(cache=True, inline="always")
-def _new_key(item, n_items, seen, g, r, err):
-    """Mark row r's key ``g * n_items + item`` in the bitmap ``seen``; False when it was marked
-    before (a duplicated item) or the item is outside the plan (noted). The marks are atomic
-    ORs: a byte's bits may belong to two threads' keys. ``item`` None: numba compiles the
-    kernels without marking."""
+def _run(a, b, stride_a, s, stop, err):
+    """``(end, group)`` of the run of rows from ``s`` whose grouping columns hold the stored
+    values of row ``s`` (rows usually come grouped: one decode a run, not a row); group -1 after
+    noting the bad column at row ``s`` -- the first bad row, as every row of the run is bad."""
+    va = raw_of(a, s)
+    vb = raw_of(b, s)
+    e = s + 1
+    while e < stop and raw_of(a, e) == va and raw_of(b, e) == vb:
+        e += 1
+    ga = code_of(a, s)
+    gb = code_of(b, s)
+    if ga < 0:
+        _note(err, GROUP_A, s)
+    elif gb < 0:
+        _note(err, GROUP_B, s)
+    else:
+        return e, ga * stride_a + gb
+    return e, np.int64(-1)
+
+
+@njit(cache=True, inline="always")
+def _new_keys(item, n_items, words, g, slot, s, e, templates, patterns, err):
+    """Mark the keys ``g * n_items + item`` of rows ``s:e`` (one group) in the bitmap ``words``;
+    False when one was marked before (a duplicated item) or an item is outside the plan (noted).
+
+    Items repeat across the systems of a topic: a run whose stored items are those of the last
+    run of its ``slot`` (the code of the second grouping column: the topic) in this chunk -- a
+    *template*, whose keys were marked one by one, so its items are distinct and valid -- ORs
+    the template's item set into its own bits a word at a time (:func:`_or_pattern`); the set is
+    built once a template (:func:`_pattern`). Otherwise a run's keys are gathered a 64-bit word
+    at a time and each word ORed in once. Every OR is atomic (another thread may mark the same
+    word), and a bit it finds already set is a duplicate, so two threads cannot both take one
+    key for new. ``item`` None: compiled without marking; ``templates`` empty: no templates.
+    """
     if item is None:
         return True
-    i = code_of(item, r)
-    if i < 0:
-        _note(err, VALUE, r)
-        return False
-    key = g * n_items + i
-    bit = np.uint8(1 << (key & 7))
-    return not (_or_byte(seen, key >> 3, bit) & bit)
-
-
-@njit(cache=True, nogil=True)
-def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, n_items, seen, p, err):
-    """Count rows ``start:stop`` (see :func:`hard_batch`); False when a row's item key was
-    marked before, at which the chunk stops."""
-    m = np.uint64(p.shape[1])
-    flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
-    for r in range(start, stop):
-        g, i = _row_codes(a, b, stride_a, gold, r, err)
-        if g < 0:
-            continue
-        if not _new_key(item, n_items, seen, g, r, err):
-            return False
-        j = code_of(pred, r)
-        cell = (np.uint64(g) * m + np.uint64(i)) * m + np.uint64(j)
-        if j < 0:
+    if templates.shape[0]:
+        first, last = templates[slot, 0], templates[slot, 1]
+        if last - first == e - s and _same_items(item, first, s, e - s):
+            if templates[slot, 2] == 0:
+                _pattern(item, first, last, patterns[slot])
+                templates[slot, 2] = 1
+            return _or_pattern(words, g * n_items, patterns[slot])
+        templates[slot, 0] = s
+        templates[slot, 1] = e
+        templates[slot, 2] = 0
+    base = g * n_items
+    word = np.int64(-1)
+    gathered = np.uint64(0)
+    for r in range(s, e):
+        i = code_of(item, r)
+        if i < 0:
             _note(err, VALUE, r)
-        elif weight is None:  # compiled without this branch for unweighted input
-            flat[cell] += 1
-        elif _weight_ok(weight, r, err):
-            flat[cell] += weight[r]
+            return False
+        key = base + i
+        bit = np.uint64(1) << np.uint64(key & 63)
+        if key >> 6 != word:
+            if word >= 0 and _atomic_or(words, word, gathered) & gathered:
+                return False
+            word = key >> 6
+            gathered = np.uint64(0)
+        if gathered & bit:
+            return False
+        gathered |= bit
+    return not (word >= 0 and _atomic_or(words, word, gathered) & gathered)
+
+
+@njit(cache=True, inline="always")
+def _same_items(item, first, s, n):
+    """Whether rows ``first:first + n`` and ``s:s + n`` store the same items, in order."""
+    for k in range(n):
+        if raw_of(item, first + k) != raw_of(item, s + k):
+            return False
     return True
 
 
-def hard_batch(n, a, b, stride_a, gold, pred, weight, item, n_items, seen, partial, errors):
+@njit(cache=True)
+def _pattern(item, first, last, pattern):
+    """``pattern`` = the set of the item codes of rows ``first:last``, bit ``code`` set."""
+    pattern[:] = 0
+    for r in range(first, last):
+        i = code_of(item, r)
+        pattern[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+
+
+@njit(cache=True)
+def _or_pattern(words, base, pattern):
+    """OR ``pattern`` (bit ``c``: item code ``c``) into ``words`` from bit ``base`` on; False
+    when one of its bits was set there already."""
+    shift = np.uint64(base & 63)
+    at = base >> 6
+    for k in range(pattern.size):
+        bits = pattern[k]
+        if bits == 0:
+            continue
+        low = bits << shift
+        if _atomic_or(words, at + k, low) & low:
+            return False
+        if shift:
+            high = bits >> (np.uint64(64) - shift)
+            if high and _atomic_or(words, at + k + 1, high) & high:
+                return False
+    return True
+
+
+def bit_counts(gold, pred, s, e):
+    """``(ok, gold positives, predicted positives, both)`` of rows ``s:e`` when gold and
+    predictions are both bitmaps, counted 8 rows a step; ``ok`` False (and nothing counted)
+    for any other forms."""
+    raise NotImplementedError("bit_counts is only callable from numba kernels")
+
+
+@overload(bit_counts)
+def _bit_counts(gold, pred, s, e):
+    if len(gold) != 2 or len(pred) != 2:
+        return lambda gold, pred, s, e: (False, np.int64(0), np.int64(0), np.int64(0))
+
+    def count(gold, pred, s, e):
+        x_bits, y_bits = gold[0], pred[0]
+        x0, y0 = gold[1] + s, pred[1] + s
+        n = e - s
+        ones_x = np.int64(0)
+        ones_y = np.int64(0)
+        both = np.int64(0)
+        r = 0
+        while r < n and (x0 + r) & 7:  # to a byte boundary of the gold's bitmap
+            x = (x_bits[(x0 + r) >> 3] >> ((x0 + r) & 7)) & 1
+            y = (y_bits[(y0 + r) >> 3] >> ((y0 + r) & 7)) & 1
+            ones_x += x
+            ones_y += y
+            both += x & y
+            r += 1
+        shift = (y0 + r) & 7
+        while r + 8 <= n:
+            x = np.uint32(x_bits[(x0 + r) >> 3])
+            at = (y0 + r) >> 3
+            y = np.uint32(y_bits[at]) >> shift
+            if shift:
+                y = (y | (np.uint32(y_bits[at + 1]) << (8 - shift))) & np.uint32(255)
+            ones_x += _popcount8(x)
+            ones_y += _popcount8(y)
+            both += _popcount8(x & y)
+            r += 8
+        while r < n:
+            x = (x_bits[(x0 + r) >> 3] >> ((x0 + r) & 7)) & 1
+            y = (y_bits[(y0 + r) >> 3] >> ((y0 + r) & 7)) & 1
+            ones_x += x
+            ones_y += y
+            both += x & y
+            r += 1
+        return True, ones_x, ones_y, both
+
+    return count
+
+
+@njit(cache=True, inline="always")
+def _popcount8(x):
+    x = x - ((x >> 1) & np.uint32(0x55))
+    x = (x & np.uint32(0x33)) + ((x >> 2) & np.uint32(0x33))
+    return np.int64((x + (x >> 4)) & np.uint32(0x0F))
+
+
+@njit(cache=True, nogil=True)
+def _hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, n_items, seen, templates, patterns, p, err):
+    """Count rows ``start:stop`` (see :func:`hard_batch`) a run of one group at a time; False
+    when a row's item key was marked before, at which the chunk stops. Binary gold and
+    predictions held as bitmaps are counted by popcounts, 8 rows a step."""
+    m = np.uint64(p.shape[1])
+    flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
+    words = seen.view(np.uint64)
+    s = start
+    while s < stop:
+        e, g = _run(a, b, stride_a, s, stop, err)
+        if g >= 0:
+            if not _new_keys(item, n_items, words, g, g % stride_a, s, e, templates, patterns, err):
+                return False
+            base = np.uint64(g) * m
+            bits, ones_x, ones_y, both = bit_counts(gold, pred, s, e)
+            if weight is None and bits:  # compiled without this branch for other forms
+                flat[(base + 1) * m + 1] += both
+                flat[(base + 1) * m] += ones_x - both
+                flat[base * m + 1] += ones_y - both
+                flat[base * m] += (e - s) - ones_x - ones_y + both
+            else:
+                for r in range(s, e):
+                    i = code_of(gold, r)
+                    j = code_of(pred, r)
+                    cell = (base + np.uint64(i)) * m + np.uint64(j)
+                    if i < 0:
+                        _note(err, GOLD, r)
+                    elif j < 0:
+                        _note(err, VALUE, r)
+                    elif weight is None:
+                        flat[cell] += 1
+                    elif _weight_ok(weight, r, err):
+                        flat[cell] += weight[r]
+        s = e
+    return True
+
+
+def hard_batch(n, a, b, stride_a, gold, pred, weight, item, n_items, seen, templates, patterns, partial, errors):
     """partial[c, g, i, j] += rows (or weight) of group g with gold class i and predicted class
     j. Rows are split in one chunk per partial array; each chunk counts into its own, and the
-    partials are summed once, after the last batch. With an ``item`` column (see :func:`_new_key`)
+    partials are summed once, after the last batch. With an ``item`` column (see :func:`_new_keys`)
     each row's item is checked in the same pass; returns whether every key was new (False: the
-    caller finds the first duplicate with :func:`mark_items` from its copy of the bitmap)."""
+    caller finds the first duplicate with :func:`mark_items` from its copy of the bitmap).
+    ``templates`` and ``patterns``: a chunk's scratch of :func:`_new_keys` each (see
+    :func:`item_scratch`), or empty."""
     calls = [
-        (lo, hi, a, b, stride_a, gold, pred, weight, item, n_items, seen, partial[c], errors[c])
+        (lo, hi, a, b, stride_a, gold, pred, weight, item, n_items, seen, *_scratch_of(templates, patterns, c))
+        + (partial[c], errors[c])
         for c, (lo, hi) in enumerate(_chunks(n, partial.shape[0]))
     ]
     return all(_threads.on_threads(_hard_chunk, calls))
+
+
+def item_scratch(chunks: int, slots: int, n_items: int, budget: int = 1 << 22):
+    """``(templates, patterns)``: each chunk's template runs (start, stop, whether the pattern is
+    built) per slot, all unset, and the item sets of their patterns (see :func:`_new_keys`);
+    empty when the patterns would take more than ``budget`` bytes a chunk."""
+    n_words = (n_items + 63) // 64
+    if slots * n_words * 8 > budget:
+        return NO_MARKS[3], NO_MARKS[4]
+    return np.full((chunks, slots, 3), -1, np.int64), np.empty((chunks, slots, n_words), np.uint64)
+
+
+_NO_TEMPLATES = (np.zeros((0, 3), np.int64), np.zeros((0, 0), np.uint64))
+
+
+def _scratch_of(templates, patterns, c):
+    """Chunk ``c``'s templates and patterns (both empty where there are none)."""
+    if templates.shape[0] == 0:
+        return _NO_TEMPLATES
+    return templates[c], patterns[c]
 
 
 @njit(cache=True, nogil=True)
@@ -176,6 +376,8 @@ def _sweep_chunk(
     item,
     n_items,
     seen,
+    templates,
+    patterns,
     thresholds,
     guide,
     cells,
@@ -196,12 +398,19 @@ def _sweep_chunk(
     k = thresholds.size
     width = np.uint64(p.shape[2])
     flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
+    words = seen.view(np.uint64)
+    run_end, g = np.int64(start), np.int64(-1)
     for r in range(start, stop):
-        g, i = _row_codes(a, b, stride_a, gold, r, err)
+        if r == run_end:  # a run of one group (see _run) starts
+            run_end, g = _run(a, b, stride_a, r, stop, err)
+            if g >= 0 and not _new_keys(item, n_items, words, g, g % stride_a, r, run_end, templates, patterns, err):
+                return False
         if g < 0:
             continue
-        if not _new_key(item, n_items, seen, g, r, err):
-            return False
+        i = code_of(gold, r)
+        if i < 0:
+            _note(err, GOLD, r)
+            continue
         s = np.float64(score[r])
         if not (s > -np.inf and s < np.inf):
             _note(err, VALUE, r)
@@ -231,14 +440,33 @@ def _sweep_chunk(
 
 
 def sweep_batch(
-    n, a, b, stride_a, gold, score, weight, item, n_items, seen, thresholds, guide, cells, lo, inv_step, partial, errors
+    n,
+    a,
+    b,
+    stride_a,
+    gold,
+    score,
+    weight,
+    item,
+    n_items,
+    seen,
+    templates,
+    patterns,
+    thresholds,
+    guide,
+    cells,
+    lo,
+    inv_step,
+    partial,
+    errors,
 ):
     """partial[c, g, i, k] += rows of group g with gold class i whose score passes exactly the k
     lowest thresholds; cumulative sums of this histogram give the counts at every threshold.
-    ``item``, ``n_items``, ``seen``: as :func:`hard_batch`'s."""
+    ``item``, ``n_items``, ``seen``, ``templates``, ``patterns``: as :func:`hard_batch`'s."""
     grid = (thresholds, guide, cells, lo, inv_step)
     calls = [
-        (start, stop, a, b, stride_a, gold, score, weight, item, n_items, seen, *grid, partial[c], errors[c])
+        (start, stop, a, b, stride_a, gold, score, weight, item, n_items, seen, *_scratch_of(templates, patterns, c))
+        + (*grid, partial[c], errors[c])
         for c, (start, stop) in enumerate(_chunks(n, partial.shape[0]))
     ]
     return all(_threads.on_threads(_sweep_chunk, calls))
@@ -303,11 +531,18 @@ def int_range(values):
     return np.int64(low), np.int64(high)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mark_present(values, lo, present):
-    """present[v - lo] = True for every value (the distinct values of an integer column)."""
+    """present[v - lo] = True for every value (the distinct values of an integer column). A
+    value equal to the one before is not stored again: grouped columns are mostly repeats."""
+    if values.size == 0:
+        return
+    last = values[0]
+    present[np.int64(last) - lo] = True
     for v in values:
-        present[np.int64(v) - lo] = True
+        if v != last:
+            present[np.int64(v) - lo] = True
+            last = v
 
 
 @njit(cache=True, inline="always")
@@ -350,9 +585,9 @@ def _mark_range(start, stop, a, b, stride_a, gold, item, n_items, seen, keys, er
 
 
 @intrinsic
-def _or_byte(typingctx, array, index, value):
-    """``array[index] |= value`` as one atomic operation; returns the byte it held before."""
-    signature = types.uint8(array, types.int64, types.uint8)
+def _atomic_or(typingctx, array, index, value):
+    """``array[index] |= value`` as one atomic operation; returns the value it held before."""
+    signature = array.dtype(array, types.int64, array.dtype)
 
     def codegen(context, builder, signature, args):
         data = context.make_array(signature.args[0])(context, builder, args[0])
@@ -373,7 +608,7 @@ def _mark_shared_range(start, stop, a, b, stride_a, gold, item, n_items, seen, e
             return False
         key = g * n_items + i
         bit = np.uint8(1 << (key & 7))
-        if _or_byte(seen, key >> 3, bit) & bit:
+        if _atomic_or(seen, key >> 3, bit) & bit:
             return False
     return True
 

@@ -693,7 +693,7 @@ def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
 
 def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
     """Pass 1: the :class:`Survey` of the columns the plan needs to know before counting."""
-    facts = Survey(ranged=request.ranged, exact=exact)
+    facts = Survey(ranged=request.ranged, exact=exact, whole=frozenset([request.item]) - set(request.axes))
     read = request.survey_columns(types)
     score = request.score if request.score in read else None
     if not exact:

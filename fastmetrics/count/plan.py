@@ -215,6 +215,9 @@ class Survey:
 
     ``ranged``: columns that may be surveyed by their range alone (integer axes and items); with
     ``exact=True`` every column gets its distinct values (a partition survey, merged later).
+    ``whole``: columns whose dictionaries are taken whole, values without rows included -- the
+    items, whose labels are only the key space of the duplicate check, not coordinates -- so
+    their indices are not scanned.
     """
 
     values: dict = field(default_factory=dict)
@@ -224,6 +227,7 @@ class Survey:
     rows: int = 0
     ranged: frozenset = frozenset()
     exact: bool = False
+    whole: frozenset = frozenset()
 
     def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0) -> None:
         """Add one batch whose first row is row ``offset`` of ``part`` (for error messages)."""
@@ -242,8 +246,12 @@ class Survey:
             if name == score:
                 self._score(batch.column(name), name, part, offset)
             elif name not in ranged:
-                no_nulls(batch.column(name), name, part, offset)
-                self.values.setdefault(name, []).append(distinct(batch.column(name)))
+                column = batch.column(name)
+                no_nulls(column, name, part, offset)
+                if name in self.whole and pa.types.is_dictionary(column.type) and not column.dictionary.null_count:
+                    self.values.setdefault(name, []).append(column.dictionary)
+                else:
+                    self.values.setdefault(name, []).append(distinct(column))
 
     def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:
         """Take ranges from column statistics (min, max): integer axes and a finite score range.

@@ -37,6 +37,7 @@ class Tally:
         self.kept = [] if keep_rows else None
         self._items = None
         self._before = None  # the item bitmap before the batch counted with its items checked
+        self._templates = None  # the counting kernels' item templates (see Tally._marks)
         self.parts = []  # part names in the order met (for duplicate messages)
         dtype = np.float64 if plan.request.weight else np.int64
         n_groups, m = plan.n_groups, plan.m
@@ -64,7 +65,8 @@ class Tally:
         else:
             return None, None, 0
         if n_runs * n_items <= _BITMAP_BITS:
-            return np.zeros((n_runs * n_items + 7) // 8, np.uint8), None, n_items
+            # whole 64-bit words: the counting kernels mark a word at a time
+            return np.zeros((n_runs * n_items + 63) // 64 * 8, np.uint8), None, n_items
         return None, [], n_items
 
     # -- pass 2 -----------------------------------------------------------------------------
@@ -84,7 +86,7 @@ class Tally:
         else:
             gold = plan.gold.encode(batch.column(request.gold_column), part)
             if plan.item is not None:
-                marks = self._marks(batch, part)
+                marks = self._marks(batch, part, stride)
                 if marks is k.NO_MARKS:
                     self._mark_items(batch, part, offset, a, b, stride, gold)
         # None: numba compiles the unweighted kernels without the branch
@@ -99,20 +101,16 @@ class Tally:
         clean = True
         if plan.mode == "hard":
             pred = plan.pred.encode(batch.column(request.pred), part)
-            if serial:
-                k._hard_chunk(0, n, a, b, stride, gold, pred, weight, *k.NO_MARKS, self.partial[0], errors[0])
-            else:
-                clean = k.hard_batch(n, a, b, stride, gold, pred, weight, *marks, self.partial, errors)
+            partial, errors = (self.partial[:1], errors[:1]) if serial else (self.partial, errors)
+            clean = k.hard_batch(n, a, b, stride, gold, pred, weight, *marks, partial, errors)
             if self.kept is not None:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
         elif plan.mode == "sweep":
             score = score_view(batch.column(request.score), request.score, part)
             args = (a, b, stride, gold, score, weight)
             grid = (plan.grid,) + plan.guide
-            if serial:
-                k._sweep_chunk(0, n, *args, *k.NO_MARKS, *grid, self.partial[0], errors[0])
-            else:
-                clean = k.sweep_batch(n, *args, *marks, *grid, self.partial, errors)
+            partial, errors = (self.partial[:1], errors[:1]) if serial else (self.partial, errors)
+            clean = k.sweep_batch(n, *args, *marks, *grid, partial, errors)
         else:
             self._collect(a, b, stride, gold, batch, part, offset, weight, errors)
         if not clean:
@@ -121,17 +119,23 @@ class Tally:
             raise RuntimeError("fastmetrics: the item check of one pass and of a second pass disagree")  # a bug
         self._raise(errors, batch, part, offset)
 
-    def _marks(self, batch, part):
-        """``(item codes, keys per run, bitmap)`` for the counting kernels to check items in their
-        own pass (the bitmap copied first, for :meth:`_mark_items` to find the first duplicate
-        should there be one), or :data:`~fastmetrics.count._kernels.NO_MARKS` where items are checked
-        in a pass of their own."""
+    def _marks(self, batch, part, slots):
+        """``(item codes, keys per run, bitmap, templates, patterns)`` for the counting kernels to
+        check items in their own pass (the bitmap copied first, for :meth:`_mark_items` to find
+        the first duplicate should there be one), or :data:`~fastmetrics.count._kernels.NO_MARKS`
+        where items are checked in a pass of their own. ``slots``: the codes of the second
+        grouping column, whose runs' items serve as templates (see ``_kernels._new_keys``)."""
         n, seen = batch.num_rows, self.seen
         fused = self.plan.mode in ("hard", "sweep") and self.kept is None and n >= SERIAL_ROWS
-        if not fused or seen is None or numba.get_num_threads() < 2 or seen.size > 4 * n:
+        if not fused or seen is None or seen.size > 4 * n:
             return k.NO_MARKS
         self._before = seen.copy()
-        return self.plan.item.encode(batch.column(self.plan.request.item), part), self.n_keys, seen
+        if self._templates is None:
+            self._templates = k.item_scratch(self.partial.shape[0], slots, self.n_keys)
+        templates, patterns = self._templates
+        templates[:] = -1  # a batch's stored items are its own (a dictionary per batch)
+        item = self.plan.item.encode(batch.column(self.plan.request.item), part)
+        return item, self.n_keys, seen, templates, patterns
 
     def _group_columns(self, batch, part, offset):
         """The two encoded grouping columns the kernels read, and the stride of the first. More
