@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 _EMPTY = np.int64(-1)
@@ -38,6 +39,25 @@ def _load(typingctx, data, at):
         array = context.make_array(signature.args[0])(context, builder, args[0])
         pointer = builder.bitcast(builder.gep(array.data, [args[1]]), ir.IntType(64).as_pointer())
         return builder.load(pointer, align=1)
+
+    return signature, codegen
+
+
+@intrinsic
+def _move(typingctx, dst, dst_at, src, src_at, count):
+    """Copy ``count`` elements of ``src`` from ``src_at`` to ``dst`` from ``dst_at`` (memmove:
+    the two may overlap). Numba compiles a slice assignment as an element loop, about five
+    times slower than this on a 4 MB copy and on copies of a few bytes alike."""
+    signature = types.void(dst, types.int64, src, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        target = context.make_array(signature.args[0])(context, builder, args[0])
+        source = context.make_array(signature.args[2])(context, builder, args[2])
+        itemsize = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        cgutils.raw_memmove(
+            builder, builder.gep(target.data, [args[1]]), builder.gep(source.data, [args[3]]), args[4], itemsize
+        )
+        return context.get_dummy_value()
 
     return signature, codegen
 

@@ -33,7 +33,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import _memory, _strings, _threads
-from .._strings import _EMPTY, _hash, _last_word, _load, _same
+from .._strings import _EMPTY, _hash, _last_word, _load, _move, _same
 
 TEXT, BOOL, INT, FLOAT = 0, 1, 2, 3
 PLAIN, OTHER, FULL = 0, 1, 2
@@ -456,7 +456,7 @@ def _gather(buf, starts, stops, offsets, data):
     at = 0
     for i in range(starts.size):
         size = stops[i] - starts[i]
-        data[at : at + size] = buf[starts[i] : stops[i]]
+        _move(data, at, buf, starts[i], size)
         at += size
         offsets[i + 1] = at
 

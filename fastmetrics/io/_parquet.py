@@ -30,7 +30,7 @@ import pyarrow as pa
 from numba import njit
 
 from .. import _memory
-from .._strings import _load
+from .._strings import _load, _move
 
 # parquet.thrift enums
 _DATA_PAGE, _DICTIONARY_PAGE, _DATA_PAGE_V2 = 0, 2, 3
@@ -56,10 +56,14 @@ class Unsupported(Exception):
 
 
 @njit(cache=True, nogil=True)
-def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit):
+def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None):
     """Decode ``count`` values of the RLE/bit-packed hybrid in ``buf[at:stop]`` into
     ``out[start:start + count]``; return how many were decoded (fewer: the data is short), or -1
     when a value is ``limit`` or more (an index past its dictionary).
+
+    With a ``table`` (a dictionary page's fixed-width values), ``out`` receives ``table[value]``
+    instead of the value: a run of one index is then one fill of its value, with no array of
+    indices written and read back.
 
     A run header ``h`` (ULEB128) with ``h & 1 == 0`` is ``h >> 1`` copies of one value stored in
     ``ceil(bit_width / 8)`` bytes; otherwise ``h >> 1`` groups of 8 values of ``bit_width`` bits,
@@ -85,7 +89,10 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit):
             m = min(header >> 1, count - n)
             if m > 0:
                 top = max(top, value)
-                out[start + n : start + n + m] = value
+                if table is None:
+                    out[start + n : start + n + m] = value
+                elif value < np.uint64(limit):
+                    out[start + n : start + n + m] = table[value]
             n += m
         else:
             size = (header >> 1) * bit_width  # bytes: 8 values of bit_width bits a group
@@ -106,6 +113,9 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit):
                 value = (word >> np.uint64(bit & 7)) & mask
                 top = max(top, value)
                 out[start + n + k] = value
+            if table is not None and limit > 0:  # indices to values, in a loop of its own
+                for r in range(start + n, start + n + m):
+                    out[r] = table[min(np.uint64(out[r]), np.uint64(limit - 1))]  # past it: refused below
             at += size
             n += m
     if n and top >= np.uint64(limit):
@@ -120,7 +130,7 @@ def copy_bits(src, at, count, dst, dst_bit):
     if dst_bit & 7 == 0:
         first = dst_bit >> 3
         size = (count + 7) >> 3
-        dst[first : first + size] = src[at : at + size]
+        _move(dst, first, src, at, size)
         return
     for k in range(count):
         bit = (src[at + (k >> 3)] >> (k & 7)) & 1
@@ -150,7 +160,7 @@ def plain_byte_arrays(buf, at, stop, count, offsets, data):
         at += 4
         if at + length > stop:
             return -1
-        data[size : size + length] = buf[at : at + length]
+        _move(data, size, buf, at, length)
         size += length
         at += length
         offsets[k + 1] = size
@@ -345,7 +355,7 @@ def snappy(src, at, stop, dst):
             length += 1
             if at + length > stop or out + length > size:
                 return -1
-            dst[out : out + length] = src[at : at + length]
+            _move(dst, out, src, at, length)
             at += length
             out += length
             continue
@@ -367,7 +377,7 @@ def snappy(src, at, stop, dst):
         if offset <= 0 or offset > out or out + length > size:
             return -1
         if offset >= length:
-            dst[out : out + length] = dst[out - offset : out - offset + length]
+            _move(dst, out, dst, out - offset, length)
         else:
             for k in range(length):
                 dst[out + k] = dst[out - offset + k]
@@ -430,23 +440,6 @@ _STATUS = {DAMAGED: "a page this reader cannot parse", NULL: "a null", ENCODING:
 
 
 @njit(cache=True, nogil=True)
-def _gather(indices, start, count, dictionary, width, out):
-    # 4- and 8-byte values moved as words, not bytes
-    if width == 4:
-        words, table = out.view(np.uint32), dictionary.view(np.uint32)
-        for r in range(start, start + count):
-            words[r] = table[indices[r]]
-    elif width == 8:
-        longs, longs_table = out.view(np.uint64), dictionary.view(np.uint64)
-        for r in range(start, start + count):
-            longs[r] = longs_table[indices[r]]
-    else:
-        for r in range(start, start + count):
-            for b in range(width):
-                out[r * width + b] = dictionary[indices[r] * width + b]
-
-
-@njit(cache=True, nogil=True)
 def _hybrid_bits(buf, at, stop, count, out, dst_bit):
     """Decode ``count`` booleans of the 1-bit hybrid in ``buf[at:stop]`` to bits of ``out`` from
     ``dst_bit``; return how many were decoded. Bit-packed groups are the bitmap's own bytes."""
@@ -483,11 +476,17 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
     if encoding in (2, 8):
         if dict_count < 0 or kind == 0 or v >= page.size:
             return ENCODING
-        got = unpack_hybrid(page, v + 1, page.size, np.int64(page[v]), indices, filled, count, dict_count)
+        bit_width = np.int64(page[v])
+        if kind == 2:
+            got = unpack_hybrid(page, v + 1, page.size, bit_width, indices, filled, count, dict_count)
+        elif width == 4:
+            values, table = out.view(np.uint32), dictionary[: dict_count * 4].view(np.uint32)
+            got = unpack_hybrid(page, v + 1, page.size, bit_width, values, filled, count, dict_count, table)
+        else:
+            values, table = out.view(np.uint64), dictionary[: dict_count * 8].view(np.uint64)
+            got = unpack_hybrid(page, v + 1, page.size, bit_width, values, filled, count, dict_count, table)
         if got != count:
             return DAMAGED
-        if kind == 1:
-            _gather(indices, filled, count, dictionary, width, out)
     elif encoding == _RLE and kind == 0:  # booleans of v2 pages: 4-byte length, hybrid of 1 bit
         if v + 4 > page.size:
             return DAMAGED
@@ -501,7 +500,7 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
     elif encoding == 0 and kind == 1:
         if v + count * width > page.size:
             return DAMAGED
-        out[filled * width : (filled + count) * width] = page[v : v + count * width]
+        _move(out, filled * width, page, v, count * width)
     else:
         return ENCODING
     return 0
@@ -649,7 +648,7 @@ def _column(chunk: np.ndarray, chunk_meta, layout, max_def: int, rows: int) -> p
         dictionary = _dictionary(page.copy(), count, kind, width)
         at = body + int(fields[2])
     out = _memory.zeros((rows + 7) // 8 + 8 if kind == 0 else rows * width, np.uint8)
-    indices = _memory.empty(rows if kind else 0, np.int32)
+    indices = _memory.empty(rows if kind == 2 else 0, np.int32)
     values = dictionary if kind == 1 else np.zeros(1, np.uint8)
     filled = data_pages(chunk, at, codec, kind, width, max_def, rows, out, indices, values, count, buffer)
     if filled != rows:
