@@ -12,6 +12,7 @@ import copy
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -113,6 +114,55 @@ class _Labelled:
                 axes.remove(name)
                 coords.pop(name)
         return tuple(index), tuple(axes), coords
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The columns playing the system, the topic and the item, by the user's names.
+
+    Counting reads these columns where they are and names the count axes after them (the plan
+    carries one ``Roles``); the stages after it find the system and topic axes of a tensor or of
+    scores by the same names and give their output columns those names, so nothing is renamed on
+    the way in or out.
+
+    Parameters
+    ----------
+    system, topic, item : str, default "system", "topic", "item"
+        The columns (axes) playing each part.
+
+    Raises
+    ------
+    ParameterError
+        One column named to play both the system and the topic.
+    """
+
+    system: str = "system"
+    topic: str = "topic"
+    item: str = "item"
+
+    def __post_init__(self):
+        if self.system == self.topic:
+            raise ParameterError(f"One column cannot play both the system and the topic: '{self.system}'.")
+
+    @property
+    def identity(self) -> tuple:
+        """The columns identifying a run's ranking: (system, topic)."""
+        return (self.system, self.topic)
+
+    def pair(self, part: str) -> tuple[str, str]:
+        """The columns of a pair of systems (``part="system"``) or topics: ``<name>_a, <name>_b``.
+
+        Parameters
+        ----------
+        part : {"system", "topic"}
+
+        Returns
+        -------
+        tuple of str
+            E.g. ``("annotator_a", "annotator_b")`` when ``annotator`` plays the system.
+        """
+        name = getattr(self, part)
+        return f"{name}_a", f"{name}_b"
 
 
 def role_names(system: str = "system", topic: str = "topic") -> dict[str, str]:
