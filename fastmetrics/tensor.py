@@ -8,7 +8,6 @@ group has its own thresholds.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -61,25 +60,6 @@ class _Labelled:
                 out[name] = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), encoded.dictionary)
             else:
                 out[name] = pa.array(labels[index])
-        return out
-
-    def rename(self, names: Mapping[str, str]):
-        """A copy with axes and coordinates renamed (the arrays are shared, not copied).
-
-        Parameters
-        ----------
-        names : mapping of str to str
-            Old name -> new name; a permutation (``{"a": "b", "b": "a"}``) renames at once.
-
-        Returns
-        -------
-        ConfusionTensor, MultilabelTensor or Scores
-            Of the same class.
-        """
-        out = copy.copy(self)
-        out.axes = tuple(names.get(a, a) for a in self.axes)
-        out.coords = {names.get(k, k): v for k, v in self.coords.items()}
-        out.coord_axes = {names.get(k, k): names.get(a, a) for k, a in self.coord_axes.items()}
         return out
 
     def _select(self, labels: Mapping[str, object]):
@@ -163,87 +143,6 @@ class Roles:
         """
         name = getattr(self, part)
         return f"{name}_a", f"{name}_b"
-
-
-def role_names(system: str = "system", topic: str = "topic") -> dict[str, str]:
-    """The renaming that gives the columns playing the system and topic parts those names.
-
-    Stages that read ``system`` and ``topic`` axes run on any columns through it: rename the
-    input with it, and the output with its inverse. It is a permutation, so a column already
-    called ``system`` that does not play the system takes the freed name and nothing collides.
-
-    Parameters
-    ----------
-    system, topic : str
-        The columns (axes) playing the system and the topic.
-
-    Returns
-    -------
-    dict
-        Old name -> new name; empty when the names are already ``system`` and ``topic``.
-    """
-    if system == topic:
-        raise ParameterError(f"One column cannot play both the system and the topic: '{system}'.")
-    return renaming({system: "system", topic: "topic"})
-
-
-def renaming(wanted: Mapping[str, str]) -> dict[str, str]:
-    """The permutation of names that gives each name in ``wanted`` its new name.
-
-    A name taken by another one keeps existing under the name freed (``{"annotator": "system"}``
-    also renames ``system`` to ``annotator``), so renaming a table's columns never collides.
-
-    Parameters
-    ----------
-    wanted : mapping of str to str
-        Old name -> new name, the new names distinct.
-
-    Returns
-    -------
-    dict
-        Old name -> new name, identities left out.
-    """
-    displaced = [new for new in wanted.values() if new not in wanted]
-    freed = [old for old in wanted if old not in wanted.values()]
-    names = {**wanted, **dict(zip(displaced, freed))}
-    return {old: new for old, new in names.items() if old != new}
-
-
-def inverse(names: Mapping[str, str]) -> dict[str, str]:
-    """The renaming that undoes ``names`` (a permutation, see :func:`role_names`).
-
-    Parameters
-    ----------
-    names : mapping of str to str
-
-    Returns
-    -------
-    dict
-    """
-    return {new: old for old, new in names.items()}
-
-
-def user_names(table: pa.Table, system: str = "system", topic: str = "topic") -> pa.Table:
-    """An output table with the names of the columns that played the system and the topic.
-
-    Jobs read ``system`` and ``topic``; a caller that renamed other columns to those parts
-    (:func:`fastmetrics.tensor.role_names`) gets its names back: ``system`` becomes e.g.
-    ``annotator`` and ``system_a, system_b`` (pairs of systems) ``annotator_a, annotator_b``; the
-    same for the topic.
-
-    Parameters
-    ----------
-    table : pyarrow.Table
-    system, topic : str
-        The columns that played the system and the topic.
-
-    Returns
-    -------
-    pyarrow.Table
-    """
-    back = inverse(role_names(system, topic))
-    pairs = {f"{role}_{x}": f"{name}_{x}" for role, name in (("system", system), ("topic", topic)) for x in "ab"}
-    return table.rename_columns([back.get(c, pairs.get(c, c)) for c in table.column_names])
 
 
 _EVALUATORS: dict[str, Callable] = {}
