@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -16,10 +16,12 @@ from .measures.evaluation import evaluate, values_over
 from .measures.positive import positive_counts
 from .meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from .meta import significance as paired_tests
-from .tensor import Scores, group_starts, role_names
+from .tensor import Roles, Scores, group_starts
 
 
-def macro_leaderboard(scores: Scores, *, order=("k", "mcc")) -> MetaResult:
+def macro_leaderboard(
+    scores: Scores, *, order=("k", "mcc"), system: str = "system", topic: str = "topic"
+) -> MetaResult:
     """Macro mean over topics per system, NaN-aware, ranked by the ``order`` measures.
 
     Parameters
@@ -28,6 +30,8 @@ def macro_leaderboard(scores: Scores, *, order=("k", "mcc")) -> MetaResult:
         Values over the axes ``(system, topic)``.
     order : sequence of str, default ("k", "mcc")
         Measures to sort by, descending, the first deciding (ties broken by the next).
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic; the output's system column keeps its name.
 
     Returns
     -------
@@ -36,15 +40,15 @@ def macro_leaderboard(scores: Scores, *, order=("k", "mcc")) -> MetaResult:
         left out of each mean, and ``undefined_topics`` is the largest number of topics any
         measure left out for that system. ``detail``: None.
     """
-    if set(scores.axes) != {"system", "topic"}:
-        raise ParameterError(f"A leaderboard needs scores over (system, topic); got axes {scores.axes}.")
-    topic_axis = scores.axes.index("topic") + 1
+    if set(scores.axes) != set(Roles(system, topic).identity):
+        raise ParameterError(f"A leaderboard needs scores over ({system}, {topic}); got axes {scores.axes}.")
+    topic_axis = scores.axes.index(topic) + 1
     means = _nanmean(scores.values, topic_axis)
     undefined = np.isnan(scores.values).sum(axis=topic_axis)
-    systems = scores.coords["system"]
+    systems = scores.coords[system]
     keys = [means[scores.measures.index(m)] for m in reversed(order) if m in scores.measures]
     rank = np.lexsort([-k for k in keys]) if keys else np.arange(len(systems))
-    cols = {"rank": pa.array(np.arange(1, len(systems) + 1)), "system": pa.array(systems[rank].tolist())}
+    cols = {"rank": pa.array(np.arange(1, len(systems) + 1)), system: pa.array(systems[rank].tolist())}
     for i, m in enumerate(scores.measures):
         cols[f"mean_{m}"] = pa.array(means[i][rank])
     cols["undefined_topics"] = pa.array(undefined.max(axis=0)[rank])
@@ -88,6 +92,8 @@ class BoardValues:
         Array parameters the measures were evaluated with (``cost`` of ``k_cost``).
     pooled_squares : ndarray or None
         With weighted counts, the sums of squared weights of ``pooled`` (for its intervals).
+    roles : Roles
+        The axes of ``scores`` playing the system and the topic (the tensor's own names).
     """
 
     specs: list
@@ -97,13 +103,14 @@ class BoardValues:
     pooled: np.ndarray | None = None
     matrix_params: dict | None = None
     pooled_squares: np.ndarray | None = None
+    roles: Roles = field(default_factory=Roles)
 
 
-def _pooled_squares(tensor):
+def _pooled_squares(tensor, system: str):
     """Each system's sums of squared weights pooled over the other axes (None without weights)."""
     if tensor.squares is None:
         return None
-    return tensor.sum([a for a in tensor.axes if a != "system"]).squares
+    return tensor.sum([a for a in tensor.axes if a != system]).squares
 
 
 def random_baseline(spec, ap: float, an: float) -> float:
@@ -132,13 +139,15 @@ def random_baseline(spec, ap: float, an: float) -> float:
     return chance.expected_random(spec, ap, an, "uniform", max_cells=_RANDOM_EXACT_CELLS)
 
 
-def baseline_counts(tensor) -> tuple[np.ndarray, np.ndarray]:
+def baseline_counts(tensor, *, system: str = "system") -> tuple[np.ndarray, np.ndarray]:
     """Per topic, the gold sizes (AP, AN) as counted for the most complete run (largest n).
 
     Parameters
     ----------
     tensor : ConfusionTensor
         Binary counts over ``(system[, topic])``.
+    system : str, default "system"
+        The axis playing the system.
 
     Returns
     -------
@@ -147,15 +156,15 @@ def baseline_counts(tensor) -> tuple[np.ndarray, np.ndarray]:
     """
     c = tensor.counts
     n = c.sum(axis=(-1, -2))
-    system_axis = tensor.axes.index("system")
+    system_axis = tensor.axes.index(system)
     best = np.expand_dims(np.argmax(n, axis=system_axis), system_axis)
     ap = np.take_along_axis(c[..., 1, :].sum(-1), best, axis=system_axis).squeeze(system_axis)
     an = np.take_along_axis(c[..., 0, :].sum(-1), best, axis=system_axis).squeeze(system_axis)
     return ap.astype(np.float64), an.astype(np.float64)
 
 
-def _check_board_axes(tensor) -> None:
-    if "system" in tensor.axes and not set(tensor.axes) - {"system", "topic"}:
+def _check_board_axes(tensor, roles: Roles) -> None:
+    if roles.system in tensor.axes and not set(tensor.axes) - set(roles.identity):
         return
     hint = ""
     if "cell" in tensor.axes or "threshold" in tensor.axes:
@@ -164,12 +173,14 @@ def _check_board_axes(tensor) -> None:
             "average_precision, ranked_ap, ...), choose each system's threshold on held-out data (select= / "
             "--select cross-topic), or count a 'pred' column of hard labels."
         )
-    elif "system" not in tensor.axes:
+    elif roles.system not in tensor.axes:
         hint = (
-            " Count with by=('system', 'topic'), or name the axis playing the system: "
+            f" Count with by=({roles.system!r}, {roles.topic!r}), or name the axis playing the system: "
             "leaderboard(tensor, measures, system='annotator')."
         )
-    raise ParameterError(f"A leaderboard needs counts over (system[, topic]); got axes {tensor.axes}.{hint}")
+    raise ParameterError(
+        f"A leaderboard needs counts over ({roles.system}[, {roles.topic}]); got axes {tensor.axes}.{hint}"
+    )
 
 
 def board_values(
@@ -183,6 +194,8 @@ def board_values(
     folds=None,
     seed=0,
     matrix_params=None,
+    system: str = "system",
+    topic: str = "topic",
 ) -> BoardValues:
     """The per-topic, pooled and baseline values of a leaderboard in one evaluation per measure.
 
@@ -209,30 +222,33 @@ def board_values(
         Of ``select``.
     matrix_params : mapping, optional
         Array parameters of multiclass measures, e.g. ``{"cost": C}`` for ``k_cost``.
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic.
 
     Returns
     -------
     BoardValues
     """
+    roles = Roles(system, topic)
     specs = registry.parse_specs(measures)
     matrix_params = dict(matrix_params or {})
     if select is not None:
         scores = evaluate(tensor, specs, smoothing=smoothing, undefined=undefined, **matrix_params)
-        scores = held_out_scores(scores, select, folds, seed)
-        return BoardValues(specs, scores, np.full((len(specs), len(scores.coords["system"])), np.nan))
+        scores = held_out_scores(scores, select, folds, seed, system=system, topic=topic)
+        return BoardValues(specs, scores, np.full((len(specs), len(scores.coords[system])), np.nan), roles=roles)
     if any(spec.measure.kind != "point" for spec in specs):
-        return _curve_board(tensor, specs, undefined)
-    _check_board_axes(tensor)
-    has_topic = "topic" in tensor.axes
+        return _curve_board(tensor, specs, undefined, roles)
+    _check_board_axes(tensor, roles)
+    has_topic = topic in tensor.axes
     counts = positive_counts(tensor.counts, tensor.classes, specs, None)  # the class binary measures read
-    per_topic = np.moveaxis(counts, tensor.axes.index("system"), 0)
+    per_topic = np.moveaxis(counts, tensor.axes.index(system), 0)
     if not has_topic:
         per_topic = per_topic[:, None]
     n_systems, n_topics, m = per_topic.shape[0], per_topic.shape[1], counts.shape[-1]
     blocks = [per_topic.reshape(-1, m, m), per_topic.sum(axis=1)]
     binary = baselines and m == 2 and tensor.classes.tolist() == [0, 1]
     if binary:
-        ap, an = (x.reshape(-1) for x in baseline_counts(tensor))
+        ap, an = (x.reshape(-1) for x in baseline_counts(tensor, system=system))
         ap, an = np.append(ap, ap.sum()), np.append(an, an.sum())  # every topic, then all pooled
         zeros = np.zeros_like(ap)
         blocks.append(np.stack([np.stack([zeros, an], -1), np.stack([zeros, ap], -1)], -2))  # placebo
@@ -243,18 +259,19 @@ def board_values(
     systems_end = n_systems * n_topics
     scores_values = values[:, :systems_end].reshape(len(specs), n_systems, n_topics)
     axes, coords = (
-        ("system", "topic"),
-        {"system": tensor.coords["system"], "topic": tensor.coords["topic"] if has_topic else np.array(["-"], object)},
+        roles.identity,
+        {system: tensor.coords[system], topic: tensor.coords[topic] if has_topic else np.array(["-"], object)},
     )
     if not has_topic:
-        scores_values, axes, coords = scores_values[..., 0], ("system",), {"system": coords["system"]}
+        scores_values, axes, coords = scores_values[..., 0], (system,), {system: coords[system]}
     result = BoardValues(
         specs,
         Scores(scores_values, labels, axes, coords),
         values[:, systems_end : systems_end + n_systems],
         pooled=blocks[1],
         matrix_params=matrix_params,
-        pooled_squares=_pooled_squares(tensor),
+        pooled_squares=_pooled_squares(tensor, system),
+        roles=roles,
     )
     if binary:
         rest = values[:, systems_end + n_systems :].reshape(len(specs), 2, n_topics + 1)
@@ -263,14 +280,16 @@ def board_values(
     return result
 
 
-def _curve_board(tensor, specs, undefined) -> BoardValues:
+def _curve_board(tensor, specs, undefined, roles: Roles) -> BoardValues:
     """A leaderboard of curve or ranking measures: their per-group values, no micro value (a
     pooled curve would rank the items of every topic together) and no baselines."""
     scores = evaluate(tensor, specs, undefined=undefined)
-    if "system" not in scores.axes or set(scores.axes) - {"system", "topic"}:
-        raise ParameterError(f"A leaderboard needs values over (system[, topic]); these have {scores.axes}.")
-    n_systems = len(scores.coords["system"])
-    return BoardValues(specs, scores, np.full((len(specs), n_systems), np.nan))
+    if roles.system not in scores.axes or set(scores.axes) - set(roles.identity):
+        raise ParameterError(
+            f"A leaderboard needs values over ({roles.system}[, {roles.topic}]); these have {scores.axes}."
+        )
+    n_systems = len(scores.coords[roles.system])
+    return BoardValues(specs, scores, np.full((len(specs), n_systems), np.nan), roles=roles)
 
 
 def _competition_ranks(values: np.ndarray) -> np.ndarray:
@@ -300,7 +319,8 @@ def rank_systems(board: BoardValues) -> pa.Table:
     pyarrow.Table
         One row per (baseline or system, measure); see :func:`leaderboard`.
     """
-    values, systems, _ = system_topic_values(board.scores, oriented=False)  # [measure, system, topic]
+    roles = dict(system=board.roles.system, topic=board.roles.topic)
+    values, systems, _ = system_topic_values(board.scores, oriented=False, **roles)  # [measure, system, topic]
     macro, defined = _nanmean(values, 2), (~np.isnan(values)).sum(axis=2)
     rows = {k: [] for k in _SUMMARY_COLUMNS}
     for i, label in enumerate(board.scores.measures):
@@ -349,7 +369,7 @@ def rank_systems(board: BoardValues) -> pa.Table:
     }
     columns = {k: pa.array(v, types[k]) if k in types else v for k, v in rows.items()}
     columns["system"] = labels_array(rows["system"])
-    return pa.table(columns)
+    return pa.table({board.roles.system if k == "system" else k: v for k, v in columns.items()})
 
 
 def _add_row(rows, *values) -> None:
@@ -427,8 +447,9 @@ def leaderboard(
         value beats every baseline's in the measure's direction -- the boldface of seed 004
         Table 6; null without baselines). ``detail``: the significance tests, if asked.
     """
+    roles = dict(system=system, topic=topic)
     board = board_values(
-        tensor.rename(role_names(system, topic)),
+        tensor,
         measures,
         baselines=baselines,
         smoothing=smoothing,
@@ -437,12 +458,12 @@ def leaderboard(
         folds=folds,
         seed=seed,
         matrix_params=None if cost is None else {"cost": cost},
+        **roles,
     )
     detail = None
     if significance is not None:
-        detail = paired_tests(
-            board.scores, method=significance, resamples=resamples, seed=seed, correction=correction, progress=progress
-        ).summary
+        options = dict(method=significance, resamples=resamples, seed=seed, correction=correction, progress=progress)
+        detail = paired_tests(board.scores, **options, **roles).summary
     summary = rank_systems(board)
     note = None
     if ci is not None:
@@ -462,7 +483,7 @@ def leaderboard(
             "resamples": resamples,
             "seed": seed,
         },
-    ).in_names(system, topic)
+    )
 
 
 def one_sided(spec) -> bool:
@@ -531,7 +552,7 @@ def best_thresholds(
     """
     _folds_apply(select, folds)
     if select != "same":
-        return _held_out_result(scores.rename(role_names(system, topic)), select, folds, seed).in_names(system, topic)
+        return _held_out_result(scores, select, folds, seed, Roles(system, topic))
     if scores.axes == ("cell",) and scores.coord_axes.get("threshold") == "cell":
         return MetaResult(_best_in_cells(scores))
     return MetaResult(_best_on_grid(scores))
@@ -635,7 +656,7 @@ class SweepCube:
     measures: tuple
 
 
-def sweep_cube(scores) -> SweepCube:
+def sweep_cube(scores, *, system: str = "system", topic: str = "topic") -> SweepCube:
     """The values of a sweep whose systems share their thresholds across topics.
 
     Parameters
@@ -643,20 +664,23 @@ def sweep_cube(scores) -> SweepCube:
     scores : Scores
         Over ``(system, topic[, half], threshold)`` (a grid), or the ``cell`` axis of per-system
         grids (``grid="system"`` or ``"quantile"``).
+    system, topic : str, default "system", "topic"
+        The axes (or per-cell coordinates) playing the system and the topic.
 
     Returns
     -------
     SweepCube
     """
+    roles = Roles(system, topic)
     if scores.axes == ("cell",):
-        return _cube_from_cells(scores)
-    need = {"system", "topic", "threshold"}
+        return _cube_from_cells(scores, roles)
+    need = {system, topic, "threshold"}
     if not need <= set(scores.axes) or set(scores.axes) - need - {"half"}:
         raise ParameterError(
-            f"Choosing thresholds on held-out data needs a sweep over (system, topic[, half], "
+            f"Choosing thresholds on held-out data needs a sweep over ({system}, {topic}[, half], "
             f"threshold); these scores have the axes {', '.join(scores.axes)}."
         )
-    order = [a for a in ("system", "topic", "half", "threshold") if a in scores.axes]
+    order = [a for a in (system, topic, "half", "threshold") if a in scores.axes]
     values = np.transpose(scores.values, [0] + [1 + scores.axes.index(a) for a in order])
     if "half" not in scores.axes:
         values = values[:, :, :, None]
@@ -664,26 +688,27 @@ def sweep_cube(scores) -> SweepCube:
         np.asarray(scores.coords["threshold"], np.float64), (values.shape[1], values.shape[-1])
     )
     return SweepCube(
-        values, thresholds, np.asarray(scores.coords["system"]), np.asarray(scores.coords["topic"]), scores.measures
+        values, thresholds, np.asarray(scores.coords[system]), np.asarray(scores.coords[topic]), scores.measures
     )
 
 
-def _cube_from_cells(scores) -> SweepCube:
+def _cube_from_cells(scores, roles: Roles) -> SweepCube:
     starts, axes = group_starts(scores)
-    if not {"system", "topic"} <= set(axes) or set(axes) - {"system", "topic", "half"}:
+    system, topic = roles.identity
+    if not {system, topic} <= set(axes) or set(axes) - {system, topic, "half"}:
         raise ParameterError(
-            f"Choosing thresholds on held-out data needs groups of (system, topic[, half]); these "
+            f"Choosing thresholds on held-out data needs groups of ({system}, {topic}[, half]); these "
             f"have {', '.join(axes)}."
         )
     first = starts[:-1]
     label = {a: np.asarray(scores.coords[a]) for a in axes}
-    systems, topics = (np.unique(label[a][first]) for a in ("system", "topic"))
+    systems, topics = (np.unique(label[a][first]) for a in roles.identity)
     halves = np.unique(label["half"][first]) if "half" in axes else np.zeros(1)
     threshold = np.asarray(scores.coords["threshold"], np.float64)
     grids: dict = {}
     for lo, hi in zip(first, starts[1:]):
         mine = threshold[lo:hi][::-1]
-        known = grids.setdefault(label["system"][lo], mine)
+        known = grids.setdefault(label[system][lo], mine)
         if known.shape != mine.shape or not np.array_equal(known, mine):
             raise ParameterError(
                 "Choosing thresholds on held-out data needs each system's thresholds shared by its topics: count "
@@ -692,8 +717,8 @@ def _cube_from_cells(scores) -> SweepCube:
     steps = max(len(v) for v in grids.values())
     values = np.full((len(scores.measures), systems.size, topics.size, halves.size, steps), np.nan)
     for lo, hi in zip(first, starts[1:]):
-        s = np.searchsorted(systems, label["system"][lo])
-        t = np.searchsorted(topics, label["topic"][lo])
+        s = np.searchsorted(systems, label[system][lo])
+        t = np.searchsorted(topics, label[topic][lo])
         h = np.searchsorted(halves, label["half"][lo]) if "half" in axes else 0
         values[:, s, t, h, : hi - lo] = scores.values[:, lo:hi][:, ::-1]
     thresholds = np.array([np.pad(grids[s], (0, steps - grids[s].size), constant_values=np.nan) for s in systems])
@@ -770,7 +795,9 @@ def held_out(cube: SweepCube, select: str, folds=None, seed: int = 0):
     return _nanmean(out, 3) * sign[..., 0, 0], chosen
 
 
-def held_out_scores(scores, select: str, folds=None, seed: int = 0) -> Scores:
+def held_out_scores(
+    scores, select: str, folds=None, seed: int = 0, *, system: str = "system", topic: str = "topic"
+) -> Scores:
     """Per-topic values at thresholds chosen without the data they are scored on.
 
     What a leaderboard ranks to avoid choosing the threshold on the test data (see
@@ -783,19 +810,22 @@ def held_out_scores(scores, select: str, folds=None, seed: int = 0) -> Scores:
     select : {"cross-topic", "split-half", "same"}
     folds : int, optional
     seed : int, default 0
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic.
 
     Returns
     -------
     Scores
-        Over ``(system, topic)``.
+        Over ``(system, topic)``, those axes keeping their names.
     """
-    cube = sweep_cube(scores)
+    cube = sweep_cube(scores, system=system, topic=topic)
     values, _ = held_out(cube, select, folds, seed)
-    return Scores(values, cube.measures, ("system", "topic"), {"system": cube.systems, "topic": cube.topics})
+    return Scores(values, cube.measures, (system, topic), {system: cube.systems, topic: cube.topics})
 
 
-def _held_out_result(scores, select, folds, seed) -> MetaResult:
-    cube = sweep_cube(scores)
+def _held_out_result(scores, select, folds, seed, roles: Roles) -> MetaResult:
+    system, topic = roles.identity
+    cube = sweep_cube(scores, system=system, topic=topic)
     outside, chosen = held_out(cube, select, folds, seed)
     inside, at = held_out(cube, "same")
     sign = np.array([1.0 if higher_is_better(m) else -1.0 for m in cube.measures])[:, None]
@@ -813,7 +843,7 @@ def _held_out_result(scores, select, folds, seed) -> MetaResult:
         }
     n_m, n_s = in_sample.shape
     summary = {
-        "system": labels_array(np.tile(cube.systems, n_m)),
+        system: labels_array(np.tile(cube.systems, n_m)),
         "measure": np.repeat(np.asarray(cube.measures), n_s).tolist(),
         "threshold": at[:, :, 0].reshape(-1),
         "in_sample": in_sample.reshape(-1),
@@ -823,7 +853,7 @@ def _held_out_result(scores, select, folds, seed) -> MetaResult:
         "folds": np.full(n_m * n_s, chosen.shape[2]),
     }
     table = pa.table({k: pa.array(v, from_pandas=True) if isinstance(v, np.ndarray) else v for k, v in summary.items()})
-    detail = Scores(outside, cube.measures, ("system", "topic"), {"system": cube.systems, "topic": cube.topics})
+    detail = Scores(outside, cube.measures, (system, topic), {system: cube.systems, topic: cube.topics})
     return MetaResult(table, detail.to_arrow(), {"select": select, "folds": folds, "seed": seed})
 
 
@@ -858,7 +888,8 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
         topic: it says nothing of other topics), and ``"note"`` says why.
     """
     intervals.check(ci, "bootstrap", resamples, "percentile")
-    values, _, _ = system_topic_values(board.scores, oriented=False)  # [measure, system, topic]
+    roles = dict(system=board.roles.system, topic=board.roles.topic)
+    values, _, _ = system_topic_values(board.scores, oriented=False, **roles)  # [measure, system, topic]
     s, t = values.shape[1:]
     # per replicate: the topic draw, the systems' values on it and nanmean's copies, their ranks
     _memory.check_replicates(

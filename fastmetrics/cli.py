@@ -33,7 +33,7 @@ from .measures.multiclass import cost_matrix, unit_costs
 from .measures.positive import has_positive
 from .report import format_table, pivot_measures, to_markdown, write_table
 from .report.tables import OUTPUT_SUFFIXES, board_view, format_board, output_path
-from .tensor import ConfusionTensor, MultilabelTensor, renaming, role_names, user_names
+from .tensor import ConfusionTensor, MultilabelTensor
 
 DEFAULT_MEASURES = {
     # the first ranks leaderboards and reports: F1 weighs both kinds of error (precision's leader is a
@@ -184,26 +184,6 @@ def _grouping(args, topic: bool = True) -> tuple:
     if not args.by:
         return (args.system, args.topic) if topic else (args.system,)
     return tuple(c.strip() for c in args.by.split(",") if c.strip())
-
-
-def _in_parts(tensor, args):
-    """The counts with the axes playing the system and the topic under those names, as the jobs
-    that rank systems (leaderboard, meta, sweep, report) read them; :func:`_user_names` gives
-    their outputs the user's names back."""
-    return tensor.rename(role_names(args.system, args.topic))
-
-
-def _in_default_names(src, names: dict) -> pa.Table:
-    """The runs read whole, their columns named as the item tests and the report's curves read
-    them (``names``: the user's column -> the default name; a permutation where they collide)."""
-    table = src.read_all()
-    moved = renaming(names)
-    return table.rename_columns([moved.get(c, c) for c in table.column_names])
-
-
-def _user_names(table: pa.Table, args) -> pa.Table:
-    """An output table of a job with the user's names for the columns that played the system and topic."""
-    return user_names(table, getattr(args, "system", "system"), getattr(args, "topic", "topic"))
 
 
 def _columns(args) -> dict:
@@ -373,7 +353,7 @@ def _count_from_args(args, src=None):
             "'fastmetrics sweep' (or rank them with curve measures and --thresholds exact|ranks)."
         )
     if getattr(args, "scheduler", None):
-        return _in_parts(_distributed_count(args, by), args)
+        return _distributed_count(args, by)
     options = dict(
         gold=args.gold,
         missing=args.missing,
@@ -383,11 +363,11 @@ def _count_from_args(args, src=None):
         unjudged=args.unjudged,
     )
     if select != "same":
-        return _in_parts(_selection_count(args, src, by, sweep, args.grid, score=args.score, **options), args)
+        return _selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
     tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
     if sweep is None and args.system in by and args.system not in columns and isinstance(tensor, ConfusionTensor):
         tensor = _one_system(tensor, args.inputs, args.system)
-    return _in_parts(tensor, args)
+    return tensor
 
 
 def _sweep_options(args, sweep) -> dict:
@@ -450,19 +430,17 @@ def _measure_list(args, task: str) -> list[str]:
     return registry.split_specs(text)
 
 
-def _emit_result(result, args, named: bool = False) -> None:
-    """Write a job's result; ``named``: its columns already carry the user's names (else the
-    parts' names, :func:`_in_parts`)."""
-    names = (lambda table: table) if named else (lambda table: _user_names(table, args))
+def _emit_result(result, args) -> None:
+    """Write a job's result (its columns named after the user's columns, as the jobs name them)."""
     if args.detail:
         if result.detail is None:
             raise ParameterError("This job has no detail table; drop --detail.")
-        write_table(names(result.detail), args.detail)
+        write_table(result.detail, args.detail)
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
     if args.command == "leaderboard" and not args.out and "kind" in result.summary.column_names:
-        sys.stdout.write(format_board(names(board_view(result.summary)), max_rows=200))
+        sys.stdout.write(format_board(board_view(result.summary, args.system), max_rows=200))
         return
-    _emit(names(result.summary), args.out, wide=False)
+    _emit(result.summary, args.out, wide=False)
 
 
 def cmd_leaderboard(args) -> None:
@@ -486,18 +464,16 @@ def cmd_leaderboard(args) -> None:
     if result.params.get("ci_note"):
         print(f"fastmetrics: note: {result.params['ci_note']}.", file=sys.stderr)
     if over_items:
-        # the tests over items read the default column names
         gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
-        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
         result.detail = item_tests(
-            _in_default_names(src, {**names, args.pred: "pred"}),
+            src,
             gold,
             measures=measures,
             method=args.significance,
             resamples=args.resamples,
             seed=args.seed,
             correction=correction,
-            weight=args.weight,
+            **{k: v for k, v in _columns(args).items() if k != "score"},
         ).summary
     _emit_result(result, args)
 
@@ -519,6 +495,8 @@ def _board_of(leaderboard, tensor, measures, args, over_items, correction):
         folds=args.folds,
         ci=args.ci,
         cost=None if args.cost is None else _cost_of(args, tensor, _task_of(tensor)),
+        system=args.system,
+        topic=args.topic,
     )
 
 
@@ -559,21 +537,23 @@ def cmd_meta(args) -> None:
             task=args.task,
             classes=_split(args.classes),
         )
-        _emit_result(result, args, named=True)
+        _emit_result(result, args)
         return
     tensor = _count_from_args(args)
     scores = tensor.evaluate(_measure_list(args, _task_of(tensor)), smoothing=args.smoothing, undefined=args.undefined)
+    roles = dict(system=args.system, topic=args.topic)
     if args.select != "same":
-        scores = held_out_scores(scores, args.select, args.folds, args.seed)
+        scores = held_out_scores(scores, args.select, args.folds, args.seed, **roles)
+    shown = dict(progress=not args.quiet, **roles)
     if args.job == "strictness":
-        result = meta.strictness(scores, progress=not args.quiet)
+        result = meta.strictness(scores, **shown)
     elif args.job == "robustness":
         pairs = "all" if args.pairs == "all" else _positive_int(args.pairs, "--pairs")
-        result = meta.robustness(scores, pairs=pairs, seed=args.seed, detail=bool(args.detail), progress=not args.quiet)
+        result = meta.robustness(scores, pairs=pairs, seed=args.seed, detail=bool(args.detail), **shown)
     elif args.job == "inconsistency":
-        result = meta.inconsistency(scores, tolerance=args.tolerance)
+        result = meta.inconsistency(scores, tolerance=args.tolerance, **roles)
     else:
-        result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed, progress=not args.quiet)
+        result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed, **shown)
     _emit_result(result, args)
 
 
@@ -758,14 +738,12 @@ def cmd_report(args) -> None:
     tensor = _count_from_args(args, src)
     runs = None
     if args.score in src.column_names and args.system in src.column_names and _task_of(tensor) == "binary":
-        # the curves are counted with the default column names
-        names = {args.system: "system", args.topic: "topic", args.item: "item", args.gold_column: "gold"}
-        runs = _in_default_names(src, {**names, args.score: "score"})
+        runs = src.read_all()
     data = report_data(
         tensor,
         _measure_list(args, _task_of(tensor)),
         runs=runs,
-        gold=None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic),
+        gold=args.gold,
         thresholds=thresholds,
         seed=args.seed,
         resamples=args.resamples,
@@ -774,6 +752,7 @@ def cmd_report(args) -> None:
         scatter=scatter,
         weight=args.weight,
         progress=not args.quiet,
+        **{k: v for k, v in _columns(args).items() if k not in ("pred", "weight")},
     )
     figures = write_report(data, args.out, figures_dir=args.figures, progress=not args.quiet)
     print(f"wrote {args.out} ({len(figures)} figures)", file=sys.stderr)

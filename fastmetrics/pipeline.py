@@ -23,7 +23,7 @@ from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
 from .measures.calibration import reliability_bins
 from .meta import MetaResult, holm, inconsistency, paired_p_values, robustness, strictness, system_topic_values
-from .tensor import Scores
+from .tensor import Roles, Scores
 
 
 @dataclass
@@ -57,6 +57,9 @@ class ReportData:
     n_topics : int
     scatter : list of (str, str)
         The measure pairs drawn output by output.
+    roles : Roles
+        The columns playing the system and the topic: the names of the system columns of
+        ``board`` and ``best`` and of the axes of ``scores``.
     """
 
     title: str
@@ -75,6 +78,7 @@ class ReportData:
     reliability: list | None = None
     n_topics: int = 0
     scatter: list = field(default_factory=list)
+    roles: Roles = field(default_factory=Roles)
 
 
 def report_data(
@@ -92,19 +96,24 @@ def report_data(
     scatter=None,
     weight=None,
     progress: bool = False,
+    system: str = "system",
+    topic: str = "topic",
+    item: str = "item",
+    gold_column: str = "gold",
+    score: str = "score",
 ) -> ReportData:
     """Compute the leaderboard, the meta-evaluation and the threshold curves of a report.
 
     Parameters
     ----------
     tensor : ConfusionTensor
-        Hard counts over ``(system[, topic])``.
+        Hard counts over ``(system[, topic])`` (the axes named by ``system`` and ``topic``).
     measures : str or sequence of str
         Measure names or specs; the first ranks the systems.
     runs : pyarrow.Table, optional
-        The runs with a ``score`` column: each of the best ``max_curves`` systems is swept over
-        ``thresholds`` points of its own score range, all topics pooled (systems score on
-        different scales, so one shared grid would flatten most curves).
+        The runs with a score column (``score``): each of the best ``max_curves`` systems is
+        swept over ``thresholds`` points of its own score range, all topics pooled (systems
+        score on different scales, so one shared grid would flatten most curves).
     gold : optional
         The separate gold of ``runs`` (items a run lacks count as predicted negative).
     thresholds : int, default 51
@@ -123,6 +132,9 @@ def report_data(
     progress : bool, default False
         A progress bar with the time left on stderr (on a terminal, for runs longer than about
         a second).
+    system, topic, item, gold_column, score : str
+        The columns playing the system, the topic and the item, and holding the gold and the
+        score (as :func:`fastmetrics.count` names them; the tensor's axes are the first two).
 
     Returns
     -------
@@ -131,7 +143,8 @@ def report_data(
     labels = [spec.label for spec in parse_specs(measures)]
     pairs_drawn = _scatter_pairs(scatter, labels)
     bar = Progress(6 + (runs is not None), "report", quiet=not progress)
-    board = board_values(tensor, labels)
+    roles = dict(system=system, topic=topic)
+    board = board_values(tensor, labels, **roles)
     bounds = board_intervals(board, ci=0.95, resamples=resamples, seed=seed)
     bar.advance(2)
     summary = MetaResult(
@@ -140,21 +153,24 @@ def report_data(
         {"baselines": board.baselines is not None, "ci": 0.95},
     )
     scores = board.scores
-    n_topics = len(tensor.coords.get("topic", [0]))
-    data = ReportData(title, list(scores.measures), summary, scores, n_topics=n_topics, scatter=pairs_drawn)
+    n_topics = len(tensor.coords.get(topic, [0]))
+    data = ReportData(
+        title, list(scores.measures), summary, scores, n_topics=n_topics, scatter=pairs_drawn, roles=board.roles
+    )
     if len(labels) >= 2:
-        data.strictness = strictness(scores)
+        data.strictness = strictness(scores, **roles)
         bar.advance()
-        data.inconsistency = inconsistency(scores)
+        data.inconsistency = inconsistency(scores, **roles)
     bar.advance()
-    data.robustness = robustness(scores, pairs=pairs, seed=seed) if n_topics >= 2 else None
+    data.robustness = robustness(scores, pairs=pairs, seed=seed, **roles) if n_topics >= 2 else None
     bar.advance()
-    data.order = {m: ranked_systems(summary.summary, m) for m in data.measures}
-    data.adjacent = adjacent_tests(scores, data.order, resamples, seed)
+    data.order = {m: ranked_systems(summary.summary, m, system=system) for m in data.measures}
+    data.adjacent = adjacent_tests(scores, data.order, resamples, seed, **roles)
     bar.advance()
     if runs is not None:
         shown = data.order[data.measures[0]][:max_curves]
-        curves = threshold_curves(runs, gold, shown, data.measures[:2], thresholds, weight=weight)
+        columns = dict(roles, item=item, gold_column=gold_column, score=score)
+        curves = threshold_curves(runs, gold, shown, data.measures[:2], thresholds, weight=weight, **columns)
         data.curves, data.best, data.roc, data.pr = curves.grid, curves.best, curves.roc, curves.pr
         data.reliability = curves.reliability or None
     bar.update(bar.total)
@@ -174,7 +190,7 @@ def _scatter_pairs(scatter, labels) -> list:
     return [tuple(p) for p in scatter]
 
 
-def ranked_systems(summary: pa.Table, measure: str) -> list:
+def ranked_systems(summary: pa.Table, measure: str, *, system: str = "system") -> list:
     """The systems of a leaderboard table from best to worst rank under one measure.
 
     Parameters
@@ -182,6 +198,8 @@ def ranked_systems(summary: pa.Table, measure: str) -> list:
     summary : pyarrow.Table
         :func:`fastmetrics.board.leaderboard`'s summary.
     measure : str
+    system : str, default "system"
+        The summary's system column (named after the column playing the system).
 
     Returns
     -------
@@ -189,10 +207,12 @@ def ranked_systems(summary: pa.Table, measure: str) -> list:
         System labels; unranked systems (undefined on every topic) last.
     """
     rows = [r for r in summary.to_pylist() if r["measure"] == measure and r["kind"] == "system"]
-    return [r["system"] for r in sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0))]
+    return [r[system] for r in sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0))]
 
 
-def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> dict:
+def adjacent_tests(
+    scores: Scores, order: dict, resamples: int, seed: int, *, system: str = "system", topic: str = "topic"
+) -> dict:
     """Paired bootstrap tests of each system against the next one in the ranking, per measure.
 
     Holm-corrected over those ``len(systems) - 1`` comparisons (testing every pair would make
@@ -205,13 +225,15 @@ def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> di
     order : dict
         Per measure, the systems from best to worst.
     resamples, seed : int
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic.
 
     Returns
     -------
     dict
         ``(measure, system)`` → adjusted p-value.
     """
-    values, systems, _ = system_topic_values(scores, oriented=False)
+    values, systems, _ = system_topic_values(scores, oriented=False, system=system, topic=topic)
     names = [str(x) for x in systems.tolist()]
     rng = rng_of(seed)
     out = {}
@@ -226,7 +248,17 @@ def adjacent_tests(scores: Scores, order: dict, resamples: int, seed: int) -> di
     return out
 
 
-def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresholds: int, weight=None):
+def threshold_curves(
+    runs: pa.Table,
+    gold,
+    systems: list,
+    measures: list,
+    thresholds: int,
+    weight=None,
+    *,
+    system: str = "system",
+    **columns,
+):
     """Each system's curves: measures on a grid over its own score range, and exact ROC and PR.
 
     One exact sweep of the shown systems (all topics pooled) gives everything: each system's
@@ -237,7 +269,8 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     Parameters
     ----------
     runs : pyarrow.Table
-        With ``system`` and ``score`` columns (and whatever the count needs).
+        With ``system`` and ``score`` columns (and whatever the count needs), or the columns
+        ``system`` and ``columns`` name.
     gold : optional
         A separate gold (items a run lacks count as predicted negative).
     systems : list
@@ -246,24 +279,30 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     thresholds : int
     weight : str, optional
         A column of item weights.
+    system : str, default "system"
+        The column playing the system.
+    **columns
+        The other count options naming the runs' columns (``topic``, ``item``, ``gold_column``,
+        ``score``), as :func:`fastmetrics.count` takes them.
 
     Returns
     -------
     Curves
     """
-    names = pc.cast(runs.column("system"), pa.string())
+    names = pc.cast(runs.column(system), pa.string())
     wanted = pa.array([str(s) for s in systems], pa.string())
     rows = runs.filter(pc.is_in(names, value_set=wanted))
     missing = "negative" if gold is not None else "error"
-    exact = count(rows, gold, by=("system",), thresholds="exact", missing=missing, weight=weight)
-    grid = resample_sweep(exact, fitted_grids(exact, thresholds, "system"))
+    options = dict(columns, system=system, missing=missing, weight=weight)
+    exact = count(rows, gold, by=(system,), thresholds="exact", **options)
+    grid = resample_sweep(exact, fitted_grids(exact, thresholds, "system", system), system)
     on_grid = grid.evaluate(measures)
     points = exact.evaluate(["recall", "fallout", "precision"])
     areas = exact.evaluate(["roc_auc", "average_precision"])
     scores = np.asarray(exact.coords["threshold"], np.float64)
     probabilities = bool(scores.size) and scores.min() >= 0.0 and scores.max() <= 1.0
     calibrated = exact.evaluate(["ece(bins=10)", "brier"]) if probabilities else None
-    area_of = {str(s): i for i, s in enumerate(areas.coords["system"].tolist())}
+    area_of = {str(s): i for i, s in enumerate(areas.coords[system].tolist())}
     informative = [i for i, m in enumerate(measures) if not one_sided(m)]  # precision's, recall's optima: the ends
     best = None
     if informative:
@@ -274,19 +313,19 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
             on_grid.coords,
             coord_axes=on_grid.coord_axes,
         )
-        best = _in_order(best_thresholds(chosen).summary, systems)
+        best = _in_order(best_thresholds(chosen).summary, systems, system)
     out = Curves(best=best)
-    for system in systems:
-        mine = np.flatnonzero(pc.equal(pc.cast(pa.array(grid.coords["system"]), pa.string()), str(system)))[::-1]
-        out.grid.append((system, grid.coords["threshold"][mine], {m: on_grid[m][mine] for m in measures}))
-        cells = np.flatnonzero(pc.equal(pc.cast(pa.array(exact.coords["system"]), pa.string()), str(system)))
-        auc, ap = areas.values[:, area_of[str(system)]]
-        out.roc.append((system, points["fallout"][cells], points["recall"][cells], auc))
-        out.pr.append((system, points["recall"][cells], points["precision"][cells], ap))
+    for label in systems:
+        mine = np.flatnonzero(pc.equal(pc.cast(pa.array(grid.coords[system]), pa.string()), str(label)))[::-1]
+        out.grid.append((label, grid.coords["threshold"][mine], {m: on_grid[m][mine] for m in measures}))
+        cells = np.flatnonzero(pc.equal(pc.cast(pa.array(exact.coords[system]), pa.string()), str(label)))
+        auc, ap = areas.values[:, area_of[str(label)]]
+        out.roc.append((label, points["fallout"][cells], points["recall"][cells], auc))
+        out.pr.append((label, points["recall"][cells], points["precision"][cells], ap))
         if calibrated is not None:
             mean_score, frequency, mass = reliability_bins(exact.counts[cells], scores[cells], 10)
-            ece, brier = calibrated.values[:, area_of[str(system)]]
-            out.reliability.append((system, mean_score, frequency, mass, ece, brier))
+            ece, brier = calibrated.values[:, area_of[str(label)]]
+            out.reliability.append((label, mean_score, frequency, mass, ece, brier))
     return out
 
 
@@ -316,7 +355,7 @@ class Curves:
     reliability: list = field(default_factory=list)
 
 
-def _in_order(best: pa.Table, systems: list) -> pa.Table:
+def _in_order(best: pa.Table, systems: list, system: str) -> pa.Table:
     order = {str(s): i for i, s in enumerate(systems)}
-    keys = [order[str(s)] for s in best.column("system").to_pylist()]
+    keys = [order[str(s)] for s in best.column(system).to_pylist()]
     return best.take(np.argsort(keys, kind="stable"))

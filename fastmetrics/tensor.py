@@ -8,10 +8,10 @@ group has its own thresholds.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -62,25 +62,6 @@ class _Labelled:
                 out[name] = pa.array(labels[index])
         return out
 
-    def rename(self, names: Mapping[str, str]):
-        """A copy with axes and coordinates renamed (the arrays are shared, not copied).
-
-        Parameters
-        ----------
-        names : mapping of str to str
-            Old name -> new name; a permutation (``{"a": "b", "b": "a"}``) renames at once.
-
-        Returns
-        -------
-        ConfusionTensor, MultilabelTensor or Scores
-            Of the same class.
-        """
-        out = copy.copy(self)
-        out.axes = tuple(names.get(a, a) for a in self.axes)
-        out.coords = {names.get(k, k): v for k, v in self.coords.items()}
-        out.coord_axes = {names.get(k, k): names.get(a, a) for k, a in self.coord_axes.items()}
-        return out
-
     def _select(self, labels: Mapping[str, object]):
         """Index tuple and new (axes, coords, coord_axes) for selection by label."""
         index: list = [slice(None)] * len(self.axes)
@@ -115,85 +96,53 @@ class _Labelled:
         return tuple(index), tuple(axes), coords
 
 
-def role_names(system: str = "system", topic: str = "topic") -> dict[str, str]:
-    """The renaming that gives the columns playing the system and topic parts those names.
+@dataclass(frozen=True)
+class Roles:
+    """The columns playing the system, the topic and the item, by the user's names.
 
-    Stages that read ``system`` and ``topic`` axes run on any columns through it: rename the
-    input with it, and the output with its inverse. It is a permutation, so a column already
-    called ``system`` that does not play the system takes the freed name and nothing collides.
-
-    Parameters
-    ----------
-    system, topic : str
-        The columns (axes) playing the system and the topic.
-
-    Returns
-    -------
-    dict
-        Old name -> new name; empty when the names are already ``system`` and ``topic``.
-    """
-    if system == topic:
-        raise ParameterError(f"One column cannot play both the system and the topic: '{system}'.")
-    return renaming({system: "system", topic: "topic"})
-
-
-def renaming(wanted: Mapping[str, str]) -> dict[str, str]:
-    """The permutation of names that gives each name in ``wanted`` its new name.
-
-    A name taken by another one keeps existing under the name freed (``{"annotator": "system"}``
-    also renames ``system`` to ``annotator``), so renaming a table's columns never collides.
+    Counting reads these columns where they are and names the count axes after them (the plan
+    carries one ``Roles``); the stages after it find the system and topic axes of a tensor or of
+    scores by the same names and give their output columns those names, so nothing is renamed on
+    the way in or out.
 
     Parameters
     ----------
-    wanted : mapping of str to str
-        Old name -> new name, the new names distinct.
+    system, topic, item : str, default "system", "topic", "item"
+        The columns (axes) playing each part.
 
-    Returns
-    -------
-    dict
-        Old name -> new name, identities left out.
+    Raises
+    ------
+    ParameterError
+        One column named to play both the system and the topic.
     """
-    displaced = [new for new in wanted.values() if new not in wanted]
-    freed = [old for old in wanted if old not in wanted.values()]
-    names = {**wanted, **dict(zip(displaced, freed))}
-    return {old: new for old, new in names.items() if old != new}
 
+    system: str = "system"
+    topic: str = "topic"
+    item: str = "item"
 
-def inverse(names: Mapping[str, str]) -> dict[str, str]:
-    """The renaming that undoes ``names`` (a permutation, see :func:`role_names`).
+    def __post_init__(self):
+        if self.system == self.topic:
+            raise ParameterError(f"One column cannot play both the system and the topic: '{self.system}'.")
 
-    Parameters
-    ----------
-    names : mapping of str to str
+    @property
+    def identity(self) -> tuple:
+        """The columns identifying a run's ranking: (system, topic)."""
+        return (self.system, self.topic)
 
-    Returns
-    -------
-    dict
-    """
-    return {new: old for old, new in names.items()}
+    def pair(self, part: str) -> tuple[str, str]:
+        """The columns of a pair of systems (``part="system"``) or topics: ``<name>_a, <name>_b``.
 
+        Parameters
+        ----------
+        part : {"system", "topic"}
 
-def user_names(table: pa.Table, system: str = "system", topic: str = "topic") -> pa.Table:
-    """An output table with the names of the columns that played the system and the topic.
-
-    Jobs read ``system`` and ``topic``; a caller that renamed other columns to those parts
-    (:func:`fastmetrics.tensor.role_names`) gets its names back: ``system`` becomes e.g.
-    ``annotator`` and ``system_a, system_b`` (pairs of systems) ``annotator_a, annotator_b``; the
-    same for the topic.
-
-    Parameters
-    ----------
-    table : pyarrow.Table
-    system, topic : str
-        The columns that played the system and the topic.
-
-    Returns
-    -------
-    pyarrow.Table
-    """
-    back = inverse(role_names(system, topic))
-    pairs = {f"{role}_{x}": f"{name}_{x}" for role, name in (("system", system), ("topic", topic)) for x in "ab"}
-    return table.rename_columns([back.get(c, pairs.get(c, c)) for c in table.column_names])
+        Returns
+        -------
+        tuple of str
+            E.g. ``("annotator_a", "annotator_b")`` when ``annotator`` plays the system.
+        """
+        name = getattr(self, part)
+        return f"{name}_a", f"{name}_b"
 
 
 _EVALUATORS: dict[str, Callable] = {}

@@ -1,4 +1,4 @@
-"""Shared fixtures: the third-party data folder and the slow-test switch."""
+"""Shared fixtures: the third-party data folder, the slow-test switch and small inputs."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,3 +47,23 @@ def labels_from_counts(tp, fp, fn, tn):
     y_true = np.concatenate([np.ones(tp), np.zeros(fp), np.ones(fn), np.zeros(tn)]).astype(int)
     y_pred = np.concatenate([np.ones(tp), np.ones(fp), np.zeros(fn), np.zeros(tn)]).astype(int)
     return y_true, y_pred
+
+
+def binary_runs(seed: int, systems: int, topics: int, items: int) -> pa.Table:
+    """Runs under the default column names: every system labels every item of every topic, one
+    gold per (topic, item) (as a separate gold holds it), each system's scores a little better
+    than the one before, its hard predictions those scores cut at 0.5."""
+    rng = np.random.default_rng(seed)
+    s, t, i = np.indices((systems, topics, items)).reshape(3, -1)
+    gold = (rng.random((topics, items)) < 0.4)[t, i]
+    score = gold * 0.8 + s * 0.1 + rng.normal(size=i.size)
+    return pa.table(
+        {
+            "system": [f"s{x}" for x in s],
+            "topic": [f"t{x}" for x in t],
+            "item": i,
+            "gold": gold,
+            "pred": score > 0.5,
+            "score": score,
+        }
+    )

@@ -13,6 +13,7 @@ import fastmetrics as fm
 from fastmetrics.board import leaderboard
 from fastmetrics.cli import build_parser, main
 from fastmetrics.measures import parse_spec
+from tests.conftest import binary_runs
 
 OURS = {"system": "annotator", "topic": "query", "item": "id", "gold": "label", "pred": "guess", "score": "prob"}
 OPTIONS = [
@@ -36,20 +37,7 @@ READERS = ("evaluate", "leaderboard", "meta", "sweep", "report")
 def runs(tmp_path_factory):
     """The same runs twice: with the default column names, and with the user's own names plus a
     column called ``system`` that plays no part (it must not get in the way)."""
-    rng = np.random.default_rng(5)
-    s, t, i = np.indices((4, 5, 30)).reshape(3, -1)
-    gold = (rng.random((5, 30)) < 0.4)[t, i]  # one gold per (topic, item), as a separate gold holds it
-    score = gold * 0.8 + s * 0.1 + rng.normal(size=i.size)
-    default = pa.table(
-        {
-            "system": [f"s{x}" for x in s],
-            "topic": [f"t{x}" for x in t],
-            "item": i,
-            "gold": gold,
-            "pred": score > 0.5,
-            "score": score,
-        }
-    )
+    default = binary_runs(5, 4, 5, 30)
     ours = default.rename_columns([OURS[c] for c in default.column_names])
     ours = ours.append_column("system", pa.array(["batch-1"] * ours.num_rows))
     folder = tmp_path_factory.mktemp("columns")
@@ -349,8 +337,8 @@ def test_meta_functions_take_the_columns_playing_system_and_topic():
         inconsistency(scores)  # names the axes a user can pass
 
 
-def test_user_names_change_column_names_only():
-    # values equal to a part's name stay as they are
+def test_values_equal_to_a_parts_name_are_only_values():
+    # a label 'system' or 'topic' is a label: the errors quote it as it is
     table = pa.table(
         {"model": ["system"] * 2, "topic": ["topic"] * 2, "item": ["system"] * 2, "gold": [1, 0], "pred": [1, 1]}
     )
@@ -361,8 +349,8 @@ def test_user_names_change_column_names_only():
     assert "once per (model, topic)" in message
 
 
-def test_a_column_moved_aside_by_the_renaming_is_still_read(tmp_path, capsys):
-    # 'query' plays the topic, so the column called 'topic' moves aside; it still holds the items
+def test_a_column_called_topic_can_hold_the_items(tmp_path, capsys):
+    # 'query' plays the topic and the column called 'topic' holds the items
     table = pa.table(
         {
             "model": ["a", "a", "a", "b", "b", "b"],

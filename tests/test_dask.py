@@ -192,7 +192,7 @@ def test_cli_scheduler_gives_the_same_table(folder, tmp_path):
 @pytest.fixture(scope="module")
 def renamed(tmp_path_factory):
     """The folder's data with the user's own names: 'annotator' plays the system, 'batch' the
-    topic, and a column called 'topic' holds the items (it moves aside under the renaming)."""
+    topic, and a column called 'topic' holds the items."""
     path = tmp_path_factory.mktemp("renamed")
     table = _data(20_000).rename_columns(["annotator", "batch", "topic", "gold", "pred", "score", "label", "guess"])
     for i in range(4):

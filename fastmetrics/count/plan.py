@@ -29,6 +29,7 @@ from ..io import labels as labels_of
 from ..io.labels import require_columns, where
 from ..io.readers import GOLD_FILE
 from ..io.readers import gold_table as load_gold
+from ..tensor import Roles
 from ._kernels import N_KINDS, _rows_chunk
 from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
 from .grid import bucket_guide, is_count, threshold_grid
@@ -37,25 +38,6 @@ MISSING_POLICIES = ("error", "negative", "drop")
 TASKS = ("auto", "binary", "multiclass")
 # a (topic, item) -> gold row table is dense up to this many cells, else binary search
 DENSE_JOIN_CELLS = 1 << 25
-
-
-@dataclass(frozen=True)
-class Roles:
-    """The input's columns playing the system, the topic and the item, by the user's names.
-
-    Counting reads these columns where they are and names the count axes after them; the input
-    is never renamed. A separate gold is keyed by the runs' topic column, or by its own
-    ``topic``.
-    """
-
-    system: str = "system"
-    topic: str = "topic"
-    item: str = "item"
-
-    @property
-    def identity(self) -> tuple:
-        """The columns identifying a run's ranking: (system, topic)."""
-        return (self.system, self.topic)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ between measures (seed 003 §5), paired significance and discriminative power. E
 property checker is the package :mod:`fastmetrics.meta.axioms` (imported on its own).
 """
 
-from ._common import MetaResult, higher_is_better, labels_array, system_topic_values, user_names
+from ._common import MetaResult, higher_is_better, labels_array, system_topic_values
 from .inconsistency import inconsistency
 from .items import adjust, item_tests, mcnemar_p
 from .robustness import robustness
@@ -30,5 +30,4 @@ __all__ = [
     "stability",
     "strictness",
     "system_topic_values",
-    "user_names",
 ]

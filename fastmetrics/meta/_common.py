@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..measures import registry
-from ..tensor import Scores, inverse, role_names, user_names
+from ..tensor import Roles, Scores
 from ._kernels import _last_axis_first
 
 
@@ -32,44 +32,6 @@ class MetaResult:
     detail: pa.Table | None = None
     params: dict = field(default_factory=dict)
 
-    def in_names(self, system: str = "system", topic: str = "topic") -> MetaResult:
-        """The result of a job that read the columns ``system`` and ``topic`` under those roles,
-        with the columns' own names given back (see :func:`user_names`).
-
-        Parameters
-        ----------
-        system, topic : str
-            The columns that played the system and the topic.
-
-        Returns
-        -------
-        MetaResult
-        """
-        detail = self.detail
-        if isinstance(detail, Scores):
-            detail = detail.rename(inverse(role_names(system, topic)))
-        elif detail is not None:
-            detail = user_names(detail, system, topic)
-        return MetaResult(user_names(self.summary, system, topic), detail, self.params)
-
-
-def in_roles(scores, system: str = "system", topic: str = "topic"):
-    """Scores whose axes ``system`` and ``topic`` name the columns that play those parts.
-
-    Parameters
-    ----------
-    scores : Scores
-    system, topic : str
-        The axes playing the system and the topic.
-
-    Returns
-    -------
-    Scores
-        Renamed (arrays shared) when either differs from its part, else ``scores`` itself.
-    """
-    roles = role_names(system, topic)
-    return scores.rename(roles) if roles else scores
-
 
 def higher_is_better(label: str) -> bool:
     """Direction of a measure label, read from the measure's record.
@@ -89,7 +51,7 @@ def higher_is_better(label: str) -> bool:
     return registry.parse_spec(label).higher_is_better
 
 
-def system_topic_values(scores, oriented: bool = True):
+def system_topic_values(scores, oriented: bool = True, *, system: str = "system", topic: str = "topic"):
     """The values of a Scores as ``values[measure, system, topic]``, with the system and topic labels.
 
     Lower-is-better measures are negated when ``oriented``. A Scores without a topic axis has one
@@ -98,9 +60,11 @@ def system_topic_values(scores, oriented: bool = True):
     Parameters
     ----------
     scores : Scores
-        Values over the axes ``(system[, topic])``, in either order.
+        Values over the axes playing the system and (optionally) the topic, in either order.
     oriented : bool, default True
         Negate the lower-is-better measures, so that higher is better for every measure.
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic.
 
     Returns
     -------
@@ -114,9 +78,10 @@ def system_topic_values(scores, oriented: bool = True):
     Raises
     ------
     ParameterError
-        ``scores`` is not a Scores (a ConfusionTensor must be evaluated first), has no
-        ``system`` axis, or has axes other than ``system`` and ``topic``.
+        ``scores`` is not a Scores (a ConfusionTensor must be evaluated first), has no ``system``
+        axis, or has axes other than ``system`` and ``topic``.
     """
+    roles = Roles(system, topic)
     if not isinstance(scores, Scores):
         hint = (
             " (a ConfusionTensor: evaluate it first, e.g. tensor.evaluate(['f1', 'mcc']))"
@@ -125,46 +90,56 @@ def system_topic_values(scores, oriented: bool = True):
         )
         raise ParameterError(f"Meta-evaluation takes Scores; got {type(scores).__name__}{hint}.")
     axes = list(scores.axes)
-    extra = [a for a in axes if a not in ("system", "topic")]
-    if extra and "system" not in axes:
-        raise ParameterError(
-            f"Meta-evaluation reads the axes system and topic; these scores have {', '.join(axes)}: name the "
-            f"ones playing them (system={axes[0]!r}, topic=...), or select one value of the others first."
-        )
-    if extra:
-        raise ParameterError(
-            f"Meta-evaluation works on (system, topic) scores; these also have the axes "
-            f"{', '.join(extra)}: select one value of each first (e.g. scores.sel(threshold=0.5))."
-        )
-    if "system" not in axes:
-        raise ParameterError("Meta-evaluation compares systems: the scores need a 'system' axis.")
+    _check_axes(axes, roles)
     values = scores.values
-    if "topic" not in axes:
+    if topic not in axes:
         values = values[..., None]
         topics = np.array(["-"], dtype=object)
     else:
-        order = [0] + [1 + axes.index("system"), 1 + axes.index("topic")]
+        order = [0] + [1 + axes.index(system), 1 + axes.index(topic)]
         values = np.transpose(values, order)
-        topics = np.asarray(scores.coords["topic"])
+        topics = np.asarray(scores.coords[topic])
     values = np.array(values, dtype=np.float64)
     if oriented:
         for i, label in enumerate(scores.measures):
             if not higher_is_better(label):
                 values[i] = -values[i]
-    return values, np.asarray(scores.coords["system"]), topics
+    return values, np.asarray(scores.coords[system]), topics
 
 
-def sliced_values(scores, oriented: bool = True):
+def _check_axes(axes: list, roles: Roles) -> None:
+    """Refuse scores without the system's axis, or with axes besides the system's and topic's."""
+    extra = [a for a in axes if a not in roles.identity]
+    if extra and roles.system not in axes:
+        raise ParameterError(
+            f"Meta-evaluation reads the axes playing the system ('{roles.system}') and the topic ('{roles.topic}'); "
+            f"these scores have {', '.join(axes)}: name the ones playing them (system={axes[0]!r}, topic=...), "
+            "or select one value of the others first."
+        )
+    if extra:
+        raise ParameterError(
+            f"Meta-evaluation works on ({roles.system}, {roles.topic}) scores; these also have the axes "
+            f"{', '.join(extra)}: select one value of each first (e.g. scores.sel(threshold=0.5))."
+        )
+    if roles.system not in axes:
+        raise ParameterError(
+            f"Meta-evaluation compares systems: the scores need an axis playing the system ('{roles.system}')."
+        )
+
+
+def sliced_values(scores, oriented: bool = True, *, system: str = "system", topic: str = "topic"):
     """The values of a Scores as ``values[slice, measure, system, topic]``, one slice per label of
-    the axes other than system and topic (e.g. each threshold of a sweep).
+    the axes other than the system's and the topic's (e.g. each threshold of a sweep).
 
     Parameters
     ----------
     scores : Scores
-        Values over ``system``, ``topic`` (optional) and any other axes that have a coordinate of
-        their own name (a threshold grid's ``threshold``).
+        Values over the axes playing the system and (optionally) the topic and any other axes
+        that have a coordinate of their own name (a threshold grid's ``threshold``).
     oriented : bool, default True
         Negate the lower-is-better measures, so that higher is better for every measure.
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic.
 
     Returns
     -------
@@ -179,24 +154,25 @@ def sliced_values(scores, oriented: bool = True):
         As :func:`system_topic_values`, and for another axis without labels of its own (the cells
         of an exact sweep, whose thresholds differ between systems).
     """
+    roles = Roles(system, topic)
     axes = list(scores.axes) if isinstance(scores, Scores) else []
-    extra = [a for a in axes if a not in ("system", "topic")]
-    along = {a for a in ("system", "topic") if a not in axes and a in getattr(scores, "coord_axes", {})}
+    extra = [a for a in axes if a not in roles.identity]
+    along = {a for a in roles.identity if a not in axes and a in getattr(scores, "coord_axes", {})}
     unlabelled = [a for a in extra if along or a not in scores.coords or scores.coord_axes.get(a, a) != a]
     if unlabelled:
         raise ParameterError(
-            f"Meta-evaluation runs once per label of an axis other than system and topic; {unlabelled[0]!r} has "
+            f"Meta-evaluation runs once per label of an axis other than {system} and {topic}; {unlabelled[0]!r} has "
             f"no labels of its own (its thresholds differ between systems: an exact sweep or a per-system grid). "
             f"Count on shared thresholds (a list, or k with grid='global'; on the command line --grid global) or "
             f"select one {unlabelled[0]} first."
         )
-    if not extra or "system" not in axes:
-        values, _, _ = system_topic_values(scores, oriented)
+    if not extra or system not in axes:
+        values, _, _ = system_topic_values(scores, oriented, system=system, topic=topic)
         return values[None], None
     labels = [np.asarray(scores.coords[a]) for a in extra]
-    order = [0, 1 + axes.index("system")] + ([1 + axes.index("topic")] if "topic" in axes else [])
+    order = [0, 1 + axes.index(system)] + ([1 + axes.index(topic)] if topic in axes else [])
     rows = np.transpose(scores.values, order + [1 + axes.index(a) for a in extra])
-    rows = np.ascontiguousarray(rows if "topic" in axes else rows[:, :, None])
+    rows = np.ascontiguousarray(rows if topic in axes else rows[:, :, None])
     n_measures, n_systems, n_topics = rows.shape[:3]
     values = np.empty((rows[0, 0, 0].size, n_measures, n_systems * n_topics))
     _last_axis_first(rows.reshape(n_measures, n_systems * n_topics, -1), values)

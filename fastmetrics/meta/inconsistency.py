@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ._common import MetaResult, in_roles, sliced_values
+from ._common import MetaResult, sliced_values
 from ._kernels import _inconsistency_counts
 
 
@@ -73,12 +73,11 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
         for every ordered pair of distinct measures; with other axes, their columns come first,
         one block of rows per label.
     """
-    scores = in_roles(scores, system, topic)
     if not tolerance >= 0:
         raise ParameterError(f"tolerance must be >= 0; got {tolerance!r}.")
     if len(scores.measures) < 2:
         raise ParameterError("Inconsistency compares measures: give at least two.")
-    values, slices = sliced_values(scores)
+    values, slices = sliced_values(scores, system=system, topic=topic)
     names = list(scores.measures)
     first, second = np.nonzero(~np.eye(len(names), dtype=bool))
     counted = [inconsistency_counts(v, tolerance) for v in values]
@@ -98,4 +97,4 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
     columns["inconsistent"] = pa.array(bad, pa.int64())
     columns["comparisons"] = pa.array(total, pa.int64())
     params = {"tolerance": tolerance, "systems": values.shape[2], "topics": values.shape[3]}
-    return MetaResult(pa.table(columns), None, params).in_names(system, topic)
+    return MetaResult(pa.table(columns), None, params)

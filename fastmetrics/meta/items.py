@@ -35,6 +35,7 @@ from .._seeding import rng_of
 from ..io.labels import require_columns, weight_values
 from ..io.readers import gold_table, open_source
 from ..measures import api, registry
+from ..tensor import Roles
 from ._common import MetaResult, higher_is_better
 from .significance import holm
 
@@ -88,6 +89,9 @@ def item_tests(
     pred="pred",
     item="item",
     weight=None,
+    system="system",
+    topic="topic",
+    gold_column="gold",
 ):
     """Paired tests over items between every pair of systems (see the module docstring).
 
@@ -95,9 +99,10 @@ def item_tests(
     ----------
     runs : path, table or Source
         Runs with ``system``, ``item``, ``pred`` (and ``topic``, and ``gold`` without a separate
-        gold); binary labels.
+        gold) columns, or the columns named by ``system``, ``item``, ...; binary labels.
     gold : path or table, optional
-        A separate gold keyed by ``(topic, item)``.
+        A separate gold with ``item`` and ``gold`` columns (and ``topic``), joined on the runs'
+        topic and item (see :func:`fastmetrics.count.plan.normalised_gold`).
     measures : sequence of str, default ("accuracy",)
         Point measures (``item-bootstrap``); McNemar compares accuracies.
     method : {"mcnemar", "item-bootstrap"}
@@ -116,16 +121,21 @@ def item_tests(
         counts weighted confusion matrices, as a weighted leaderboard does, and resamples the
         items with their weights. McNemar's test counts discordant items and has no standard
         weighted form: it refuses weights.
+    system, topic, gold_column : str, default "system", "topic", "gold"
+        The runs' columns playing the system and the topic, and holding the gold (without a
+        separate gold).
 
     Returns
     -------
     MetaResult
         ``summary``: one row per (measure, pair) -- ``system_a, system_b, measure, difference``
         (a - b), ``ci_low, ci_high`` and ``a_beats_b`` (share of replicates; bootstrap),
-        ``discordant_a, discordant_b`` (McNemar), ``p_value, p_adjusted``, ``items``.
+        ``discordant_a, discordant_b`` (McNemar), ``p_value, p_adjusted``, ``items``; the pair's
+        columns are ``<system>_a, <system>_b`` after the column playing the system.
     """
     _check_options(method, resamples, ci, correction, weight)
-    systems, gold_labels, predictions, item_weights = item_matrix(runs, gold, pred=pred, item=item, weight=weight)
+    columns = dict(pred=pred, item=item, weight=weight, system=system, topic=topic, gold_column=gold_column)
+    systems, gold_labels, predictions, item_weights = item_matrix(runs, gold, **columns)
     pairs = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     if method == "mcnemar":
         rows = _mcnemar_rows(systems, gold_labels, predictions, pairs, mcnemar)
@@ -137,7 +147,8 @@ def item_tests(
         mine = [i for i, m in enumerate(rows["measure"]) if m == measure]
         rows["p_adjusted"] += adjust([rows["p_value"][i] for i in mine], correction).tolist()
     rows["items"] = [predictions.shape[1]] * len(rows["measure"])
-    table = pa.table({k: pa.array(v, from_pandas=True) for k, v in rows.items()})
+    names = dict(zip(("system_a", "system_b"), Roles(system, topic).pair("system")))
+    table = pa.table({names.get(k, k): pa.array(v, from_pandas=True) for k, v in rows.items()})
     return MetaResult(table, None, {"method": method, "correction": correction, "resamples": resamples, "seed": seed})
 
 
@@ -159,16 +170,21 @@ def _check_options(method, resamples, ci, correction, weight) -> None:
         )
 
 
-def item_matrix(runs, gold=None, *, pred="pred", item="item", weight=None):
+def item_matrix(
+    runs, gold=None, *, pred="pred", item="item", weight=None, system="system", topic="topic", gold_column="gold"
+):
     """Every system's binary predictions on the items all of them labelled.
 
     Parameters
     ----------
     runs : path, table or Source
     gold : path or table, optional
+        A separate gold with ``item`` and ``gold`` columns (and ``topic``).
     pred, item : str
     weight : str, optional
         A column of item weights.
+    system, topic, gold_column : str, default "system", "topic", "gold"
+        The runs' columns playing the system and the topic, and holding the gold.
 
     Returns
     -------
@@ -184,26 +200,19 @@ def item_matrix(runs, gold=None, *, pred="pred", item="item", weight=None):
         An item whose gold (or weight) differs between systems, naming the item.
     """
     table = open_source(runs).read_all()
-    wanted = ["system", item, pred] + ([weight] if weight is not None else [])
+    wanted = [system, item, pred] + ([weight] if weight is not None else [])
     require_columns(table.column_names, wanted, "the runs", " for paired tests over items")
-    keys = [c for c in ("topic", item) if c in table.column_names]
+    keys = [c for c in (topic, item) if c in table.column_names]
     if gold is not None:
-        labels = gold_table(gold)
-        table = table.join(
-            labels.select([c for c in ("topic", "item") if c in labels.column_names] + ["gold"]).rename_columns(
-                [*keys, "gold"]
-            ),
-            keys=keys,
-            join_type="inner",
-        )
-    require_columns(table.column_names, ["gold"], "the runs", " (or give a separate gold)")
+        table, gold_column = _with_gold(table, gold_table(gold), keys, item)
+    require_columns(table.column_names, [gold_column], "the runs", " (or give a separate gold)")
     key = (
         pc.binary_join_element_wise(*[pc.cast(table.column(c), pa.string()) for c in keys], "\x1f")
         if len(keys) > 1
         else pc.cast(table.column(item), pa.string())
     )
     item_codes = pc.dictionary_encode(key).combine_chunks()
-    system_codes = pc.dictionary_encode(pc.cast(table.column("system"), pa.string())).combine_chunks()
+    system_codes = pc.dictionary_encode(pc.cast(table.column(system), pa.string())).combine_chunks()
     n_systems, n_items = len(system_codes.dictionary), len(item_codes.dictionary)
     s, i = system_codes.indices.to_numpy(), item_codes.indices.to_numpy()
     given = np.zeros((n_systems, n_items), np.int32)
@@ -212,7 +221,7 @@ def item_matrix(runs, gold=None, *, pred="pred", item="item", weight=None):
         raise InputError("A system labels an item twice: paired tests need one prediction per system and item.")
     predictions = np.zeros((n_systems, n_items), bool)
     predictions[s, i] = _binary(table.column(pred), pred)
-    gold_labels = _per_item(_binary(table.column("gold"), "gold"), i, n_items, table, keys, "gold")
+    gold_labels = _per_item(_binary(table.column(gold_column), gold_column), i, n_items, table, keys, "gold")
     weights = np.ones(n_items)
     if weight is not None:
         weights = _per_item(
@@ -224,6 +233,18 @@ def item_matrix(runs, gold=None, *, pred="pred", item="item", weight=None):
     if n_systems < 2:
         raise ParameterError("Paired tests compare systems: the runs hold one.")
     return system_codes.dictionary.to_pylist(), gold_labels[shared], predictions[:, shared], weights[shared]
+
+
+def _with_gold(table: pa.Table, labels: pa.Table, keys: list, item: str) -> tuple[pa.Table, str]:
+    """The runs joined with a separate gold (its ``topic``, ``item`` and ``gold`` columns) on the
+    runs' ``keys``, and the name of the joined gold column: one the runs do not have."""
+    gold_keys = ["topic", "item"] if len(keys) == 2 and "topic" in labels.column_names else ["item"]
+    label = "gold"
+    while label in table.column_names:
+        label = f"_{label}"
+    labels = labels.select(gold_keys + ["gold"]).rename_columns(gold_keys + [label])
+    run_keys = keys if len(gold_keys) == 2 else [item]
+    return table.join(labels, keys=run_keys, right_keys=gold_keys, join_type="inner"), label
 
 
 def _per_item(values: np.ndarray, codes: np.ndarray, n_items: int, table: pa.Table, keys: list, what: str):

@@ -15,7 +15,8 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
-from ._common import MetaResult, in_roles, labels_array, system_topic_values
+from ..tensor import Roles
+from ._common import MetaResult, labels_array, system_topic_values
 from ._kernels import _spearman_pairs, _unit_ranks
 
 _BLOCK_CELLS = 1 << 22  # correlations of one block of rows (32 MiB of float64)
@@ -211,10 +212,10 @@ def robustness(
     MetaResult
         ``summary``: ``measure, mean, std`` (sample standard deviation), ``pairs`` (defined
         correlations) and ``undefined`` (pairs with a constant side); ``detail``: ``measure,
-        topic_a, topic_b, value`` (None without ``detail``).
+        topic_a, topic_b, value`` (``<topic>_a, <topic>_b`` after the column playing the topic;
+        None without ``detail``).
     """
-    scores = in_roles(scores, system, topic)
-    values, _, topics = system_topic_values(scores)
+    values, _, topics = system_topic_values(scores, system=system, topic=topic)
     chosen = chosen_pairs(len(topics), pairs, rng_of(seed))
     moments, corr = _correlations(values, chosen, detail, progress)
     drawn = len(topics) * (len(topics) - 1) // 2 if chosen is None else chosen.size
@@ -228,13 +229,14 @@ def robustness(
             "undefined": pa.array(drawn - moments.count, pa.int64()),
         }
     )
-    table = None if corr is None else _detail(names, np.asarray(topics), chosen, corr)
-    return MetaResult(summary, table, {"seed": seed, "pairs_drawn": int(drawn)}).in_names(system, topic)
+    pair = Roles(system, topic).pair("topic")
+    table = None if corr is None else _detail(names, np.asarray(topics), chosen, corr, pair)
+    return MetaResult(summary, table, {"seed": seed, "pairs_drawn": int(drawn)})
 
 
-def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray) -> pa.Table:
+def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray, columns: tuple) -> pa.Table:
     """The per-pair table, one chunk a measure: the topic labels are taken once and shared by
-    the chunks, no Python object is made a row."""
+    the chunks, no Python object is made a row; ``columns`` name the pair's two topics."""
     if chosen is None:
         first, second = np.triu_indices(topics.size, 1)
     else:
@@ -244,8 +246,8 @@ def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray) -> pa.Tab
     return pa.table(
         {
             "measure": pa.chunked_array([pa.repeat(pa.scalar(n, pa.string()), first.size) for n in names], pa.string()),
-            "topic_a": pa.chunked_array([topic_a] * len(names), topic_a.type),
-            "topic_b": pa.chunked_array([topic_b] * len(names), topic_b.type),
+            columns[0]: pa.chunked_array([topic_a] * len(names), topic_a.type),
+            columns[1]: pa.chunked_array([topic_b] * len(names), topic_b.type),
             "value": pa.chunked_array([pa.array(row, pa.float64()) for row in corr], pa.float64()),
         }
     )

@@ -22,7 +22,8 @@ from .. import _memory
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
-from ._common import MetaResult, in_roles, labels_array, system_topic_values
+from ..tensor import Roles
+from ._common import MetaResult, labels_array, system_topic_values
 
 METHODS = ("fisher", "bootstrap")
 
@@ -164,12 +165,12 @@ def significance(
     -------
     MetaResult
         ``summary``: ``measure, system_a, system_b, diff, topics, p_value, p_adjusted``
-        (``diff`` = mean over topics of a minus b, in the measure's own direction).
+        (``diff`` = mean over topics of a minus b, in the measure's own direction; the pair's
+        columns are ``<system>_a, <system>_b`` after the column playing the system).
     """
-    scores = in_roles(scores, system, topic)
     if correction not in (None, "holm"):
         raise ParameterError(f"correction must be None or 'holm'; got {correction!r}.")
-    values, systems, _ = system_topic_values(scores, oriented=False)
+    values, systems, _ = system_topic_values(scores, oriented=False, system=system, topic=topic)
     rng = rng_of(seed)
     first, second = system_pairs(len(systems))
     columns = {k: [] for k in ("measure", "system_a", "system_b", "diff", "topics", "p_value", "p_adjusted")}
@@ -188,20 +189,19 @@ def significance(
     bar.close()
     for k in ("diff", "topics", "p_value", "p_adjusted"):
         columns[k] = np.concatenate(columns[k]) if columns[k] else np.empty(0)
+    pair = Roles(system, topic).pair("system")
     summary = pa.table(
         {
             "measure": columns["measure"],
-            "system_a": labels_array(columns["system_a"]),
-            "system_b": labels_array(columns["system_b"]),
+            pair[0]: labels_array(columns["system_a"]),
+            pair[1]: labels_array(columns["system_b"]),
             "diff": pa.array(columns["diff"], pa.float64()),
             "topics": pa.array(columns["topics"], pa.int64()),
             "p_value": pa.array(columns["p_value"], pa.float64()),
             "p_adjusted": pa.array(columns["p_adjusted"], pa.float64()),
         }
     )
-    return MetaResult(
-        summary, None, {"method": method, "resamples": resamples, "seed": seed, "correction": correction}
-    ).in_names(system, topic)
+    return MetaResult(summary, None, {"method": method, "resamples": resamples, "seed": seed, "correction": correction})
 
 
 def power(
@@ -241,10 +241,10 @@ def power(
         ``summary``: ``measure, value`` (the fraction), ``significant``, ``pairs`` (pairs with
         at least one topic where both systems are defined); ``detail``: the tests.
     """
-    scores = in_roles(scores, system, topic)
     if not 0 < alpha < 1:
         raise ParameterError(f"alpha must be in (0, 1); got {alpha!r}.")
-    tests = significance(scores, method="bootstrap", resamples=resamples, seed=seed, progress=progress).summary
+    roles = dict(system=system, topic=topic)
+    tests = significance(scores, method="bootstrap", resamples=resamples, seed=seed, progress=progress, **roles).summary
     names = list(scores.measures)
     measure = np.asarray(tests.column("measure").to_pylist(), dtype=object)
     p = tests.column("p_value").to_numpy(zero_copy_only=False)
@@ -258,4 +258,4 @@ def power(
             "pairs": pa.array(pairs, pa.int64()),
         }
     )
-    return MetaResult(summary, tests, {"alpha": alpha, "resamples": resamples, "seed": seed}).in_names(system, topic)
+    return MetaResult(summary, tests, {"alpha": alpha, "resamples": resamples, "seed": seed})

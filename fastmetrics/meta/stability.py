@@ -27,7 +27,7 @@ from ..measures.api import binary_element
 from ..measures.evaluation import label_of
 from ..measures.positive import positive_counts
 from ..measures.registry import parse_specs
-from ..tensor import role_names
+from ..tensor import Roles
 from ._common import MetaResult, higher_is_better, labels_array
 from ._half_kernels import half_means
 from ._kernels import half_swaps, nanmean_rows
@@ -74,7 +74,7 @@ def stability(
     -------
     MetaResult
         ``summary``: ``measure, swap_rate, swaps, comparisons, mean_std``; ``detail``: ``system,
-        measure, mean, std``.
+        measure, mean, std`` (the first column named after the column playing the system).
     """
     if aggregate not in AGGREGATES:
         raise ParameterError(f"aggregate must be 'macro' or 'micro'; got {aggregate!r}.")
@@ -84,11 +84,12 @@ def stability(
             f"Stability splits the items of hard predictions and counts each half: {', '.join(swept)} read(s) a "
             "threshold sweep or a ranking, which it does not count. Choose point measures (accuracy, f1, mcc, ...)."
         )
+    roles = Roles(system, topic)
     halving = split_halves(source, gold, replicates=replicates, seed=seed, system=system, topic=topic, **count_options)
     bar = Progress(replicates, f"stability ({replicates} halvings)", quiet=not progress)
-    fused = _fused_scores(halving, list(measures), aggregate, (system, topic), bar)
+    fused = _fused_scores(halving, list(measures), aggregate, roles, bar)
     if fused is None:
-        fused = _half_scores(halving, list(measures), aggregate, role_names(system, topic), bar)
+        fused = _half_scores(halving, list(measures), aggregate, roles, bar)
     names, systems, values = fused
     n_systems = systems.size
     per_system = values.reshape(len(names), -1, n_systems)  # [measure, 2R, system]
@@ -113,14 +114,14 @@ def stability(
     )
     detail = pa.table(
         {
-            "system": labels_array(np.tile(systems, len(names))),
+            system: labels_array(np.tile(systems, len(names))),
             "measure": np.repeat(names, n_systems).tolist(),
             "mean": pa.array(mean.reshape(-1), pa.float64()),
             "std": pa.array(std.reshape(-1), pa.float64()),
         }
     )
     params = {"replicates": replicates, "seed": seed, "aggregate": aggregate, "tolerance": tolerance}
-    return MetaResult(summary, detail, params).in_names(system, topic)
+    return MetaResult(summary, detail, params)
 
 
 def _fused_scores(halving, measures, aggregate, roles, bar):
@@ -128,7 +129,7 @@ def _fused_scores(halving, measures, aggregate, roles, bar):
     of every half; None where that does not apply (more than two classes, other count axes than
     the system and topic, or a measure that is not a plain binary kernel)."""
     count_plan = halving.plan
-    system, topic = roles
+    system, topic = roles.identity
     specs = parse_specs(measures)
     if count_plan.m != 2 or count_plan.axes[:1] != (system,) or set(count_plan.axes) - {system, topic}:
         return None
@@ -193,24 +194,24 @@ class _FusedJob:
         return buffer[:size]
 
 
-def _half_scores(halving, measures, aggregate, names, bar):
+def _half_scores(halving, measures, aggregate, roles, bar):
     """``values[measure, replicate, half, system]``: each half's system scores, a block of
     replicates at a time (the counts of all the halves at once may not fit in memory)."""
     parts = []
+    system, topic = roles.identity
     # float counts: the measures compute in float64 anyway, and skip a cast of every block
     for halves in halving.blocks(dtype=np.float64):
-        halves = halves.rename(names)
-        if "topic" in halves.axes and aggregate == "micro":
-            halves = halves.sum("topic")
+        if topic in halves.axes and aggregate == "micro":
+            halves = halves.sum(topic)
         scores = halves.evaluate(measures)
-        if "system" not in scores.axes:
-            raise ParameterError("Stability compares systems: the input needs a 'system' column.")
+        if system not in scores.axes:
+            raise ParameterError(f"Stability compares systems: the input needs a '{system}' column.")
         values = scores.values  # [measure, replicate, half, system(, topic)]
-        if "topic" in scores.axes:
-            values = _mean_over(values, scores.axes.index("topic") + 1)
+        if topic in scores.axes:
+            values = _mean_over(values, scores.axes.index(topic) + 1)
         parts.append(values)
         bar.advance(values.shape[1])
-    return list(scores.measures), np.asarray(scores.coords["system"]), np.concatenate(parts, axis=1)
+    return list(scores.measures), np.asarray(scores.coords[system]), np.concatenate(parts, axis=1)
 
 
 def _mean_over(values, axis):

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from ._common import MetaResult, in_roles, sliced_values
+from ._common import MetaResult, sliced_values
 from ._kernels import _strictness_shared, _strictness_tops
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
@@ -128,14 +128,13 @@ def strictness(
         ``measure_a, measure_b, level, value`` (strictness_th(m, m')). With other axes, their
         columns come first, one block of rows per label.
     """
-    scores = in_roles(scores, system, topic)
     th = DEFAULT_THRESHOLDS if thresholds is None else np.asarray(thresholds, np.float64)
     if th.ndim != 1 or th.size == 0 or np.any(~((th > 0) & (th <= 1))):
         raise ParameterError("Strictness thresholds must be values in (0, 1].")
     names = list(scores.measures)
     if len(names) < 2:
         raise ParameterError("Strictness compares measures: give at least two.")
-    values, slices = sliced_values(scores)
+    values, slices = sliced_values(scores, system=system, topic=topic)
     bar = Progress(len(values), "strictness", quiet=not progress)
     pairwise = np.stack([pairwise_strictness(v.reshape(len(names), -1), th) for v in _advancing(values, bar)])
     bar.close()
@@ -147,7 +146,7 @@ def strictness(
     summary = _levels_table(slices, {"measure": np.arange(len(names))}, names, th, overall)
     detail = _levels_table(slices, {"measure_a": first, "measure_b": second}, names, th, pairwise[:, first, second])
     outputs = int(values.shape[2] * values.shape[3])
-    return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": outputs}).in_names(system, topic)
+    return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": outputs})
 
 
 def _advancing(values, bar: Progress):

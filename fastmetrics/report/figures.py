@@ -102,7 +102,7 @@ def threshold_curves(curves, measures, per_row: int = 4):
     return fig
 
 
-def rank_intervals(rows, measure):
+def rank_intervals(rows, measure, system="system"):
     """Each system's rank (dot) and its 95 % rank interval (bar), best first.
 
     Parameters
@@ -111,6 +111,8 @@ def rank_intervals(rows, measure):
         Leaderboard rows of one measure with ``system, rank, rank_low, rank_high,
         tied_with_leader``, in rank order.
     measure : str
+    system : str, default "system"
+        The rows' system key (the leaderboard's column named after the column playing the system).
 
     Returns
     -------
@@ -122,7 +124,7 @@ def rank_intervals(rows, measure):
         color = "#c44e52" if r["tied_with_leader"] else "#4c72b0"
         ax.plot([r["rank_low"], r["rank_high"]], [y, y], lw=4, color=color, alpha=0.5, solid_capstyle="butt")
         ax.plot([r["rank"]], [y], "o", color=color, ms=4)
-    ax.set_yticks(range(len(rows)), [label(r["system"], 36) for r in rows], fontsize=7)
+    ax.set_yticks(range(len(rows)), [label(r[system], 36) for r in rows], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel(f"rank by {label(measure)} (red: cannot be separated from the leader)")
     ax.grid(axis="x", alpha=0.3)

@@ -123,7 +123,7 @@ def _figure_plan(data: ReportData) -> list[tuple]:
                 "(bar; the same topics drawn for every system). Red: the interval reaches the leader's, so the "
                 "data cannot separate the system from the first.",
                 figs.rank_intervals,
-                (ranked, data.measures[0]),
+                (ranked, data.measures[0], data.roles.system),
             )
         )
     plan += _curve_figures(data)
@@ -184,7 +184,7 @@ def _curve_figures(data: ReportData) -> list[tuple]:
 def _rank_rows(data: ReportData) -> list[dict]:
     """The first measure's system rows with rank intervals, in rank order."""
     rows = {
-        r["system"]: r
+        r[data.roles.system]: r
         for r in data.board.summary.to_pylist()
         if r["kind"] == "system" and r["measure"] == data.measures[0] and r.get("rank_low") is not None
     }
@@ -231,9 +231,10 @@ def _marks(data):
     """Marks per (system, measure): † beats every non-informative baseline, * significantly better
     than the next system in the ranking (Holm-adjusted p < 0.05, :func:`_adjacent_tests`)."""
     marks = {}
+    system = data.roles.system
     for r in data.board.summary.to_pylist():
         if r["beats_baselines"]:
-            marks[(r["system"], r["measure"])] = "†"
+            marks[(r[system], r["measure"])] = "†"
     for (m, s), q in data.adjacent.items():
         if q == q and q < 0.05:
             marks[(s, m)] = marks.get((s, m), "") + "*"
@@ -241,7 +242,7 @@ def _marks(data):
     most = {m: max((r["topics"] for r in rows if r["measure"] == m), default=0) for m in data.measures}
     for r in rows:  # a mean over fewer topics than the others' is not the same average
         if r["topics"] < most.get(r["measure"], 0):
-            marks[(r["system"], r["measure"])] = marks.get((r["system"], r["measure"]), "") + "°"
+            marks[(r[system], r["measure"])] = marks.get((r[system], r["measure"]), "") + "°"
     return marks
 
 
@@ -268,8 +269,9 @@ def _board_rows(data):
     rows = data.board.summary.to_pylist()
     first = data.measures[0]
     order = data.order[first]
-    value = {(r["system"], r["measure"]): r for r in rows}
-    baselines = list(dict.fromkeys(r["system"] for r in rows if r["kind"] == "baseline"))
+    system = data.roles.system
+    value = {(r[system], r["measure"]): r for r in rows}
+    baselines = list(dict.fromkeys(r[system] for r in rows if r["kind"] == "baseline"))
     return order, baselines, value
 
 
@@ -332,7 +334,7 @@ def _html_best(data: ReportData) -> list[str]:
         return []
     e = html.escape
     rows = "".join(
-        f"<tr><td class='name'>{e(str(r['system']))}</td><td class='name'>{e(r['measure'])}</td>"
+        f"<tr><td class='name'>{e(str(r[data.roles.system]))}</td><td class='name'>{e(r['measure'])}</td>"
         f"<td>{_fmt(r['threshold'])}</td><td>{_fmt(r['value'])}</td></tr>"
         for r in data.best.to_pylist()
     )

@@ -130,36 +130,39 @@ def pivot_measures(table: pa.Table) -> pa.Table:
     return pa.table(out)
 
 
-def board_view(summary: pa.Table) -> pa.Table:
+def board_view(summary: pa.Table, system: str = "system") -> pa.Table:
     """A leaderboard table as people read it: one row per system, best first, then the baselines.
 
     Parameters
     ----------
     summary : pyarrow.Table
         :func:`fastmetrics.board.leaderboard`'s summary (one row per system and measure).
+    system : str, default "system"
+        The summary's system column (named after the column playing the system).
 
     Returns
     -------
     pyarrow.Table
-        ``rank, system``, then per measure ``<m> macro`` (with its interval and the rank interval
-        when the board has them), ``<m> micro`` and ``<m> topics``; ranked by the first measure.
+        ``rank, system`` (the system column keeping its name), then per measure ``<m> macro``
+        (with its interval and the rank interval when the board has them), ``<m> micro`` and
+        ``<m> topics``; ranked by the first measure.
     """
     rows = summary.to_pylist()
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     by_system: dict = {}
     for r in rows:
-        by_system.setdefault((r["kind"], r["system"]), {})[r["measure"]] = r
+        by_system.setdefault((r["kind"], r[system]), {})[r["measure"]] = r
     first = measures[0]
     systems = sorted(
         (k for k in by_system if k[0] == "system"),
         key=lambda k: (by_system[k][first]["rank"] is None, by_system[k][first]["rank"] or 0),
     )
     order = systems + [k for k in by_system if k[0] != "system"]
-    out: dict = {"rank": [], "system": []}
+    out: dict = {"rank": [], system: []}
     for key in order:
         r = by_system[key][first]
         out["rank"].append(_rank_text(r) if key[0] == "system" else "baseline")
-        out["system"].append(str(key[1]))
+        out[system].append(str(key[1]))
     for m in measures:
         cells = [by_system[key].get(m, {}) for key in order]
         out[f"{m} macro"] = [_with_bounds(c.get("macro"), c.get("macro_low"), c.get("macro_high")) for c in cells]
