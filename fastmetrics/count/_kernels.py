@@ -8,9 +8,17 @@ index recorded in ``errors[chunk, kind]`` (kinds: 0/1 grouping columns, 2 gold, 
 score, 4 weight); the caller turns the first one into a message. No index can leave its array:
 every code is range-checked before use and every bucket is clamped to ``[0, k]``.
 
+Rows usually come grouped (a run's topics one after the other, a topic's items together), so
+the counting kernels walk *runs*: rows whose grouping columns store the values of the run's
+first row (:func:`_run`, one comparison a row) have their group decoded and checked once; a
+run's binary gold and predictions held as bitmaps are counted by popcounts; its items are
+checked for duplicates a 64-bit word at a time, or as a whole when they repeat the items of the
+topic's last run (:func:`_new_keys`). Rows in any order are counted all the same, a run of one
+row at a time.
+
 The batch functions count one chunk of rows a thread into per-chunk partial arrays and sum
-them at the end, so both cores work without atomics and the result does not depend on the
-thread count. The chunk kernels release the GIL and run on Python threads
+them at the end, so both cores count without atomics (only the item bitmap is shared) and the
+result does not depend on the thread count. The chunk kernels release the GIL and run on Python threads
 (:func:`fastmetrics._threads.on_threads`) rather than in a ``prange``: a parallel kernel is
 compiled anew for every combination of its columns' forms, at several times the cost of the
 serial one, and a batch of a few rows calls that same serial kernel. Counts are additive:
