@@ -35,7 +35,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .. import _memory, _strings, _threads
 from .._strings import _EMPTY, _hash, _last_word, _load, _move, _same
 
-TEXT, BOOL, INT, FLOAT = 0, 1, 2, 3
+TEXT, BOOL, INT, FLOAT, SKIP = 0, 1, 2, 3, 4  # SKIP: a column the caller does not read, only delimited
 PLAIN, OTHER, FULL = 0, 1, 2
 EXACT, SLOW, MALFORMED = 0, 1, 2
 _NEWLINE, _RETURN, _COMMA, _QUOTE = 10, 13, 44, 34
@@ -49,6 +49,9 @@ _FALSE_LOWER, _FALSE_TITLE, _FALSE_UPPER = (
 )
 # below this many bytes pyarrow's reader is as fast, and needs no kernel compiled
 MIN_BYTES = 8 << 20
+# the bytes at the file's start whose reading by pyarrow gives the column types (pyarrow's CSV
+# block: a file read by pyarrow instead is read with the same types)
+SAMPLE_BYTES = 16 << 20
 # How every CSV is converted: an empty field is missing, in text columns too (as DuckDB and
 # polars read it), and only an empty field ("NA", "null" or "NaN" are values: an item "NA" is
 # an id, a score "NaN" is refused as not finite).
@@ -323,7 +326,7 @@ def parse_range(
                 if not ok:
                     return row, OTHER, n_values, n_slow
                 integers[slot, row] = value
-            else:
+            elif kind == FLOAT:  # and a SKIP column is only delimited
                 number, parsed = _decimal(buf, a, b)
                 if parsed == MALFORMED:
                     return row, OTHER, n_values, n_slow
@@ -354,23 +357,11 @@ def _mapped(path: str) -> np.ndarray | None:
     return np.frombuffer(mapped, np.uint8)
 
 
-def read_plain_csv(path: str, block_size: int) -> pa.Table | None:
-    """The file as a table with dictionary-coded text columns, or None to read it with pyarrow.
-
-    Parameters
-    ----------
-    path : str
-        An uncompressed CSV file.
-    block_size : int
-        pyarrow's block: the column types are those pyarrow infers from the first one.
-
-    Returns
-    -------
-    pyarrow.Table or None
-        Text columns as ``dictionary<int32, string>`` with sorted dictionaries, the others as
-        pyarrow would read them; None for a file outside the plain dialect (see the module
-        docstring), a small one, or one with another column type.
-    """
+def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
+    """The first ``block_size`` bytes (whole lines) of a file the plain parser can read, as
+    pyarrow reads them (their column types are the file's), or None for a file to read with
+    pyarrow: outside the plain dialect at once, small, or with a column type the parser does
+    not make."""
     buf = _mapped(path)
     if buf is None:
         return None
@@ -382,15 +373,40 @@ def read_plain_csv(path: str, block_size: int) -> pa.Table | None:
     head = buf[: min(buf.size, block_size)]
     cut = head.size if head.size == buf.size else int(np.flatnonzero(head == _NEWLINE)[-1]) + 1
     try:
-        sample = pacsv.read_csv(
-            pa.BufferReader(head[:cut].tobytes()),
-            convert_options=CONVERT,
-        )
+        sample = pacsv.read_csv(pa.BufferReader(head[:cut].tobytes()), convert_options=CONVERT)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    kinds = [_KINDS.get(str(f.type)) for f in sample.schema]
-    if any(k is None for k in kinds) or sample.num_columns == 0:
+    if sample.num_columns == 0 or any(_KINDS.get(str(f.type)) is None for f in sample.schema):
         return None
+    return sample
+
+
+def read_plain_csv(path: str, sample: pa.Table, columns) -> pa.Table | None:
+    """The ``columns`` of the file as a table with dictionary-coded text columns, or None to read
+    it with pyarrow.
+
+    Parameters
+    ----------
+    path : str
+        An uncompressed CSV file.
+    sample : pyarrow.Table
+        Its first block, from :func:`plain_sample`: the column types.
+    columns : sequence of str
+        The columns to read; the others are only delimited (their values are not parsed).
+
+    Returns
+    -------
+    pyarrow.Table or None
+        Text columns as ``dictionary<int32, string>`` with sorted dictionaries, the others as
+        pyarrow would read them; None for a file outside the plain dialect (see the module
+        docstring).
+    """
+    buf = _mapped(path)
+    if buf is None:
+        return None
+    header_end = int(np.argmax(buf[: 1 << 20] == _NEWLINE))
+    wanted = set(columns)
+    kinds = [_KINDS[str(f.type)] if f.name in wanted else SKIP for f in sample.schema]
     return _parse(buf, header_end + 1, sample, np.asarray(kinds, np.int64))
 
 
@@ -440,6 +456,8 @@ def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> p
     columns = {}
     for c, field in enumerate(sample.schema):
         kind, slot = int(kinds[c]), int(slots[c])
+        if kind == SKIP:
+            continue
         values = outputs[kind][slot]
         values = values[: rows[-1][1]] if keep is None else values[keep]
         if kind == TEXT:

@@ -36,7 +36,7 @@ import pyarrow.csv as pacsv
 
 from .._errors import InputError, parameter_error
 from . import _parquet, _text
-from ._csv import CONVERT, read_plain_csv
+from ._csv import CONVERT, SAMPLE_BYTES, plain_sample, read_plain_csv
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
 PARQUET_SUFFIXES = {".parquet", ".pq", ".parq"}
@@ -645,18 +645,73 @@ def _arrow_reason(exc: Exception) -> str:
 
 # CSV is parsed in blocks of this many bytes, one per thread at a time: large blocks keep the
 # columns in few chunks, which the count stage codes on every thread.
-CSV_BLOCK = 16 << 20
+CSV_BLOCK = SAMPLE_BYTES
 
 
-def _read_csv(path: str) -> pa.Table:
-    if Path(path).suffix.lower() not in COMPRESSED_SUFFIXES:
-        table = read_plain_csv(path, CSV_BLOCK)
-        if table is not None:
-            return table
-    try:
-        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=CSV_BLOCK), convert_options=CONVERT)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
-        raise InputError(f"Cannot read CSV file '{path}': {_arrow_reason(exc)}") from None
+class CsvFile:
+    """A CSV file opened: its column names and types now, its values when a column is read.
+
+    The types are those pyarrow infers from the file's first block (``SAMPLE_BYTES``). A file the
+    plain parser reads (:mod:`fastmetrics.io._csv`) has only the columns asked for parsed -- a
+    count of hard labels does not parse the scores, as DuckDB's and polars' readers do not -- and
+    the last table read is kept, so the passes of one count parse the file once; any other file
+    (small, compressed, another dialect) is read whole by pyarrow when opened.
+
+    Parameters
+    ----------
+    path : str
+        The file (uncompressed, or compressed as its suffix says).
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        plain = Path(path).suffix.lower() not in COMPRESSED_SUFFIXES
+        self._sample = plain_sample(path) if plain else None
+        self._table = None if self._sample is not None else self._pyarrow(None)
+        self.schema = (self._sample if self._sample is not None else self._table).schema
+
+    @property
+    def lazy(self) -> bool:
+        """Whether columns are parsed when asked for (False: the file was read when opened)."""
+        return self._sample is not None
+
+    def to_table(self, columns: Sequence[str] | None = None) -> pa.Table:
+        """The ``columns`` (all of them by default) as a table."""
+        if columns is None and self._table is not None and self._table.num_columns == len(self.schema):
+            return self._table  # as read: columns of one name (refused by the caller) stay apart
+        columns = list(self.schema.names if columns is None else columns)
+        if self._table is None or not set(columns) <= set(self._table.column_names):
+            kept = [] if self._table is None else self._table.column_names
+            wanted = [c for c in self.schema.names if c in set(columns) | set(kept)]
+            self._table = self._read(wanted or self.schema.names[:1])
+        return self._table.select(columns)
+
+    def count_rows(self) -> int:
+        """The number of rows (the file is read for it unless a column was read already)."""
+        return self.to_table([] if self._table is not None else self.schema.names[:1]).num_rows
+
+    def _read(self, columns: list) -> pa.Table:
+        table = read_plain_csv(self.path, self._sample, columns)
+        return table if table is not None else self._pyarrow(columns)
+
+    def _pyarrow(self, columns: list | None) -> pa.Table:
+        """pyarrow's reading of the file (``columns`` None: all of them, with the types it infers
+        from the first block; else those columns, with the sample's types)."""
+        options = CONVERT
+        if columns is not None:
+            options = pacsv.ConvertOptions(
+                strings_can_be_null=CONVERT.strings_can_be_null,
+                null_values=CONVERT.null_values,
+                include_columns=columns,
+                column_types=self._sample.schema,
+            )
+        try:
+            return pacsv.read_csv(self.path, read_options=_CSV_READ, convert_options=options)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+            raise InputError(f"Cannot read CSV file '{self.path}': {_arrow_reason(exc)}") from None
+
+
+_CSV_READ = pacsv.ReadOptions(block_size=CSV_BLOCK)
 
 
 def _read_ipc(path: str) -> pa.Table:
@@ -677,8 +732,9 @@ class Source:
 
     Parameters
     ----------
-    parts : list of pyarrow.Table or pyarrow.dataset.Dataset
-        The input's parts, all with the same column names: in-memory tables or Parquet datasets.
+    parts : list of pyarrow.Table, CsvFile or pyarrow.dataset.Dataset
+        The input's parts, all with the same column names: in-memory tables, CSV files (parsed
+        when their columns are read) or Parquet datasets.
     names : list of str
         One name per part, used in error messages (a file's path, ``"<table>"`` for an object).
 
@@ -742,7 +798,7 @@ class Source:
         Only the ``columns`` every row group of every part describes (with min/max and no nulls)
         are given; in-memory parts give an empty dict.
         """
-        if any(isinstance(p, pa.Table) for p in self.parts):
+        if any(isinstance(p, (pa.Table, CsvFile)) for p in self.parts):
             return {}
         out = {}
         wanted = set(columns)
@@ -769,8 +825,9 @@ class Source:
         """The same input with its Parquet parts read into memory (only ``columns``), once.
 
         A count reads its columns twice (the survey, then the counting); a Parquet file small
-        enough is decoded once instead. Dictionary-encoded columns stay encoded, and each file
-        stays a part of its own (errors still name it and its rows).
+        enough is decoded once instead, and a CSV file's columns are parsed (only those).
+        Dictionary-encoded columns stay encoded, and each file stays a part of its own (errors
+        still name it and its rows).
 
         Parameters
         ----------
@@ -784,20 +841,26 @@ class Source:
         -------
         Source
         """
-        if all(isinstance(p, pa.Table) for p in self.parts) or self.count_rows() * 8 * len(columns) > budget:
+        parquet = [p for p in self.parts if not isinstance(p, (pa.Table, CsvFile))]
+        decode = bool(parquet) and sum(p.count_rows() for p in parquet) * 8 * len(columns) <= budget
+        if not decode and not any(isinstance(p, CsvFile) for p in self.parts):
             return self
         parts, names = [], []
         for name, part in zip(self.names, self.parts):
             if isinstance(part, pa.Table):
                 parts.append(part.select(list(columns)))
-                names.append(name)
+            elif isinstance(part, CsvFile):  # its columns parsed now, the others never
+                parts.append(part.to_table(columns))
+            elif not decode:
+                parts.append(part)
+            else:
+                read: dict = {}
+                for file, _, batch in self._part_batches(name, part, columns):
+                    read.setdefault(file, []).append(batch)
+                parts += [pa.Table.from_batches(batches) for batches in read.values()]
+                names += list(read)
                 continue
-            read: dict = {}
-            for file, _, batch in self._part_batches(name, part, columns):
-                read.setdefault(file, []).append(batch)
-            for file, batches in read.items():
-                parts.append(pa.Table.from_batches(batches))
-                names.append(file)
+            names.append(name)
         return Source(parts, names) if parts else self
 
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
@@ -813,6 +876,8 @@ class Source:
     def _part_batches(self, name, part, columns):
         if isinstance(part, pa.Table):
             yield from _numbered(name, part.select(columns).to_batches())
+        elif isinstance(part, CsvFile):
+            yield from _numbered(name, part.to_table(columns).to_batches())
         else:
             for fragment in part.get_fragments():
                 yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, list(columns)))
@@ -999,7 +1064,8 @@ def open_source(
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(f"Cannot read Parquet data '{path}': {_arrow_reason(exc)}") from None
         elif fmt == "csv":
-            parts.append(_read_csv(path))
+            csv = CsvFile(path)
+            parts.append(csv if csv.lazy else csv.to_table())
         elif fmt == "ipc":
             parts.append(_read_ipc(path))
         elif kind == "gold" and (fmt == "qrels" or (fmt == "trec" and format == "trec")):

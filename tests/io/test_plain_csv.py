@@ -27,6 +27,14 @@ def _pyarrow(path) -> pa.Table:
     return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=1 << 20), convert_options=_csv.CONVERT)
 
 
+def _read_plain(path, block_size, columns=None):
+    """The fast path's table of ``columns`` (all by default), or None where it gives up."""
+    sample = _csv.plain_sample(str(path), block_size)
+    if sample is None:
+        return None
+    return _csv.read_plain_csv(str(path), sample, sample.column_names if columns is None else columns)
+
+
 def _decoded(table: pa.Table) -> pa.Table:
     columns = {}
     for name in table.column_names:
@@ -38,7 +46,7 @@ def _decoded(table: pa.Table) -> pa.Table:
 
 
 def _same_as_pyarrow(path):
-    fast = _csv.read_plain_csv(str(path), 1 << 20)
+    fast = _read_plain(path, 1 << 20)
     assert fast is not None, "the fast path gave up on a plain file"
     expected = _pyarrow(path)
     got = _decoded(fast)
@@ -118,7 +126,21 @@ GOOD = "name,value\n" + "".join(f"n{i},{i}.5\n" for i in range(8))  # the sample
 def test_other_files_are_left_to_pyarrow(tmp_path, bad, why):
     path = tmp_path / "odd.csv"
     path.write_bytes((GOOD + bad).encode())
-    assert _csv.read_plain_csv(str(path), len(GOOD)) is None, why
+    assert _read_plain(path, len(GOOD)) is None, why
+
+
+def test_only_the_columns_asked_for_are_parsed(tmp_path):
+    """A column not asked for is only delimited: values the fast path would give up on (a sign,
+    a NaN) do not send the file to pyarrow, and the columns read equal pyarrow's."""
+    rows = ["name,value,flag"] + [f"n{i % 13},{i % 7}.5,{'true' if i % 3 else 'false'}" for i in range(5000)]
+    rows += ["n1,+2,true", "n2,nan,false"]
+    path = tmp_path / "odd_value.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert _read_plain(path, 1 << 20) is None  # every column: the value column is outside the fast path
+    fast = _read_plain(path, 1 << 20, ["flag", "name"])
+    assert fast is not None and fast.column_names == ["name", "flag"]  # in the file's order
+    expected = pacsv.read_csv(path, convert_options=_csv.CONVERT).select(["name", "flag"])
+    assert _decoded(fast).equals(expected)
 
 
 def test_decimals_beyond_the_fast_path_are_read_as_pyarrow_reads_them(tmp_path):
@@ -131,7 +153,7 @@ def test_decimals_beyond_the_fast_path_are_read_as_pyarrow_reads_them(tmp_path):
 def test_not_utf8_is_left_to_pyarrow(tmp_path):
     path = tmp_path / "latin1.csv"
     path.write_bytes(b"name,value\nb,1\ncaf\xe9,2\n")
-    assert _csv.read_plain_csv(str(path), 1 << 20) is None
+    assert _read_plain(path, 1 << 20) is None
 
 
 def test_many_distinct_values_grow_the_tables(tmp_path):
@@ -140,7 +162,7 @@ def test_many_distinct_values_grow_the_tables(tmp_path):
     rows += [f"doc{i},{i % 7}.25" for i in range(100_000)]
     path = tmp_path / "grow.csv"
     path.write_text("\n".join(rows) + "\n")
-    fast = _csv.read_plain_csv(str(path), 1 << 16)  # a small block: the sample holds one value
+    fast = _read_plain(path, 1 << 16)  # a small block: the sample holds one value
     assert fast is not None
     expected = pacsv.read_csv(path, convert_options=_csv.CONVERT)
     assert _decoded(fast).column("item").combine_chunks().equals(expected.column("item").combine_chunks())
@@ -160,9 +182,11 @@ def test_counts_from_the_fast_path_equal_pyarrows(tmp_path, monkeypatch):
     )
     path = tmp_path / "runs.csv"
     pacsv.write_csv(table, path)
-    assert _csv.read_plain_csv(str(path), 1 << 20) is not None  # the count below takes the fast path
+    assert _read_plain(path, 1 << 20) is not None  # the count below takes the fast path
     fast = fm.count(str(path), thresholds=21)
+    hard = fm.count(str(path), pred="gold")  # the scores not parsed
     monkeypatch.setattr(_csv, "MIN_BYTES", 1 << 62)  # pyarrow's reader
     slow = fm.count(str(path), thresholds=21)
     np.testing.assert_array_equal(fast.counts, slow.counts)
     np.testing.assert_array_equal(fast.coords["threshold"], slow.coords["threshold"])
+    np.testing.assert_array_equal(hard.counts, fm.count(str(path), pred="gold").counts)
