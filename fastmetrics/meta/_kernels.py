@@ -7,8 +7,9 @@ operations where the result is a ratio); the jobs' modules say which definition.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
+
+from ..count.draws import popcount
 
 
 @njit(cache=True)
@@ -196,16 +197,6 @@ def _strictness_shared(flat, ordered, defined, members, starts, first, second, o
             out[p, j - 1] = lo / n
 
 
-@intrinsic
-def _popcount(typingctx, word):
-    """The number of bits set in a uint64 (LLVM's ctpop: one instruction)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.uint64(types.uint64), codegen
-
-
 @njit(cache=True, inline="always")
 def _sign_word(vi, padded, start, tolerance):
     """Bits b of three words for the systems j = start + b: vi - padded[j] > tolerance, <
@@ -269,8 +260,8 @@ def _inconsistency_counts(values, tolerance, n_chunks, bad, both):
                     differ = 0
                     for k in range(size):
                         ok = ~(undefined[a, k] | undefined[b, k])
-                        defined += _popcount(ok)
-                        differ += _popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
+                        defined += popcount(ok)
+                        differ += popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
                     both[c, a, b] += defined
                     bad[c, a, b] += differ
 
