@@ -91,9 +91,11 @@ def _draw(key, topic, replicate, n, words, column):
         state, j = _position(state, nn, reject)
         bit = uint64(1) << uint64(j & 63)
         held = (words[j >> 6, column] & bit) != uint64(0)
-        if held == (inside > k):  # in half 0 when it has too many, in half 1 when too few
-            words[j >> 6, column] ^= bit
-            inside += -1 if held else 1
+        # moved when in half 0 while it has too many, in half 1 while too few; without a branch
+        # (taken half the time at random)
+        moved = held == (inside > k)
+        words[j >> 6, column] ^= bit if moved else uint64(0)
+        inside += (1 - 2 * np.int64(held)) * np.int64(moved)
 
 
 @njit(cache=True, nogil=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, uint64
+from numba.extending import overload
 
 from .._threads import on_threads, thread_count
 from ._kernels import N_KINDS, _atomic_or, _chunks, _run, code_of
@@ -44,29 +45,102 @@ def _or_word(words, at, present, gold, pred):
         _atomic_or(words[2], at, pred)
 
 
+def _bit_runs(gold, pred, s, n, gold_words, pred_words):
+    """Whether gold and predictions are both bitmaps; if so, their bits of rows ``s:s + n`` as
+    words (bit ``j`` of word ``w``: row ``s + 64 w + j``). Compiled for each pair of column forms."""
+    raise NotImplementedError("_bit_runs is only callable from numba kernels")
+
+
+@njit(cache=True, inline="always")
+def _bits64(bitmap, at, count):
+    """``count <= 64`` bits of ``bitmap`` (bytes, least significant bit first) from bit ``at``."""
+    first, shift = at >> 3, at & 7
+    size = (shift + count + 7) >> 3  # bytes holding them: at most 9
+    x = uint64(0)
+    for q in range(min(size, 8)):
+        x |= uint64(bitmap[first + q]) << uint64(8 * q)
+    x >>= uint64(shift)
+    if size == 9:
+        x |= uint64(bitmap[first + 8]) << uint64(64 - shift)
+    return x if count == 64 else x & ((uint64(1) << uint64(count)) - uint64(1))
+
+
+@overload(_bit_runs)
+def _bit_runs_forms(gold, pred, s, n, gold_words, pred_words):
+    if len(gold) != 2 or len(pred) != 2:
+        return lambda gold, pred, s, n, gold_words, pred_words: False
+
+    def words(gold, pred, s, n, gold_words, pred_words):
+        for w in range((n + 63) // 64):
+            count = min(64, n - 64 * w)
+            gold_words[w] = _bits64(gold[0], gold[1] + s + 64 * w, count)
+            pred_words[w] = _bits64(pred[0], pred[1] + s + 64 * w, count)
+        return True
+
+    return words
+
+
+@njit(cache=True, inline="always")
+def _consecutive(item, s, e):
+    """Whether rows ``s:e`` hold the item codes ``c, c + 1, ...`` (a topic's rows in item order)."""
+    first = code_of(item, s)
+    same = True
+    for r in range(s + 1, e):
+        same &= code_of(item, r) == first + (r - s)
+    return same
+
+
+@njit(cache=True, inline="always")
+def _deposit(mask, at, x):
+    """OR the 64 bits ``x`` into the bit string ``mask`` from bit ``at`` (atomically)."""
+    shift = uint64(at & 63)
+    if x:
+        _atomic_or(mask, at >> 6, x << shift)
+        if shift and x >> (uint64(64) - shift):
+            _atomic_or(mask, (at >> 6) + 1, x >> (uint64(64) - shift))
+
+
+@njit(cache=True, inline="always")
+def _mark_run(s, e, key, gold, pred, item, words, gold_words, pred_words):
+    """Set the bits of the run ``s:e`` (one group) whose first item's bit is ``key``: 64 rows a
+    step where the items are consecutive codes and gold and predictions bitmaps, else a row at
+    a time, a word's bits gathered before they are ORed in."""
+    if e - s >= 16 and _bit_runs(gold, pred, s, e - s, gold_words, pred_words) and _consecutive(item, s, e):
+        for w in range((e - s + 63) // 64):
+            count = min(64, e - s - 64 * w)
+            ones = ~uint64(0) if count == 64 else (uint64(1) << uint64(count)) - uint64(1)
+            _deposit(words[0], key + 64 * w, ones)
+            _deposit(words[1], key + 64 * w, gold_words[w])
+            _deposit(words[2], key + 64 * w, pred_words[w])
+        return
+    base = key - code_of(item, s)
+    word = np.int64(-1)
+    present = gold_bits = pred_bits = uint64(0)
+    for r in range(s, e):
+        at = base + code_of(item, r)
+        if at >> 6 != word:
+            if word >= 0:
+                _or_word(words, word, present, gold_bits, pred_bits)
+            word = at >> 6
+            present = gold_bits = pred_bits = uint64(0)
+        bit = uint64(1) << uint64(at & 63)
+        present |= bit
+        gold_bits |= bit if code_of(gold, r) == 1 else uint64(0)
+        pred_bits |= bit if code_of(pred, r) == 1 else uint64(0)
+    if word >= 0:
+        _or_word(words, word, present, gold_bits, pred_bits)
+
+
 @njit(cache=True, nogil=True)
 def _mark_rows(start, stop, a, b, stride_a, gold, pred, item, width, words, err):
     """Set the bits of rows ``start:stop`` (checked by the tally's pass) in ``words[mask, g *
-    width + code // 64]``; a run of one group gathers a word's bits before it ORs them in."""
+    width + code // 64]``, a run of one group at a time (:func:`_mark_run`)."""
+    gold_words = np.empty(width + 1, np.uint64)
+    pred_words = np.empty(width + 1, np.uint64)
     s = start
     while s < stop:
         e, g = _run(a, b, stride_a, s, stop, err)
-        base = g * width * 64
-        word = np.int64(-1)
-        present = gold_bits = pred_bits = uint64(0)
-        for r in range(s, e):
-            key = base + code_of(item, r)
-            if key >> 6 != word:
-                if word >= 0:
-                    _or_word(words, word, present, gold_bits, pred_bits)
-                word = key >> 6
-                present = gold_bits = pred_bits = uint64(0)
-            bit = uint64(1) << uint64(key & 63)
-            present |= bit
-            gold_bits |= bit if code_of(gold, r) == 1 else uint64(0)
-            pred_bits |= bit if code_of(pred, r) == 1 else uint64(0)
-        if word >= 0:
-            _or_word(words, word, present, gold_bits, pred_bits)
+        _mark_run(s, e, g * width * 64 + code_of(item, s), gold, pred, item, words, gold_words, pred_words)
         s = e
 
 

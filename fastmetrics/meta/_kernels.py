@@ -139,13 +139,13 @@ def half_swaps(values, tolerance):
     for r in range(values.shape[0]):
         a, b = values[r, 0], values[r, 1]
         for i in range(n_systems):
+            # without a branch, so that the loop over j is a vector loop
             for j in range(i + 1, n_systems):
                 d0 = a[i] - a[j]
                 d1 = b[i] - b[j]
-                if d0 != d0 or d1 != d1:
-                    continue
-                comparisons += 1
-                sign0 = (d0 > tolerance) - (d0 < -tolerance)
-                sign1 = (d1 > tolerance) - (d1 < -tolerance)
-                swaps += sign0 != sign1
+                both = (d0 == d0) & (d1 == d1)
+                up0, down0 = d0 > tolerance, d0 < -tolerance
+                up1, down1 = d1 > tolerance, d1 < -tolerance
+                comparisons += both
+                swaps += both & ((up0 != up1) | (down0 != down1))
     return swaps, comparisons
