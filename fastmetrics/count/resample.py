@@ -2,12 +2,15 @@
 
 Each replicate splits the items of every topic at random into two halves of sizes
 ``floor(n/2)`` and ``ceil(n/2)``; the same split applies to every system, so the halves are two
-test sets the systems share. The rows are read once and kept as (cell, item) sorted by group (a
-counting sort); the halves are one byte per (item, replicate), drawn as
-:func:`half_assignment` draws them. The kernel walks each group's rows once per block of
-replicates and adds the item's bytes of the whole block to the row's cell (replicates
-innermost, so the additions are vectors); half 1 is the group total minus half 0. A job that
-reduces each block (:func:`fastmetrics.meta.stability`) holds the counts of one block at a time.
+test sets the systems share; how they are drawn from the seed is :mod:`fastmetrics.count.draws`.
+The rows are read once, in the pass that counts them. Binary hard labels are kept as item bit
+masks of each group (:mod:`fastmetrics.count.itemmasks`) and a half's counts are popcounts of
+them and the half's mask. Other inputs keep their rows as (cell, item) sorted by group (a
+counting sort) and the halves one byte an (item, replicate): :func:`half_block` walks each
+group's rows once per block of replicates and adds the item's bytes of the whole block to the
+row's cell (replicates innermost, so the additions are vectors). Either way half 1 is the group
+total minus half 0, and the halves of a block are drawn when it is counted. A job that reduces
+each block (:func:`fastmetrics.meta.stability`) holds the counts of one block at a time.
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ import numpy as np
 from numba import njit, prange
 
 from .._errors import InputError, ParameterError
-from .._seeding import rng_of
+from .._seeding import seed_key
 from .._threads import on_threads
 from ..io.labels import require_columns
 from ..io.readers import open_source
 from ..tensor import ConfusionTensor
 from .api import check_roles, plan
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
+from .draws import half_bytes
+from .itemmasks import ItemMasks
 from .tally import DuplicateItem, Tally, missing_rows
 
 
@@ -96,83 +101,6 @@ def half_block(group_start, cell, item, chosen, out):
                     _flush(tally[c], out[g, c])
 
 
-@njit(cache=True)
-def _kth(a, k):
-    """The ``k``-th smallest (from 0) of ``a``, reordering ``a`` in place (Hoare's selection)."""
-    lo, hi = 0, a.size - 1
-    while lo < hi:
-        pivot = a[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while a[i] < pivot:
-                i += 1
-            while a[j] > pivot:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return a[k]
-    return a[k]
-
-
-@njit(cache=True, parallel=True)
-def _mark_halves(keys, offsets, bounds, order, chosen):
-    """``chosen[item, r] = 1`` for the ``floor(n/2)`` items of each topic with the smallest keys
-    in replicate ``r``; topic ``t``'s ``(replicates, n)`` draws start at ``keys[offsets[t]]``."""
-    n_topics = bounds.size - 1
-    replicates = chosen.shape[1]
-    for t in prange(n_topics):
-        lo, n = bounds[t], bounds[t + 1] - bounds[t]
-        k = n // 2
-        if k == 0:
-            continue
-        buckets = max(1, n // 8)
-        tally = np.empty(buckets + 1, np.int64)
-        scratch = np.empty(n)
-        for r in range(replicates):
-            row = keys[offsets[t] + r * n : offsets[t] + (r + 1) * n]
-            v = _kth_uniform(row, k - 1, tally, scratch)
-            marked = 0
-            for i in range(n):
-                below = row[i] <= v
-                chosen[order[lo + i], r] = below
-                marked += below
-            # equal draws (odds ~n^2 / 2^54) at the k-th key: the first ones by position stay
-            i = n - 1
-            while marked > k:
-                if row[i] == v:
-                    chosen[order[lo + i], r] = 0
-                    marked -= 1
-                i -= 1
-
-
-@njit(cache=True)
-def _kth_uniform(row, k, tally, scratch):
-    """The ``k``-th smallest (from 0) of ``row``, draws in [0, 1): a histogram finds its bucket,
-    a selection among that bucket's few draws the value (comparisons against a pivot are
-    mispredicted half the time; a histogram's additions are not)."""
-    buckets = tally.size - 1
-    tally[:] = 0
-    for x in row:
-        tally[min(int(x * buckets), buckets - 1)] += 1
-    b, before = 0, 0
-    while before + tally[b] <= k:
-        before += tally[b]
-        b += 1
-    m = 0
-    for x in row:
-        if min(int(x * buckets), buckets - 1) == b:
-            scratch[m] = x
-            m += 1
-    return _kth(scratch[:m], k - before)
-
-
 @njit(cache=True, parallel=True)
 def _both_halves(first, totals, at, counts):
     """``counts[r, 0, g, c] = first[g, c, at + r]`` and ``counts[r, 1, g, c]`` the rest of the
@@ -185,52 +113,6 @@ def _both_halves(first, totals, at, counts):
                 counts[r, 1, g, c] = totals[g, c] - v
 
 
-def chosen_halves(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
-    """Return ``chosen[item, r]``, 1 where ``half_assignment(...)[r, item]`` is 0.
-
-    The same draws from ``rng`` (one ``(replicates, n)`` array per topic in turn), transposed for
-    :func:`half_block`.
-    """
-    chosen = np.zeros((item_topic.size, replicates), np.uint8)
-    order = np.argsort(item_topic, kind="stable")
-    bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1)).astype(np.int64)
-    first = 0
-    largest = replicates * int(np.diff(bounds).max(initial=0))  # a topic drawn alone
-    buffer = np.empty(min(replicates * item_topic.size, max(DRAWS, largest)))
-    while first < n_topics:
-        # topics drawn together: consecutive draws of one generator are the draws of each in turn
-        last = first + 1
-        while last < n_topics and replicates * (bounds[last + 1] - bounds[first]) <= DRAWS:
-            last += 1
-        sizes = np.diff(bounds[first : last + 1])
-        # a topic of fewer than two items draws nothing (as in half_assignment)
-        offsets = np.concatenate([[0], np.cumsum(replicates * np.where(sizes >= 2, sizes, 0))]).astype(np.int64)
-        # one buffer for the draws of every batch of topics (fresh pages are slow to fault in)
-        keys = rng.random(out=buffer[: int(offsets[-1])])
-        _mark_halves(keys, offsets, bounds[first : last + 1], order, chosen)
-        first = last
-    return chosen
-
-
-def half_assignment(item_topic: np.ndarray, n_topics: int, replicates: int, rng) -> np.ndarray:
-    """``half[r, item]`` in {0, 1}: per topic, a uniformly random floor(n/2) of its items get 0."""
-    half = np.ones((replicates, item_topic.size), np.int8)
-    order = np.argsort(item_topic, kind="stable")
-    bounds = np.searchsorted(item_topic[order], np.arange(n_topics + 1))
-    for t in range(n_topics):
-        items = order[bounds[t] : bounds[t + 1]]
-        k = items.size // 2
-        if k == 0:
-            continue
-        keys = rng.random((replicates, items.size))
-        chosen = np.argpartition(keys, k - 1, axis=1)[:, :k]
-        rows = np.repeat(np.arange(replicates), k)
-        half[rows, items[chosen.reshape(-1)]] = 0
-    return half
-
-
-# random draws held at once while drawing the halves
-DRAWS = 1 << 22
 # count entries (2 halves x replicates x groups x m x m) of one block: bounds the memory of a job
 BLOCK_ENTRIES = 1 << 23
 # replicates the kernel counts a pass (enough to fill its vectors), and its output's entries at most
@@ -280,23 +162,24 @@ def split_half_counts(
 
 
 def split_halves(source, gold=None, *, replicates: int = 500, seed: int = 0, format="auto", **options) -> Halving:
-    """Read the rows once and draw the halves; the counts come a block of replicates at a time.
+    """Read the rows once; the halves are drawn and counted a block of replicates at a time.
 
     Parameters are those of :func:`split_half_counts`; ``Halving.blocks()`` yields the same
     tensors as ``split_half_counts`` cut along ``replicate``, in bounded memory.
     """
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise ParameterError(f"replicates must be a positive integer; got {replicates!r}.")
-    rng = rng_of(seed)
+    key = seed_key(seed)
     src = open_source(source, format=format)
     roles = {k: options.get(k, k) for k in ("system", "topic")}
     check_roles(src.column_names, src.names[0], roles["system"], roles["topic"])
     count = {k: options.pop(k) for k in ("missing", "task", "classes") if k in options}
-    return Halving(_kept_rows(src, gold, count, options), rng, int(replicates))
+    return Halving(*_read_rows(src, gold, count, options), key, int(replicates))
 
 
-def _kept_rows(src, gold, count, options):
-    """The tally of every row, kept (group, gold, pred, item), and the plan's whole counts."""
+def _read_rows(src, gold, count, options):
+    """The tally of every row (the plan's whole counts) and the rows kept for the halves: as
+    item masks where they fit (:class:`ItemMasks`), else as :class:`KeptRows`."""
     count_plan = plan(src, gold, **count, **options)
     if count_plan.mode != "hard":
         raise InputError(
@@ -304,30 +187,60 @@ def _kept_rows(src, gold, count, options):
         )
     item = count_plan.request.item
     require_columns(src.column_names, [item], src.names[0], " for split halves")
-    tally = Tally(count_plan, keep_rows=True)
+    masks = ItemMasks(count_plan) if ItemMasks.fits(count_plan, src.count_rows()) else None
+    tally = Tally(count_plan, keep_rows=masks is None)
     try:
         for part, offset, batch in src.record_batches(count_plan.read_columns):
             tally.add(batch, part, offset)
+            if masks is not None:
+                masks.add(batch, part)
     except DuplicateItem as error:
         raise error.located(src) from None
-    return tally
+    if masks is None:
+        return tally, KeptRows(tally)
+    masks.finish()
+    return tally, masks
 
 
-class Halving:
-    """The kept rows sorted by group and the halves of every replicate (``half[r, item]``)."""
+class KeptRows:
+    """Every row as (cell, item), sorted by group, with the items in the order of their keys.
 
-    def __init__(self, tally, rng, replicates: int):
-        count_plan = self.plan = tally.plan
-        self.replicates = replicates
-        self.whole = assemble(tally)
+    For the inputs :class:`ItemMasks` does not take (more classes, a separate gold, many
+    items): the halves are one byte an (item, replicate), counted by :func:`half_block`.
+    """
+
+    def __init__(self, tally):
+        count_plan = tally.plan
         pieces = list(tally.kept)
         extra = missing_rows(tally) if count_plan.join is not None else None
         if extra is not None:
             pieces.append((extra[0], extra[1], np.zeros(extra[0].size, np.int64), extra[2]))
         keys, place = item_ranks([piece[3] for piece in pieces])
-        item_topic = _item_topics(count_plan, tally, keys)
-        self.chosen = chosen_halves(item_topic, int(item_topic.max()) + 1, replicates, rng)
+        self.item_topic = _item_topics(count_plan, tally, keys)
         self.rows = _by_group(pieces, keys, place, count_plan)
+
+    def halves(self, key, lo: int, hi: int) -> np.ndarray:
+        """``chosen[item, r - lo]`` of replicates ``lo:hi`` (:func:`~fastmetrics.count.draws.half_bytes`)."""
+        return half_bytes(key, self.item_topic, lo, hi)
+
+    def count(self, chosen, g_lo: int, g_hi: int, out) -> None:
+        """Half 0's cells of groups ``g_lo:g_hi`` (:func:`half_block`)."""
+        group_start, cell, item = self.rows
+        half_block(group_start[g_lo : g_hi + 1], cell, item, chosen, out)
+
+
+class Halving:
+    """The whole counts, the rows kept for the halves and the seed's key.
+
+    The rows are :class:`ItemMasks` or :class:`KeptRows`; the halves of a block of replicates
+    are drawn when it is counted.
+    """
+
+    def __init__(self, tally, rows, key: int, replicates: int):
+        count_plan = self.plan = tally.plan
+        self.replicates = replicates
+        self.whole = assemble(tally)
+        self.rows, self.key = rows, key
         self._buffer = None
         m = count_plan.m
         full = tally.acc.reshape(count_plan.sizes + (m, m))
@@ -369,19 +282,18 @@ class Halving:
         for lo in range(0, self.replicates, KERNEL_REPLICATES):
             yield lo, min(lo + KERNEL_REPLICATES, self.replicates)
 
-    def pass_chosen(self, lo: int, hi: int) -> np.ndarray:
-        """``chosen[item, r]`` of replicates ``lo:hi`` (contiguous), as :func:`half_block` reads it."""
-        return np.ascontiguousarray(self.chosen[:, lo:hi])
+    def pass_chosen(self, lo: int, hi: int):
+        """Draw half 0 of replicates ``lo:hi`` (:mod:`fastmetrics.count.draws`) for :meth:`count_first`."""
+        return self.rows.halves(self.key, lo, hi)
 
     def count_first(self, chosen, g_lo: int, g_hi: int, out) -> None:
         """Count half 0 of groups ``g_lo:g_hi`` into ``out`` for the replicates of ``chosen``.
 
-        ``out[g - g_lo, cell, r]``: the half-0 counts of replicate ``r`` of ``chosen``
+        ``out[g - g_lo, cell, r]`` (int32): the half-0 counts of replicate ``r`` of ``chosen``
         (:meth:`pass_chosen`); half 1 is :attr:`group_totals` minus them. For jobs that reduce
         the halves in their own kernels, a range of groups per thread.
         """
-        group_start, cell, item = self.rows
-        half_block(group_start[g_lo : g_hi + 1], cell, item, chosen, out)
+        self.rows.count(chosen, g_lo, g_hi, out)
 
     def kept_groups(self, axes) -> np.ndarray:
         """Return the group of every combination of the kept labels of ``axes``, in that order.

@@ -216,11 +216,13 @@ def _mcc_kernel(tp, fp, fn, tn):
     # One square root of the four-fold product where it is finite: a single rounding, so a
     # perfect classifier scores exactly 1 (arccos-based CD amplifies a 1e-16 error to 1e-8).
     # Beyond float64 range (marginals near 1e77) two roots of pair products stay finite.
+    # Written so that a vector of cells takes two roots, not three (both sides of a select run).
     x = (tp + fp) * (fn + tn)
     y = (tp + fn) * (fp + tn)
     product = x * y
-    den = math.sqrt(product) if product < math.inf else math.sqrt(x) * math.sqrt(y)
-    return safe_div(tp * tn - fp * fn, den)
+    finite = product < math.inf
+    root = math.sqrt(product if finite else x)
+    return safe_div(tp * tn - fp * fn, root if finite else root * math.sqrt(y))
 
 
 @binary_ufunc()
@@ -253,12 +255,14 @@ def _informedness_kernel(tp, fp, fn, tn):
 def _k_kernel(tp, fp, fn, tn):
     ap = tp + fn
     an = fp + tn
+    # 2 (tn / an) is (2 tn) / an to the bit (doubling is exact): the branches share two quotients,
+    # so a vector of cells divides twice, not four times
     if ap > 0.0 and an > 0.0:
         return tp / ap + tn / an - 1.0
     if an > 0.0:  # AP = 0: recall undefined, K defaults to rescaled specificity (eq. 5)
-        return 2.0 * tn / an - 1.0
+        return 2.0 * (tn / an) - 1.0
     if ap > 0.0:  # AN = 0: specificity undefined, K defaults to rescaled recall
-        return 2.0 * tp / ap - 1.0
+        return 2.0 * (tp / ap) - 1.0
     return NAN
 
 

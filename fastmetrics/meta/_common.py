@@ -151,6 +151,43 @@ def sliced_values(scores, oriented: bool = True, *, system: str = "system", topi
     Raises
     ------
     ParameterError
+        As :func:`measure_rows`.
+    """
+    rows, signs, slices = measure_rows(scores, system=system, topic=topic)
+    n_measures, n_systems, n_topics, n_slices = rows.shape
+    values = np.empty((n_slices, n_measures, n_systems * n_topics))
+    _last_axis_first(rows.reshape(n_measures, n_systems * n_topics, n_slices), 0, values)
+    values = values.reshape(n_slices, n_measures, n_systems, n_topics)
+    if oriented:
+        values *= signs[:, None, None]
+    return values, slices
+
+
+def measure_rows(scores, *, system: str = "system", topic: str = "topic"):
+    """The values of a Scores as ``rows[measure, system, topic, slice]``, where they are, with
+    the direction of each measure: what :func:`sliced_values` transposes, for the kernels that
+    read a topic's values of every slice at once.
+
+    Parameters
+    ----------
+    scores : Scores
+        As :func:`sliced_values`.
+    system, topic : str, default "system", "topic"
+        The axes playing the system and the topic.
+
+    Returns
+    -------
+    rows : ndarray of float64, shape (n_measures, n_systems, n_topics, n_slices)
+        The values, not oriented: a view where the scores hold them in this order (a threshold
+        sweep's), a copy otherwise.
+    signs : ndarray of float64, shape (n_measures,)
+        1 for a higher-is-better measure, -1 for the others.
+    slices : pyarrow.Table or None
+        As :func:`sliced_values`.
+
+    Raises
+    ------
+    ParameterError
         As :func:`system_topic_values`, and for another axis without labels of its own (the cells
         of an exact sweep, whose thresholds differ between systems).
     """
@@ -167,21 +204,19 @@ def sliced_values(scores, oriented: bool = True, *, system: str = "system", topi
             f"select one {unlabelled[0]} first."
         )
     if not extra or system not in axes:
-        values, _, _ = system_topic_values(scores, oriented, system=system, topic=topic)
-        return values[None], None
+        values, _, _ = system_topic_values(scores, False, system=system, topic=topic)
+        return values[..., None], _signs(scores.measures), None
     labels = [np.asarray(scores.coords[a]) for a in extra]
     order = [0, 1 + axes.index(system)] + ([1 + axes.index(topic)] if topic in axes else [])
     rows = np.transpose(scores.values, order + [1 + axes.index(a) for a in extra])
-    rows = np.ascontiguousarray(rows if topic in axes else rows[:, :, None])
-    n_measures, n_systems, n_topics = rows.shape[:3]
-    values = np.empty((rows[0, 0, 0].size, n_measures, n_systems * n_topics))
-    _last_axis_first(rows.reshape(n_measures, n_systems * n_topics, -1), values)
-    values = values.reshape(-1, n_measures, n_systems, n_topics)
-    if oriented:
-        values *= np.array([1.0 if higher_is_better(m) else -1.0 for m in scores.measures])[:, None, None]
+    rows = np.ascontiguousarray(rows if topic in axes else rows[:, :, None], np.float64)
     grid = np.indices([v.size for v in labels]).reshape(len(extra), -1)
     slices = pa.table({a: labels_array(labels[i][grid[i]]) for i, a in enumerate(extra)})
-    return values, slices
+    return rows.reshape(rows.shape[:3] + (-1,)), _signs(scores.measures), slices
+
+
+def _signs(measures) -> np.ndarray:
+    return np.array([1.0 if higher_is_better(m) else -1.0 for m in measures])
 
 
 def labels_array(values) -> pa.Array:

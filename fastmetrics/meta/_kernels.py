@@ -7,8 +7,7 @@ operations where the result is a ratio); the jobs' modules say which definition.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -100,194 +99,20 @@ def _unit_ranks(values, order, z):
             z[r, s] /= norm
 
 
-@njit(cache=True, inline="always")
-def _cuts_at_or_below(v, cuts):
-    """The number of ``cuts`` (ascending, padded with +inf to a power of two >= 128) at or below
-    ``v``; 0 for NaN. The first seven halvings are written out: a search loop whose step the
-    compiler cannot see runs about six times slower."""
-    position = 0
-    step = cuts.size // 2
-    while step > 64:
-        position += step if v >= cuts[position + step - 1] else 0
-        step //= 2
-    position += 64 if v >= cuts[position + 63] else 0
-    position += 32 if v >= cuts[position + 31] else 0
-    position += 16 if v >= cuts[position + 15] else 0
-    position += 8 if v >= cuts[position + 7] else 0
-    position += 4 if v >= cuts[position + 3] else 0
-    position += 2 if v >= cuts[position + 1] else 0
-    position += 1 if v >= cuts[position] else 0
-    return position
-
-
 @njit(cache=True, parallel=True)
-def _strictness_tops(flat, ordered, defined, thresholds, members, starts):
-    """For each row m of ``flat[measure, output]``: the defined outputs at or above the lowest
-    level, grouped by the number of levels they reach (``members[m, starts[m, j]:starts[m, j + 1]]``
-    reach exactly j + 1 of the ascending ``thresholds``, highest group first). ``ordered[m]`` is row
-    m sorted (NaN last), ``defined[m]`` its number of values. An output's level is the fraction of
-    the row's values at or below its own; it reaches th when that fraction >= th, i.e. when its
-    value is at least the cut, the smallest value whose count of values at or below it makes
-    count / n >= th (the same float comparison as the per-pair walk)."""
-    n_rows, size = flat.shape
-    levels = thresholds.size
-    for m in prange(n_rows):
-        n = defined[m]
-        starts[m, :] = 0
-        if n == 0:
-            continue
-        # padded to a power of two (128 at least) with +inf for the search below
-        width = 128
-        while width < levels + 1:
-            width *= 2
-        cuts = np.full(width, np.inf)
-        for k in range(levels):
-            # the smallest count with count / n >= th in floats: counts two below th * n fail
-            count = max(1, int(np.ceil(thresholds[k] * n)) - 2)
-            while count / n < thresholds[k]:
-                count += 1
-            cuts[k] = ordered[m, count - 1]
-        reach = np.zeros(size, np.int64)
-        sizes = np.zeros(levels + 1, np.int64)
-        for o in range(size):
-            position = _cuts_at_or_below(flat[m, o], cuts)
-            reach[o] = position
-            sizes[position] += 1
-        # highest group first: starts[m, j] for j = levels .. 1 laid out in that order
-        position = 0
-        for j in range(levels, 0, -1):
-            starts[m, j] = position
-            position += sizes[j]
-        starts[m, 0] = position
-        fill = starts[m].copy()
-        for o in range(size):
-            j = reach[o]
-            if j > 0:
-                members[m, fill[j]] = o
-                fill[j] += 1
-
-
-@njit(cache=True, parallel=True)
-def _strictness_shared(flat, ordered, defined, members, starts, first, second, out):
-    """out[p, k] = strictness at the k-th ascending level of measure first[p] against second[p],
-    two measures defined on the same outputs: the lowest value of b over the outputs reaching the
-    level, as the fraction of b's values at or below it (the lowest rank, ranks being monotone in
-    the value). Groups from :func:`_strictness_tops`."""
-    levels = out.shape[1]
-    for p in prange(first.size):
-        a, b = first[p], second[p]
-        n = defined[a]
-        if n == 0:
-            out[p, :] = np.nan
-            continue
-        running = np.inf
-        for j in range(levels, 0, -1):
-            end = starts[a, 0] if j == 1 else starts[a, j - 1]
-            for q in range(starts[a, j], end):
-                running = min(running, flat[b, members[a, q]])
-            # the number of b's values at or below the running minimum
-            lo, hi = 0, n
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if ordered[b, mid] <= running:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[p, j - 1] = lo / n
-
-
-@intrinsic
-def _popcount(typingctx, word):
-    """The number of bits set in a uint64 (LLVM's ctpop: one instruction)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.uint64(types.uint64), codegen
-
-
-@njit(cache=True, inline="always")
-def _sign_word(vi, padded, start, tolerance):
-    """Bits b of three words for the systems j = start + b: vi - padded[j] > tolerance, <
-    -tolerance, undefined (NaN)."""
-    above = np.uint64(0)
-    below = np.uint64(0)
-    undefined = np.uint64(0)
-    for b in range(64):
-        d = vi - padded[start + b]
-        above |= np.uint64(d > tolerance) << np.uint64(b)
-        below |= np.uint64(d < -tolerance) << np.uint64(b)
-        undefined |= np.uint64(d != d) << np.uint64(b)
-    return above, below, undefined
-
-
-@njit(cache=True)
-def _sign_bits(row, tolerance, padded, above, below, undefined):
-    """The comparisons (i, j > i) of one measure's ``row[system]`` as bits: word w of row i holds
-    systems 64 w .. 64 w + 63; j <= i and NaN differences are marked undefined."""
-    n_systems = row.size
-    words = padded.size // 64
-    padded[:n_systems] = row
-    for i in range(n_systems):
-        for w in range(words):
-            k = i * words + w
-            first = i + 1 - w * 64  # the first bit of this word with j > i
-            if first >= 64:
-                above[k] = 0
-                below[k] = 0
-                undefined[k] = ~np.uint64(0)
-                continue
-            keep = ~np.uint64(0) if first <= 0 else ~((np.uint64(1) << np.uint64(first)) - np.uint64(1))
-            up, down, unknown = _sign_word(row[i], padded, w * 64, tolerance)
-            above[k] = up & keep
-            below[k] = down & keep
-            undefined[k] = unknown | ~keep
-
-
-@njit(cache=True, parallel=True)
-def _inconsistency_counts(values, tolerance, n_chunks, bad, both):
-    """bad[c, a, b], both[c, a, b]: over the comparisons (system pairs of one topic of
-    ``values[topic, measure, system]``) of chunk c of the topics, those where measures a and b
-    are both defined, and those where they also order the pair differently (sign of the
-    difference beyond ``tolerance``, 0 within it). Each measure's signs are packed 64 to a word,
-    so that a pair of measures compares 64 comparisons in a few instructions."""
-    n_topics, n_measures, n_systems = values.shape
-    per = (n_topics + n_chunks - 1) // n_chunks
-    words = (n_systems + 63) // 64
-    size = n_systems * words
-    for c in prange(n_chunks):
-        above = np.empty((n_measures, size), np.uint64)
-        below = np.empty_like(above)
-        undefined = np.empty_like(above)
-        padded = np.full(words * 64, np.nan)
-        for t in range(c * per, min(n_topics, (c + 1) * per)):
-            for m in range(n_measures):
-                _sign_bits(values[t, m], tolerance, padded, above[m], below[m], undefined[m])
-            for a in range(n_measures):
-                for b in range(a + 1, n_measures):
-                    defined = 0
-                    differ = 0
-                    for k in range(size):
-                        ok = ~(undefined[a, k] | undefined[b, k])
-                        defined += _popcount(ok)
-                        differ += _popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
-                    both[c, a, b] += defined
-                    bad[c, a, b] += differ
-
-
-@njit(cache=True, parallel=True)
-def _last_axis_first(values, out):
-    """out[k, m, o] = values[m, o, k], in tiles of 64 outputs so that reads and writes stay in
-    cache lines (numpy's copy of the transposed view walks memory with the last axis' stride)."""
-    n_rows, size, n_last = values.shape
+def _last_axis_first(values, first, out):
+    """out[k, m, o] = values[m, o, first + k] for the ``out.shape[0]`` entries of the last axis
+    from ``first``, in tiles of 64 outputs so that reads and writes stay in cache lines (numpy's
+    copy of the transposed view walks memory with the last axis' stride)."""
+    n_rows, size, _ = values.shape
     tiles = (size + 63) // 64
     for job in prange(n_rows * tiles):
         m = job // tiles
         start = (job % tiles) * 64
         stop = min(size, start + 64)
-        for k in range(n_last):
+        for k in range(out.shape[0]):
             for o in range(start, stop):
-                out[k, m, o] = values[m, o, k]
+                out[k, m, o] = values[m, o, first + k]
 
 
 @njit(cache=True, parallel=True)
@@ -314,13 +139,13 @@ def half_swaps(values, tolerance):
     for r in range(values.shape[0]):
         a, b = values[r, 0], values[r, 1]
         for i in range(n_systems):
+            # without a branch, so that the loop over j is a vector loop
             for j in range(i + 1, n_systems):
                 d0 = a[i] - a[j]
                 d1 = b[i] - b[j]
-                if d0 != d0 or d1 != d1:
-                    continue
-                comparisons += 1
-                sign0 = (d0 > tolerance) - (d0 < -tolerance)
-                sign1 = (d1 > tolerance) - (d1 < -tolerance)
-                swaps += sign0 != sign1
+                both = (d0 == d0) & (d1 == d1)
+                up0, down0 = d0 > tolerance, d0 < -tolerance
+                up1, down1 = d1 > tolerance, d1 < -tolerance
+                comparisons += both
+                swaps += both & ((up0 != up1) | (down0 != down1))
     return swaps, comparisons

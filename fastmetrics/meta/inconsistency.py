@@ -20,36 +20,38 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
-from ._common import MetaResult, sliced_values
-from ._kernels import _inconsistency_counts
+from . import _inconsistency_kernels as _kernels
+from ._common import MetaResult, measure_rows
 
 
-def inconsistency_counts(values: np.ndarray, tolerance: float):
+def inconsistency_counts(rows: np.ndarray, signs: np.ndarray, tolerance: float):
     """Count the comparisons each pair of measures orders differently, and those both define.
 
-    One pass over the comparisons: each system pair of a topic is signed once per measure, the
-    topics go in chunks over the threads.
+    One pass over the comparisons of each slice: each system pair of a topic is signed once per
+    measure (eight to a byte), two measures compared by popcounts, the topics in chunks over
+    the threads (:mod:`fastmetrics.meta._inconsistency_kernels`).
 
     Parameters
     ----------
-    values : ndarray of float64, shape (n_measures, n_systems, n_topics)
-        Oriented values (higher is better for every measure).
+    rows : ndarray of float64, shape (n_measures, n_systems, n_topics, n_slices)
+        The values (:func:`~fastmetrics.meta._common.measure_rows`).
+    signs : ndarray of float64, shape (n_measures,)
+        1 or -1 a measure: the values times it are higher-is-better.
     tolerance : float
         Differences within it are ties.
 
     Returns
     -------
-    inconsistent, comparisons : ndarray of int64, shape (n_measures, n_measures)
-        Symmetric; the diagonal means nothing.
+    inconsistent, comparisons : ndarray of int64, shape (n_slices, n_measures, n_measures)
+        Symmetric in the last two axes; the diagonal means nothing.
     """
-    n_measures = values.shape[0]
-    by_topic = np.ascontiguousarray(values.transpose(2, 0, 1))
-    n_chunks = max(1, min(by_topic.shape[0], 4 * numba.get_num_threads()))
-    bad = np.zeros((n_chunks, n_measures, n_measures), np.int64)
+    n_measures, _, n_topics, n_slices = rows.shape
+    n_chunks = max(1, min(n_topics, 4 * numba.get_num_threads()))
+    bad = np.zeros((n_chunks, n_slices, n_measures, n_measures), np.int64)
     both = np.zeros_like(bad)
-    _inconsistency_counts(by_topic, float(tolerance), n_chunks, bad, both)
+    _kernels.inconsistency_counts(rows, signs, float(tolerance), n_chunks, bad, both)
     bad, both = bad.sum(axis=0), both.sum(axis=0)
-    return bad + bad.T, both + both.T
+    return bad + bad.transpose(0, 2, 1), both + both.transpose(0, 2, 1)
 
 
 def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", topic: str = "topic") -> MetaResult:
@@ -77,24 +79,23 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
         raise ParameterError(f"tolerance must be >= 0; got {tolerance!r}.")
     if len(scores.measures) < 2:
         raise ParameterError("Inconsistency compares measures: give at least two.")
-    values, slices = sliced_values(scores, system=system, topic=topic)
+    rows, signs, slices = measure_rows(scores, system=system, topic=topic)
     names = list(scores.measures)
     first, second = np.nonzero(~np.eye(len(names), dtype=bool))
-    counted = [inconsistency_counts(v, tolerance) for v in values]
-    bad = np.stack([c[0][first, second] for c in counted]).reshape(-1)
-    total = np.stack([c[1][first, second] for c in counted]).reshape(-1)
+    bad, total = inconsistency_counts(rows, signs, tolerance)
+    bad, total = bad[:, first, second].reshape(-1), total[:, first, second].reshape(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         percent = 100.0 * bad / total
     columns = (
         {}
         if slices is None
-        else {k: slices.column(k).take(np.repeat(np.arange(len(values)), first.size)) for k in slices.column_names}
+        else {k: slices.column(k).take(np.repeat(np.arange(rows.shape[3]), first.size)) for k in slices.column_names}
     )
     labels = np.asarray(names, dtype=object)
-    columns["measure_a"] = pa.array(np.tile(labels[first], len(values)).tolist(), pa.string())
-    columns["measure_b"] = pa.array(np.tile(labels[second], len(values)).tolist(), pa.string())
+    columns["measure_a"] = pa.array(np.tile(labels[first], rows.shape[3]).tolist(), pa.string())
+    columns["measure_b"] = pa.array(np.tile(labels[second], rows.shape[3]).tolist(), pa.string())
     columns["value"] = pa.array(percent, pa.float64())
     columns["inconsistent"] = pa.array(bad, pa.int64())
     columns["comparisons"] = pa.array(total, pa.int64())
-    params = {"tolerance": tolerance, "systems": values.shape[2], "topics": values.shape[3]}
+    params = {"tolerance": tolerance, "systems": rows.shape[1], "topics": rows.shape[2]}
     return MetaResult(pa.table(columns), None, params)

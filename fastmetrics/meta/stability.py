@@ -1,8 +1,10 @@
 """Split-half stability of measures (seed 001 §5).
 
-Each of ``R`` replicates splits the items of every topic at random into two halves (the same split
-for all systems, :mod:`fastmetrics.count.resample`) and scores every system on each half: the
-macro mean over topics (as the leaderboard) or the pooled (micro) value. Per measure:
+Each of ``R`` replicates splits the items of every topic at random into two halves of
+``floor(n/2)`` and ``ceil(n/2)`` items (the same split for all systems, counted by
+:mod:`fastmetrics.count.resample`; drawn from the seed as :mod:`fastmetrics.count.draws`
+documents) and scores every system on each half: the macro mean over topics (as the
+leaderboard) or the pooled (micro) value. Per measure:
 
 - ``std``: the standard deviation (ddof = 1) of a system's score over the ``2R`` halves -- seed
   001 reports about 1 % for 800 items;
@@ -60,7 +62,8 @@ def stability(
     replicates : int, default 500
         Random halvings ``R``; each gives two halves.
     seed : int, default 0
-        Seed of the random splits.
+        Seed of the random splits: the same seed gives the same halves
+        (:mod:`fastmetrics.count.draws`).
     aggregate : {"macro", "micro"}, default "macro"
         A system's score on a half: mean over topics, or the measure of the pooled counts.
     tolerance : float, default 1e-5
@@ -145,7 +148,7 @@ def _fused_scores(halving, measures, aggregate, roles, bar):
     groups = halving.kept_groups((system, topic))
     values = np.empty((len(specs), halving.replicates, 2, groups.shape[0]))
     for lo, hi in halving.passes():
-        out = job.run(halving.pass_chosen(lo, hi), groups)
+        out = job.run(halving.pass_chosen(lo, hi), hi - lo, groups)
         values[:, lo:hi] = out.transpose(0, 3, 2, 1)
         bar.advance(hi - lo)
     return [label_of(spec, None, None) for spec in specs], np.asarray(halving.coords[system]), values
@@ -163,23 +166,24 @@ class _FusedJob:
         self.local = threading.local()
         self.per_system = int(np.prod(halving.plan.sizes[1:], dtype=np.int64))  # groups a system
 
-    def run(self, chosen, groups):
-        """``out[measure, system, half, replicate]`` of the replicates of ``chosen``."""
+    def run(self, chosen, width, groups):
+        """``out[measure, system, half, replicate]`` of the ``width`` replicates of ``chosen``."""
         n_systems = groups.shape[0]
-        out = np.empty((len(self.kernels), n_systems, 2, chosen.shape[1]))
+        out = np.empty((len(self.kernels), n_systems, 2, width))
         cells = self.halving.plan.m**2
-        step = max(1, self.BLOCK_ENTRIES // max(1, self.per_system * cells * chosen.shape[1]))
+        step = max(1, self.BLOCK_ENTRIES // max(1, self.per_system * cells * width))
         on_threads(
-            self._block, [(chosen, groups[i : i + step], out[:, i : i + step]) for i in range(0, n_systems, step)]
+            self._block,
+            [(chosen, width, groups[i : i + step], out[:, i : i + step]) for i in range(0, n_systems, step)],
         )
         return out
 
-    def _block(self, chosen, groups, out):
+    def _block(self, chosen, width, groups, out):
         # the block's groups are the whole systems of its rows (the system is the plan's first axis)
         g_lo = int(groups[0, 0]) // self.per_system * self.per_system
         g_hi = (int(groups[-1, 0]) // self.per_system + 1) * self.per_system
-        first = self._buffer((g_hi - g_lo) * self.halving.plan.m**2 * chosen.shape[1])
-        first = first.reshape(g_hi - g_lo, self.halving.plan.m**2, chosen.shape[1])
+        first = self._buffer((g_hi - g_lo) * self.halving.plan.m**2 * width)
+        first = first.reshape(g_hi - g_lo, self.halving.plan.m**2, width)
         self.halving.count_first(chosen, g_lo, g_hi, first)
         local_groups = groups - g_lo
         totals = self.halving.group_totals[g_lo:g_hi]

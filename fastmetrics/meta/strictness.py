@@ -13,15 +13,18 @@ A strict measure ranks an output high only if every other measure does too. For 
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from ._common import MetaResult, sliced_values
-from ._kernels import _strictness_shared, _strictness_tops
+from . import _strictness_kernels as _kernels
+from ._common import MetaResult, measure_rows
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
+# bytes of the block of slices transposed at a time (a sweep's thresholds)
+_SLICE_BYTES = 1 << 28
 
 
 def _pairs_by_outputs(flat: np.ndarray):
@@ -39,27 +42,32 @@ def _pairs_by_outputs(flat: np.ndarray):
     if not holes.any():
         yield None, first, second
         return
-    groups: list = []
+    # measures undefined on the same outputs make one pattern; a pair's outputs are those of its
+    # two patterns
+    seen: dict = {}
+    pattern = [seen.setdefault(row.tobytes(), m) for m, row in enumerate(np.packbits(holes, axis=1))]
+    groups: dict = {}
     for a, b in zip(first, second):
-        keep = ~(holes[a] | holes[b])
-        for group in groups:
-            if np.array_equal(group[0], keep):
-                group[1].append((a, b))
-                break
-        else:
-            groups.append((keep, [(a, b)]))
-    for keep, pairs in groups:
-        yield np.flatnonzero(keep), *np.array(pairs, np.int64).reshape(-1, 2).T
+        groups.setdefault(tuple(sorted((pattern[a], pattern[b]))), []).append((a, b))
+    for (i, j), pairs in groups.items():
+        yield np.flatnonzero(~(holes[i] | holes[j])), *np.array(pairs, np.int64).reshape(-1, 2).T
 
 
-def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress | None = None) -> np.ndarray:
+def pairwise_strictness(
+    flat: np.ndarray,
+    thresholds: np.ndarray,
+    bar: Progress | None = None,
+    space: Workspace | None = None,
+    whole: bool = False,
+) -> np.ndarray:
     """Strictness of every measure against every other at each threshold.
 
     The pairs are taken by the outputs both measures define (usually all of them, or those of the
-    measures undefined on the same outputs). On those outputs each measure is sorted once and the
-    outputs reaching each level of it are grouped once; a pair (a, b) then takes the running
-    minimum of b over a's groups, from the top down, and that minimum's rank is the count of b's
-    values at or below it (ranks grow with the value, so the lowest rank is the lowest value's).
+    measures undefined on the same outputs). On those outputs each measure's values are counted
+    into buckets (:mod:`fastmetrics.meta._strictness_kernels`), from which come the levels each
+    output reaches; a pair (a, b) takes the lowest value of ``b`` over the outputs reaching each
+    level of ``a``, from the top level down, and that value's rank is the count of ``b``'s values
+    at or below it (ranks grow with the value, so the lowest rank is the lowest value's).
 
     Parameters
     ----------
@@ -69,6 +77,10 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
         The levels ``th``, in (0, 1].
     bar : Progress, optional
         Advanced once, when done.
+    space : Workspace, optional
+        Arrays for ``flat``'s shape, reused from one call to the next.
+    whole : bool, default False
+        The caller knows that ``flat`` holds no NaN (it is not looked for).
 
     Returns
     -------
@@ -80,23 +92,67 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
     rise = np.argsort(thresholds, kind="stable")
     th = np.ascontiguousarray(thresholds[rise], np.float64)
     out = np.full((n, n, th.size), np.nan)
-    for outputs, first, second in _pairs_by_outputs(flat):
-        rows, local = np.unique(np.concatenate([first, second]), return_inverse=True)
-        kept = flat[rows] if outputs is None else flat[rows][:, outputs]
-        kept = np.ascontiguousarray(kept, np.float64)
-        ordered = np.sort(kept, axis=1)
-        defined = np.full(rows.size, kept.shape[1], np.int64)
-        members = np.empty(kept.shape, np.int64)
-        starts = np.empty((rows.size, th.size + 1), np.int64)
-        _strictness_tops(kept, ordered, defined, th, members, starts)
-        values = np.empty((first.size, th.size))
-        _strictness_shared(kept, ordered, defined, members, starts, local[: first.size], local[first.size :], values)
-        out[first, second] = values
+    space = space or Workspace(*flat.shape)
+    groups = [(None, *np.nonzero(~np.eye(n, dtype=bool)))] if whole else _pairs_by_outputs(flat)
+    for outputs, first, second in groups:
+        if outputs is None and first.size == n * (n - 1):
+            local, kept = np.concatenate([first, second]), np.ascontiguousarray(flat, np.float64)
+        else:
+            rows, local = np.unique(np.concatenate([first, second]), return_inverse=True)
+            kept = space.kept(flat, rows, np.arange(flat.shape[1]) if outputs is None else outputs)
+        out[first, second] = space.strictness(kept, th, local[: first.size], local[first.size :])
     if bar is not None:
         bar.update(1)
     result = np.empty_like(out)
     result[..., rise] = out
     return result
+
+
+class Workspace:
+    """The arrays of the strictness kernels for up to ``n_rows`` measures on ``n_outputs`` outputs.
+
+    Made once for every slice of a sweep (fresh pages are slow to fault in); see
+    :mod:`fastmetrics.meta._strictness_kernels`.
+    """
+
+    def __init__(self, n_rows: int, n_outputs: int):
+        # about sixteen outputs a bucket, at most 2^13 buckets (a row's stay in cache)
+        buckets = int(min(1 << 13, max(16, 1 << int(max(n_outputs // 16, 1) - 1).bit_length())))
+        shape = (n_rows, n_outputs)
+        self.where, self.levels, self.members = np.empty(shape, np.int32), np.empty(shape, np.int32), np.empty(shape)
+        self.start = np.empty((n_rows, buckets + 1), np.int64)
+        self.sorted, self.wanted = np.empty((n_rows, buckets), np.bool_), np.empty((n_rows, buckets), np.bool_)
+        self.values = None
+
+    def kept(self, flat: np.ndarray, rows: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+        """``flat[rows][:, outputs]``, in an array of the workspace."""
+        if self.values is None:
+            self.values = np.empty(self.members.shape)
+        out = self.values[: rows.size, : outputs.size]
+        _kernels.gather_outputs(flat, rows.astype(np.int64), outputs.astype(np.int64), out)
+        return out
+
+    def strictness(self, kept: np.ndarray, th: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Strictness of rows ``first`` of ``kept`` against rows ``second``, on all its outputs.
+
+        ``out[p, k]``: strictness at ``th[k]`` (ascending) of row ``first[p]`` against row
+        ``second[p]``; ``kept`` holds no NaN.
+        """
+        n_rows, size = kept.shape
+        if size == 0:
+            return np.full((first.size, th.size), np.nan)
+        where, members, levels = (a[:n_rows, :size] for a in (self.where, self.members, self.levels))
+        buckets = (self.start[:n_rows], members, self.sorted[:n_rows], self.wanted[:n_rows])
+        _kernels.row_levels(kept, _kernels.cut_counts(th, size), where, *buckets, levels)
+        chunks = max(1, min(4 * numba.get_num_threads(), size // 4096))
+        minima = np.full((chunks, n_rows, th.size + 1, n_rows), np.inf)
+        _kernels.level_minima(kept, levels, minima)
+        # from the top level down: the lowest value over the outputs reaching each level or more
+        lowest = np.ascontiguousarray(np.minimum.accumulate(minima.min(axis=0)[:, :0:-1], axis=1)[:, ::-1])
+        out = np.empty((first.size, th.size), np.int64)
+        pairs = (first.astype(np.int64), second.astype(np.int64))
+        _kernels.lowest_ranks(lowest, kept, where, *buckets, *pairs, out)
+        return out / size
 
 
 def strictness(
@@ -134,9 +190,14 @@ def strictness(
     names = list(scores.measures)
     if len(names) < 2:
         raise ParameterError("Strictness compares measures: give at least two.")
-    values, slices = sliced_values(scores, system=system, topic=topic)
-    bar = Progress(len(values), "strictness", quiet=not progress)
-    pairwise = np.stack([pairwise_strictness(v.reshape(len(names), -1), th) for v in _advancing(values, bar)])
+    rows, signs, slices = measure_rows(scores, system=system, topic=topic)
+    n_measures, n_systems, n_topics, n_slices = rows.shape
+    bar = Progress(n_slices, "strictness", quiet=not progress)
+    pairwise = np.empty((n_slices, n_measures, n_measures, th.size))
+    space = Workspace(n_measures, n_systems * n_topics)
+    for k, (flat, whole) in enumerate(_slices(rows.reshape(n_measures, n_systems * n_topics, n_slices), signs)):
+        pairwise[k] = pairwise_strictness(flat, th, space=space, whole=whole)
+        bar.update(k + 1)
     bar.close()
     masked = np.where(np.isnan(pairwise), np.inf, pairwise)
     masked[:, np.arange(len(names)), np.arange(len(names))] = np.inf
@@ -145,15 +206,23 @@ def strictness(
     first, second = np.nonzero(~np.eye(len(names), dtype=bool))
     summary = _levels_table(slices, {"measure": np.arange(len(names))}, names, th, overall)
     detail = _levels_table(slices, {"measure_a": first, "measure_b": second}, names, th, pairwise[:, first, second])
-    outputs = int(values.shape[2] * values.shape[3])
+    outputs = int(n_systems * n_topics)
     return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": outputs})
 
 
-def _advancing(values, bar: Progress):
-    """The slices of ``values`` one at a time, advancing ``bar`` after each."""
-    for i, v in enumerate(values):
-        yield v
-        bar.update(i + 1)
+def _slices(rows: np.ndarray, signs: np.ndarray):
+    """Each slice of ``rows[measure, output, slice]`` as ``(flat[measure, output], whole)``,
+    oriented (times ``signs``), ``whole`` when it holds no NaN: a block of slices transposed at a
+    time into one buffer of at most ``_SLICE_BYTES`` (blocks of more slices read the rows in
+    longer runs), so that no transposed copy of every slice is made."""
+    n_measures, n_outputs, n_slices = rows.shape
+    block = int(np.clip(_SLICE_BYTES // max(8 * n_measures * n_outputs, 1), 1, min(32, n_slices)))
+    buffer = np.empty((block, n_measures, n_outputs))
+    holes = np.empty((block, n_measures), np.int64)
+    for first in range(0, n_slices, block):
+        part = buffer[: min(block, n_slices - first)]
+        _kernels.oriented_slices(rows, first, signs, part, holes)
+        yield from zip(part, holes[: part.shape[0]].sum(axis=1) == 0)
 
 
 def _levels_table(slices, measures: dict, names: list, th: np.ndarray, values: np.ndarray) -> pa.Table:

@@ -5,6 +5,7 @@ Counts are turned into per-item label vectors and scored by the oracle; degenera
 the oracle returns a replacement value, the test asserts NaN exactly at the documented cases.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -109,3 +110,31 @@ def test_balanced_accuracy_with_one_gold_class_is_recall_of_that_class():
     assert _ours("balanced_accuracy", (0, 3, 0, 7)) == pytest.approx(0.7)
     assert _ours("balanced_accuracy", (4, 0, 1, 0)) == pytest.approx(0.8)
     assert np.isnan(_ours("informedness", (0, 3, 0, 7)))
+
+
+def test_mcc_and_k_keep_their_float_operations_over_vectors_of_cells():
+    """MCC takes one root of the four-fold product where it is finite and two beyond float64's
+    range; K's one-class cases are 2 sigma - 1 or 2 rho - 1 with sigma = (2 tn) / an rounded once.
+    Over thousands of cells (the ufunc's vector loop, where both sides of a branch are computed),
+    each value is those float operations to the bit."""
+    rng = np.random.default_rng(0)
+    cells = rng.integers(0, 40, (6000, 4)).astype(float)
+    cells[::3, 0] = cells[::3, 2] = 0.0  # AP = 0
+    cells[1::5, 1] = cells[1::5, 3] = 0.0  # AN = 0
+    cells[2::7] *= 1e77  # marginals whose four-fold product overflows
+    tp, fp, fn, tn = cells.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcc = fm.compute("mcc", tp=tp, fp=fp, fn=fn, tn=tn)
+        k = fm.compute("k", tp=tp, fp=fp, fn=fn, tn=tn)
+    for i, (a, b, c, d) in enumerate(cells.tolist()):
+        x, y = (a + b) * (c + d), (a + c) * (b + d)
+        den = math.sqrt(x * y) if x * y < math.inf else math.sqrt(x) * math.sqrt(y)
+        want = (a * d - b * c) / den if den else math.nan
+        assert mcc[i] == want or (math.isnan(mcc[i]) and math.isnan(want)), (i, cells[i])
+        ap, an = a + c, b + d
+        if ap and an:
+            want = a / ap + d / an - 1.0
+        else:
+            want = 2.0 * d / an - 1.0 if an else (2.0 * a / ap - 1.0 if ap else math.nan)
+        assert k[i] == want or (math.isnan(k[i]) and math.isnan(want)), (i, cells[i])

@@ -134,3 +134,20 @@ def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call():
     for row in result.to_pylist():
         one = scores.sel(threshold=row["threshold"])
         assert (row["inconsistent"], row["comparisons"]) == _reference(one, row["measure_a"], row["measure_b"])
+
+
+@pytest.mark.parametrize("systems", [8, 9, 64, 65, 130])
+def test_many_systems_infinities_and_clean_topics_against_the_loop(systems):
+    """Systems across the eight-system chunks and the 64-bit words the comparisons are packed
+    in; topics where every value is finite (no undefined comparison is looked for) beside topics
+    with NaN and infinities (inf - inf is undefined, inf - 1 is a win), three measures."""
+    rng = np.random.default_rng(systems)
+    values = rng.integers(0, 5, size=(3, systems, 4)).astype(np.float64) / 4
+    values[0, rng.integers(systems), 1] = np.nan
+    values[1, rng.choice(systems, 3), 2] = np.inf
+    values[2, rng.choice(systems, 2), 3] = -np.inf
+    scores = values_scores(values)
+    for row in meta.inconsistency(scores, tolerance=0.25).summary.to_pylist():
+        with np.errstate(invalid="ignore"):  # the loop's own inf - inf
+            expected = _reference(scores, row["measure_a"], row["measure_b"], 0.25)
+        assert (row["inconsistent"], row["comparisons"]) == expected

@@ -11,8 +11,10 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics import meta
-from fastmetrics.count import resample
+from fastmetrics.count import draws, itemmasks, resample
+from fastmetrics.count.api import plan
 from fastmetrics.count.resample import split_half_counts
+from fastmetrics.io.readers import open_source
 from fastmetrics.meta._half_kernels import half_means
 
 
@@ -123,19 +125,51 @@ def test_split_halves_count_lacking_items_as_negative():
 # -- blocks of replicates against plain counting ----------------------------------------------
 
 
-def _plain_halves(topic_items, replicates, seed):
-    """Half 0 of each replicate as drawn since the first release: per topic in turn, one
-    ``(replicates, n)`` array of uniform draws; the floor(n/2) items with the smallest draws."""
-    rng = np.random.default_rng(seed)
-    half0 = {}
-    for t, items in topic_items:
-        k = len(items) // 2
-        if k == 0:
+_WORD = 2**64 - 1
+
+
+def _mix(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _WORD
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _WORD
+    return z ^ (z >> 31)
+
+
+def _documented_half(key, topic, replicate, n):
+    """The places in half 0 of ``n >= 2`` items, drawn step by step as the docstring of
+    fastmetrics.count.draws says, in plain Python integers."""
+    state = _mix((_mix((key + topic) & _WORD) + replicate) & _WORD)
+
+    def word():
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & _WORD
+        return _mix(state)
+
+    words = [word() for _ in range((n + 63) // 64)]
+    half = {i for i in range(n) if words[i // 64] >> (i % 64) & 1}
+    while len(half) != n // 2:
+        u = word() >> 32
+        if u * n % 2**32 < 2**32 % n:
             continue
-        keys = rng.random((replicates, len(items)))
+        j = u * n >> 32
+        if (j in half) == (len(half) > n // 2):
+            half ^= {j}
+    return half
+
+
+def _key(seed):
+    return int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
+
+
+def _plain_halves(topic_items, replicates, seed):
+    """``half0[r, topic, item]``: the documented draw of every topic (``topic_items``: every
+    topic in the order of its code, with its items in the order of their keys)."""
+    half0 = {}
+    for code, (t, items) in enumerate(topic_items):
+        if len(items) < 2:
+            continue
         for r in range(replicates):
-            for i in np.argsort(keys[r])[:k]:
-                half0[r, t, items[i]] = True
+            for place in _documented_half(_key(seed), code, r, len(items)):
+                half0[r, t, items[place]] = True
     return half0
 
 
@@ -209,20 +243,43 @@ def test_split_halves_of_a_separate_gold_against_plain_counting(missing):
 
 
 @pytest.mark.parametrize("seed", [0, 5])
-def test_chosen_halves_are_todays_draws(seed):
-    """The same seed gives the same halves: the kernel's draws against a plain reference of them
-    (and against half_assignment, its transposed form), with topics of 0, 1 and odd items."""
+def test_halves_are_the_documented_draws(seed):
+    """The same seed gives the same halves, drawn as documented: both forms of the draw
+    (bytes an item, masks a topic) against a plain reference, with topics of 0, 1, odd and more
+    than 64 items, and any block of replicates equal to the same replicates of a longer run."""
     rng = np.random.default_rng(seed)
-    item_topic = rng.integers(0, 6, 80)
+    item_topic = rng.integers(0, 6, 300)
     item_topic[item_topic == 3] = 4  # topic 3 has no item
     item_topic[np.flatnonzero(item_topic == 2)[1:]] = 5  # topic 2 has one
+    item_topic[np.flatnonzero(item_topic == 0)[:1]] = 1  # topic 0 an odd number
     topic_items = [(t, list(np.flatnonzero(item_topic == t))) for t in range(6)]
     half0 = _plain_halves(topic_items, 9, seed)
-    expected = np.array([[bool(half0.get((r, item_topic[i], i))) for r in range(9)] for i in range(80)], np.uint8)
-    np.testing.assert_array_equal(resample.chosen_halves(item_topic, 6, 9, np.random.default_rng(seed)), expected)
-    np.testing.assert_array_equal(
-        resample.half_assignment(item_topic, 6, 9, np.random.default_rng(seed)) == 0, expected.T
-    )
+    expected = np.array([[bool(half0.get((r, item_topic[i], i))) for r in range(9)] for i in range(300)], np.uint8)
+    key = _key(seed)
+    np.testing.assert_array_equal(draws.half_bytes(key, item_topic, 0, 9), expected)
+    np.testing.assert_array_equal(draws.half_bytes(key, item_topic, 4, 7), expected[:, 4:7])
+    sizes = np.bincount(item_topic, minlength=6)
+    words, offsets = draws.half_masks(key, sizes, 2, 9)
+    for t, items in topic_items:
+        bits = np.unpackbits(words[offsets[t] : offsets[t + 1]].T.copy().view(np.uint8), axis=1, bitorder="little")
+        np.testing.assert_array_equal(bits[:, : len(items)].T, expected[items, 2:9])
+        assert not bits[:, len(items) :].any()
+    assert not np.array_equal(draws.half_bytes(key + 1, item_topic, 0, 9), expected)
+
+
+def test_every_half_is_equally_likely():
+    """Each of the C(5, 2) = 10 halves of five items comes up about as often as the others, and
+    each of 7 items is in the smaller half 3/7 of the time: the fixing up of the first guess
+    favours no item (a draw that did would be off by far more than these bounds)."""
+    for n, k in ((5, 2), (7, 3)):
+        words, _ = draws.half_masks(_key(11), np.array([n]), 0, 20_000)
+        bits = np.unpackbits(words.T.copy().view(np.uint8), axis=1, bitorder="little")[:, :n]
+        assert np.all(bits.sum(axis=1) == k)
+        share = bits.mean(axis=0)
+        np.testing.assert_allclose(share, k / n, atol=0.02)
+        if n == 5:
+            _, counts = np.unique(np.packbits(bits, axis=1, bitorder="little"), return_counts=True)
+            assert counts.size == 10 and np.all(np.abs(counts / 2_000 - 1) < 0.1)
 
 
 @pytest.mark.parametrize("aggregate", ["macro", "micro"])
@@ -286,6 +343,64 @@ def test_fused_kernels_equal_the_tensor_path(aggregate, labels, monkeypatch):
                 np.testing.assert_allclose(got[name].to_numpy(), want[name].to_numpy(), rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("masks", [True, False])
+@pytest.mark.parametrize("shape", ["shuffled", "strings", "one topic", "in order"])
+def test_binary_halves_against_plain_counting(shape, masks, monkeypatch):
+    """Binary rows kept as item masks, or as rows where masks are refused, give the counts of
+    the documented halves counted row by row: rows in any order, item ids with gaps (renumbered
+    by their place among the topic's items), runs lacking items (a topic's groups then differ),
+    string ids, no topic column; and rows in item order (a run's bits set 64 at a time from the
+    bitmaps) in record batches of 37 rows (bitmaps at any bit offset, runs cut by batches; the
+    forms of large batches)."""
+    rng = np.random.default_rng(len(shape))
+    runs = []
+    ids = {t: np.sort(rng.choice(500, n, replace=False)) for t, n in enumerate((9, 70, 4, 1, 130))}
+    if shape == "in order":
+        ids = {t: np.arange(n) for t, n in enumerate((9, 70, 4, 1, 130))}
+    for t, items in ids.items():
+        gold = rng.random(items.size) < 0.4
+        for s in range(3):
+            kept = rng.random(items.size) >= (0.15 if t % 2 else 0.0)
+            pred = np.where(rng.random(items.size) < 0.7, gold, ~gold)
+            runs += [(f"s{s}", f"t{t}", int(i), int(g), int(p)) for i, g, p, k in zip(items, gold, pred, kept) if k]
+    if shape == "one topic":
+        runs = [(s, "t", i + 1000 * int(t[1:]), g, p) for s, t, i, g, p in runs]
+    if shape == "strings":
+        runs = [(s, t, f"doc{i:04d}", g, p) for s, t, i, g, p in runs]
+    if shape != "in order":
+        runs = [runs[i] for i in rng.permutation(len(runs))]
+    topics = sorted({r[1] for r in runs})
+    topic_items = [(t, sorted({r[2] for r in runs if r[1] == t})) for t in topics]
+    expected = _plain_counts(runs, ["s0", "s1", "s2"], topics, 2, _plain_halves(topic_items, 9, 6), 9)
+    table = _table(runs, 2)
+    if shape == "in order":
+        table = pa.Table.from_batches(table.to_batches(max_chunksize=37))
+        # the column forms of large batches (bitmaps), which a few rows are not given
+        monkeypatch.setattr(importlib.import_module("fastmetrics.count.encoders"), "SMALL", 8)
+    if shape == "one topic":
+        table, expected = table.drop_columns(["topic"]), expected[:, :, :, 0]
+    monkeypatch.setattr(itemmasks.ItemMasks, "fits", staticmethod(lambda plan, rows: masks))
+    halving = resample.split_halves(table, replicates=9, seed=6)
+    assert isinstance(halving.rows, itemmasks.ItemMasks if masks else resample.KeptRows)
+    np.testing.assert_array_equal(halving.block(0, 9).counts, expected)
+
+
+def test_item_masks_only_where_they_fit(monkeypatch):
+    """Binary hard labels with an item column and no separate gold are kept as masks while the
+    masks take no more than the budget or 16 bytes a row of the input; more classes or a
+    separate gold keep the rows."""
+    runs, gold = _random_runs(3, items=(6, 5))
+    fits = itemmasks.ItemMasks.fits
+    binary = plan(open_source(_table(runs, 2)))  # 3 systems x 2 topics: 6 groups of one word
+    assert fits(binary, 30)
+    assert not fits(plan(open_source(_table(_random_runs(3, m=3)[0], 3))), 30)
+    topic, item, label = zip(*gold)
+    gold_table = pa.table({"topic": topic, "item": item, "gold": [g == 1 for g in label]})
+    assert not fits(plan(open_source(_table(runs, 2).drop_columns(["gold"])), gold_table), 30)
+    monkeypatch.setattr(itemmasks, "_BUDGET", 0)
+    assert fits(binary, 9) and not fits(binary, 8)  # 3 masks x 6 groups x 8 bytes = 16 bytes x 9 rows
+
+
 def test_half_block_past_a_byte_and_many_classes():
     """Groups of more than 255 rows (the uint8 tally is added in every 255 rows) and 6 classes
     (36 cells: only the cells a chunk touched are added), against a plain sum."""
@@ -301,19 +416,6 @@ def test_half_block_past_a_byte_and_many_classes():
     group = np.repeat(np.arange(4), np.diff(group_start))
     np.add.at(expected, (group, cell), chosen[item])
     np.testing.assert_array_equal(out, expected)
-
-
-def test_equal_draws_at_the_cut_mark_the_first_ones_by_position():
-    """Two draws equal to the k-th smallest (odds ~n^2 / 2^54 with real draws): the first of
-    them by position is in half 0, as ``np.argsort(kind="stable")`` would take them."""
-    keys = np.array([0.5, 0.2, 0.5, 0.5, 0.9, 0.1, 0.3, 0.3, 0.3, 0.8, 0.05, 0.7])  # two replicates of 6
-    chosen = np.zeros((6, 2), np.uint8)
-    resample._mark_halves(keys, np.array([0, 12]), np.array([0, 6]), np.arange(6), chosen)
-    expected = np.zeros((6, 2), np.uint8)
-    for r in range(2):
-        expected[np.argsort(keys[6 * r : 6 * r + 6], kind="stable")[:3], r] = 1
-    np.testing.assert_array_equal(chosen, expected)
-    assert chosen[:, 0].tolist() == [1, 1, 0, 0, 0, 1]
 
 
 def test_binary_element_is_the_plain_binary_kernel_or_none():

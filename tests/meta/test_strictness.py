@@ -1,5 +1,6 @@
 """Strictness (seed 004 §6.3) against a Python loop written from the paper's formulas."""
 
+import importlib
 import itertools
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics import meta
+from fastmetrics.tensor import Scores
 
 from ._data import awkward_values, oriented, random_scores, values_scores
 
@@ -107,9 +109,11 @@ def test_measures_undefined_on_the_same_outputs_against_the_loop(seed):
         assert got[key] == expected or (np.isnan(got[key]) and np.isnan(expected)), key
 
 
-def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call():
+@pytest.mark.parametrize("block_bytes", [1 << 28, 1])
+def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call(block_bytes, monkeypatch):
     """Scores of a threshold grid: one block of rows per threshold, each the formula's on the
-    (system, topic) outputs at that threshold."""
+    (system, topic) outputs at that threshold; the thresholds taken all at once or one a block."""
+    monkeypatch.setattr(importlib.import_module("fastmetrics.meta.strictness"), "_SLICE_BYTES", block_bytes)
     rng = np.random.default_rng(7)
     n = 5 * 6 * 12
     runs = pa.table(
@@ -150,3 +154,47 @@ def test_an_exact_sweep_has_no_shared_threshold_and_is_refused():
     scores = fm.count(runs, thresholds="exact").evaluate(["f1", "accuracy"])
     with pytest.raises(fm.ParameterError, match="no labels of its own"):
         meta.strictness(scores)
+
+
+def _sorted_reference(flat, levels):
+    """Every ordered pair's strictness from ranks taken by sorting (numpy), on the outputs both
+    measures define: rank(m, o) = #{values of m at or below m(o)} / n."""
+    out = {}
+    for a, b in itertools.permutations(range(flat.shape[0]), 2):
+        keep = ~(np.isnan(flat[a]) | np.isnan(flat[b]))
+        va, vb = flat[a][keep], flat[b][keep]
+        rank_a = np.searchsorted(np.sort(va), va, side="right") / va.size
+        rank_b = np.searchsorted(np.sort(vb), vb, side="right") / vb.size
+        for th in levels:
+            top = rank_a >= th
+            out[a, b, th] = rank_b[top].min() if top.any() else np.nan
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_many_outputs_against_sorted_ranks(seed):
+    """Thousands of outputs (thousands of buckets a measure): fine values (buckets of several
+    values), coarse ones (thousands of equal values at a cut), infinities (one bucket for the
+    row), a constant measure and undefined cells shared by some measures but not all."""
+    rng = np.random.default_rng(seed)
+    n = 3000 + 1000 * seed
+    fine = rng.normal(size=n) ** 3
+    coarse = rng.integers(0, 7, n) / 6.0
+    infinite = np.where(rng.random(n) < 0.01, np.inf, rng.random(n))
+    infinite[rng.random(n) < 0.01] = -np.inf
+    values = np.stack([fine, coarse, infinite, np.full(n, 0.25), fine.round(1)]).reshape(5, 1, n)
+    values[3:, 0, rng.random(n) < 0.1 * seed] = np.nan
+    values[0, 0, rng.random(n) < 0.05] = np.nan
+    scores = Scores(
+        values,
+        ("f1", "accuracy", "mcc", "recall", "precision"),
+        ("system", "topic"),
+        {"system": ["s"], "topic": np.arange(n)},
+    )
+    levels = [0.5, 0.51, 0.75, 0.9, 0.99, 1.0, 0.1]
+    got = meta.strictness(scores, thresholds=levels).detail.to_pylist()
+    names = list(scores.measures)
+    expected = _sorted_reference(values.reshape(5, -1), levels)
+    for row in got:
+        want = expected[names.index(row["measure_a"]), names.index(row["measure_b"]), row["level"]]
+        assert row["value"] == want or (np.isnan(row["value"]) and np.isnan(want)), row
