@@ -149,3 +149,14 @@ def half_swaps(values, tolerance):
                 comparisons += both
                 swaps += both & ((up0 != up1) | (down0 != down1))
     return swaps, comparisons
+
+
+@njit(cache=True, nogil=True)
+def _upper_rows(block, start, out):
+    """``out`` = the cells of ``block`` (rows ``start, start + 1, ...`` of a square matrix)
+    right of the matrix's diagonal, row after row: its upper triangle's order."""
+    at = 0
+    for i in range(block.shape[0]):
+        for j in range(start + i + 1, block.shape[1]):
+            out[at] = block[i, j]
+            at += 1
