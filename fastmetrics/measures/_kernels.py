@@ -7,9 +7,10 @@ import math
 import types
 
 import numpy as np
+from llvmlite import ir
 from numba import guvectorize, njit, typeof, vectorize
 from numba import types as nbtypes
-from numba.extending import typeof_impl
+from numba.extending import intrinsic, typeof_impl
 
 NAN = np.nan
 # Up to SMALL_CELLS cells a scalar ufunc runs as a cached loop over its element function: building
@@ -202,6 +203,39 @@ def prob_ufunc(n_params: int = 0):
     -- recall P(S|G), specificity P(¬S|¬G), precision P(G|S), npv P(¬G|¬S), P(G), P(S) -- into
     a float64 numba ufunc (seed 004 §5), built lazily."""
     return lambda f: LazyUfunc(f, _float_signature(6 + n_params))
+
+
+@intrinsic
+def _bits_of(typingctx, x):
+    """The IEEE-754 bits of a float64, as an int64."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return nbtypes.int64(nbtypes.float64), codegen
+
+
+@intrinsic
+def _float_of(typingctx, bits):
+    """The float64 whose IEEE-754 bits are ``bits``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return nbtypes.float64(nbtypes.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def unit_scale(n):
+    """The power of two ``s`` with ``n * s`` in [1, 2) (clamped to float64's normal range).
+
+    Counts multiplied by ``s`` are exact, and so are the products, sums, quotients and square
+    roots of a measure's formula to the bit -- every float operation commutes with a power of two
+    away from overflow and underflow -- while products of two or four marginals, which overflow
+    past marginals of 1e77 to 1e154 (or underflow for tiny weights), stay in range: one formula
+    for every magnitude, with no second branch computed beside it in a vector of cells."""
+    exponent = (_bits_of(n) >> 52) & 0x7FF
+    return _float_of(max(2046 - exponent, 1) << 52)
 
 
 @njit(cache=True, inline="always")

@@ -15,7 +15,7 @@ import math
 
 from . import _multiclass_kernels as _mc
 from . import multilabel as _ml
-from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div
+from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div, unit_scale
 from .registry import Measure, Param, register
 
 JOINT = "joint"
@@ -213,16 +213,12 @@ def _jaccard_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _mcc_kernel(tp, fp, fn, tn):
-    # One square root of the four-fold product where it is finite: a single rounding, so a
-    # perfect classifier scores exactly 1 (arccos-based CD amplifies a 1e-16 error to 1e-8).
-    # Beyond float64 range (marginals near 1e77) two roots of pair products stay finite.
-    # Written so that a vector of cells takes two roots, not three (both sides of a select run).
-    x = (tp + fp) * (fn + tn)
-    y = (tp + fn) * (fp + tn)
-    product = x * y
-    finite = product < math.inf
-    root = math.sqrt(product if finite else x)
-    return safe_div(tp * tn - fp * fn, root if finite else root * math.sqrt(y))
+    # One square root of the four-fold product: a single rounding, so a perfect classifier scores
+    # exactly 1 (arccos-based CD amplifies a 1e-16 error to 1e-8). The counts are scaled by a power
+    # of two first (unit_scale: the same bits), so the product stays finite at any magnitude.
+    s = unit_scale(tp + fp + fn + tn)
+    tp, fp, fn, tn = tp * s, fp * s, fn * s, tn * s
+    return safe_div(tp * tn - fp * fn, math.sqrt(((tp + fp) * (fn + tn)) * ((tp + fn) * (fp + tn))))
 
 
 @binary_ufunc()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from . import _multiclass_kernels as _mc
-from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div
+from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div, unit_scale
 from .binary import (
     CLASS_SYMMETRIC,
     JOINT,
@@ -37,17 +37,15 @@ def _dor_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _lam_kernel(tp, fp, fn, tn):
-    # logit^-1 of the mean logit of the two error rates, in closed form:
-    # sqrt(x y) / (sqrt(x y) + sqrt((1 - x)(1 - y))), x = fn/AP, y = fp/AN.
-    ap = tp + fn
-    an = fp + tn
-    if ap == 0.0 or an == 0.0:
+    # logit^-1 of the mean logit of the two error rates, in closed form: with x = fn/AP and
+    # y = fp/AN, sqrt(x y) / (sqrt(x y) + sqrt((1 - x)(1 - y))) = sqrt(fn fp) / (sqrt(fn fp) +
+    # sqrt(tp tn)) -- the common factor 1 / sqrt(AP AN) cancels, and with it two divisions.
+    s = unit_scale(tp + fp + fn + tn)
+    tp, fp, fn, tn = tp * s, fp * s, fn * s, tn * s
+    if tp + fn == 0.0 or fp + tn == 0.0:
         return NAN
-    x = fn / ap
-    y = fp / an
-    bad = math.sqrt(x * y)
-    good = math.sqrt((1.0 - x) * (1.0 - y))
-    return safe_div(bad, bad + good)
+    bad = math.sqrt(fn * fp)
+    return safe_div(bad, bad + math.sqrt(tp * tn))
 
 
 @binary_ufunc()
@@ -112,7 +110,17 @@ def _sensitivity_rs_kernel(tp, fp, fn, tn):
 
 @binary_ufunc(1)
 def _f_rs_kernel(tp, fp, fn, tn, alpha):
-    return harmonic(_reliability_kernel(tp, fp, fn, tn), _sensitivity_rs_kernel(tp, fp, fn, tn), alpha)
+    # harmonic(R, S, alpha) over one quotient: R = tp tn / (PP PN) and S = tp tn / (AP AN), so
+    # 1 / (alpha / R + (1 - alpha) / S) = tp tn / (alpha PP PN + (1 - alpha) AP AN); NaN where R or
+    # S is undefined, 0 where either is 0 (harmonic's conventions)
+    s = unit_scale(tp + fp + fn + tn)
+    tp, fp, fn, tn = tp * s, fp * s, fn * s, tn * s
+    predicted = (tp + fp) * (fn + tn)
+    actual = (tp + fn) * (fp + tn)
+    joint = tp * tn
+    if predicted == 0.0 or actual == 0.0:
+        return NAN
+    return 0.0 if joint == 0.0 else joint / (alpha * predicted + (1.0 - alpha) * actual)
 
 
 # probability forms (seed 004 §5): measures of precision/npv, or of recall and specificity alone

@@ -15,6 +15,8 @@ thread a range of systems, counted and measured while its counts are in cache.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import re
 import types
 
@@ -82,7 +84,10 @@ def half_means(name: str, element, aggregate: str):
     """The kernel of one binary measure and aggregate (``"macro"`` or ``"micro"``).
 
     Each is its own numba function (the measure's element function bound as a global, so it is
-    inlined into the loop) with its own name, so that numba caches each on disk.
+    inlined into the loop) with its own name, so that numba caches each on disk. numba keys a
+    cached function on its own code, not on the functions it inlines: the name also carries a
+    hash of the measure's source (:func:`_source_hash`), so an edited formula is compiled anew
+    instead of read back stale.
 
     Parameters
     ----------
@@ -101,9 +106,21 @@ def half_means(name: str, element, aggregate: str):
     key = (name, aggregate)
     if key not in _KERNELS:
         template = _TEMPLATES[aggregate]
-        suffix = "_" + re.sub(r"\W", "_", name)
+        suffix = "_" + re.sub(r"\W", "_", name) + "_" + _source_hash(element)
         scope = {**template.__globals__, "MEASURE": element}
         clone = types.FunctionType(template.__code__, scope, template.__name__ + suffix, None, None)
         clone.__qualname__ = template.__qualname__ + suffix
         _KERNELS[key] = njit(cache=True, nogil=True, error_model="numpy")(clone)
     return _KERNELS[key]
+
+
+def _source_hash(element) -> str:
+    """Eight hex digits of the source files an element function is compiled from: its module and
+    the measures' shared helpers (:mod:`fastmetrics.measures._kernels`)."""
+    from ..measures import _kernels as helpers
+
+    digest = hashlib.sha256()
+    for module in sorted({inspect.getsourcefile(element.py_func), inspect.getsourcefile(helpers)}):
+        with open(module, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()[:8]

@@ -113,8 +113,9 @@ def test_balanced_accuracy_with_one_gold_class_is_recall_of_that_class():
 
 
 def test_mcc_and_k_keep_their_float_operations_over_vectors_of_cells():
-    """MCC takes one root of the four-fold product where it is finite and two beyond float64's
-    range; K's one-class cases are 2 sigma - 1 or 2 rho - 1 with sigma = (2 tn) / an rounded once.
+    """MCC takes one root of the four-fold product of the counts scaled by a power of two (n s in
+    [1, 2): the same bits as unscaled where the product is finite, and finite beyond float64's
+    range); K's one-class cases are 2 sigma - 1 or 2 rho - 1 with sigma = (2 tn) / an rounded once.
     Over thousands of cells (the ufunc's vector loop, where both sides of a branch are computed),
     each value is those float operations to the bit."""
     rng = np.random.default_rng(0)
@@ -128,13 +129,32 @@ def test_mcc_and_k_keep_their_float_operations_over_vectors_of_cells():
         mcc = fm.compute("mcc", tp=tp, fp=fp, fn=fn, tn=tn)
         k = fm.compute("k", tp=tp, fp=fp, fn=fn, tn=tn)
     for i, (a, b, c, d) in enumerate(cells.tolist()):
-        x, y = (a + b) * (c + d), (a + c) * (b + d)
-        den = math.sqrt(x * y) if x * y < math.inf else math.sqrt(x) * math.sqrt(y)
+        unscaled = ((a + b) * (c + d)) * ((a + c) * (b + d))
+        scale = math.ldexp(1.0, 1 - math.frexp(a + b + c + d)[1]) if a + b + c + d else math.ldexp(1.0, 1023)
+        a, b, c, d = a * scale, b * scale, c * scale, d * scale
+        den = math.sqrt(((a + b) * (c + d)) * ((a + c) * (b + d)))
         want = (a * d - b * c) / den if den else math.nan
+        if unscaled < math.inf and den:  # in range: the unscaled operations, to the bit
+            assert want == (cells[i, 0] * cells[i, 3] - cells[i, 1] * cells[i, 2]) / math.sqrt(unscaled)
         assert mcc[i] == want or (math.isnan(mcc[i]) and math.isnan(want)), (i, cells[i])
+        a, b, c, d = cells[i].tolist()
         ap, an = a + c, b + d
         if ap and an:
             want = a / ap + d / an - 1.0
         else:
             want = 2.0 * d / an - 1.0 if an else (2.0 * a / ap - 1.0 if ap else math.nan)
         assert k[i] == want or (math.isnan(k[i]) and math.isnan(want)), (i, cells[i])
+
+
+@pytest.mark.parametrize("name", ["mcc", "lam", "f_rs", "informedness", "k", "balanced_accuracy", "f1"])
+@pytest.mark.parametrize("factor", [1e-160, 1e-20, 1e40, 1e77, 1e150])
+def test_scale_invariant_measures_hold_at_any_magnitude(name, factor):
+    """Counts (weighted sums) multiplied by any factor give the same value: products of two or
+    four marginals neither overflow past 1e77 nor underflow for tiny weights."""
+    rng = np.random.default_rng(3)
+    tp, fp, fn, tn = rng.integers(1, 60, (4, 500)).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = fm.compute(name, tp=tp, fp=fp, fn=fn, tn=tn)
+        scaled = fm.compute(name, tp=tp * factor, fp=fp * factor, fn=fn * factor, tn=tn * factor)
+    np.testing.assert_allclose(scaled, plain, rtol=1e-12)
