@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._errors import InputError, ParameterError
+from ._html import table_html
 
 
 def _check_layout(shape, axes, coords, coord_axes) -> None:
@@ -509,6 +510,11 @@ class Scores(_Labelled):
     def __repr__(self) -> str:
         dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
         return f"Scores(measures={list(self.measures)}; {dims})"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the first cells, one column per measure, each interval beside its
+        value (see :meth:`to_arrow`, ``wide=True``)."""
+        return table_html(self.to_arrow(wide=True), repr(self))
 
     def __getitem__(self, measure: str) -> np.ndarray:
         """Values of one measure, shape = batch shape."""

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._html import table_html
 from ..measures import registry
 from ..tensor import Roles, Scores
 from ._kernels import _last_axis_first
@@ -31,6 +32,14 @@ class MetaResult:
     summary: pa.Table
     detail: pa.Table | None = None
     params: dict = field(default_factory=dict)
+
+    def _repr_html_(self) -> str:
+        """A notebook's view of the summary (a leaderboard's intervals beside its values), with
+        the size of the detail table."""
+        title = f"{self.summary.num_rows:,} rows"
+        if self.detail is not None:
+            title += f"; detail: {self.detail.num_rows:,} rows (.detail)"
+        return table_html(self.summary, title)
 
 
 def higher_is_better(label: str) -> bool:
