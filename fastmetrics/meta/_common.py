@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._threads import in_ranges
 from ..measures import registry
 from ..tensor import Scores, inverse, role_names, user_names
 from ._kernels import _last_axis_first
@@ -199,7 +200,8 @@ def sliced_values(scores, oriented: bool = True):
     rows = np.ascontiguousarray(rows if "topic" in axes else rows[:, :, None])
     n_measures, n_systems, n_topics = rows.shape[:3]
     values = np.empty((rows[0, 0, 0].size, n_measures, n_systems * n_topics))
-    _last_axis_first(rows.reshape(n_measures, n_systems * n_topics, -1), values)
+    tiles = n_measures * ((n_systems * n_topics + 63) // 64)
+    in_ranges(_last_axis_first, tiles, rows.reshape(n_measures, n_systems * n_topics, -1), values)
     values = values.reshape(-1, n_measures, n_systems, n_topics)
     if oriented:
         values *= np.array([1.0 if higher_is_better(m) else -1.0 for m in scores.measures])[:, None, None]

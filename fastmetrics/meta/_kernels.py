@@ -2,12 +2,18 @@
 
 Each kernel reproduces a per-pair definition of its job exactly (same integer counts, same float
 operations where the result is a ratio); the jobs' modules say which definition.
+
+The kernels over rows, pairs or topics take a range ``start, stop`` of them, release the GIL and
+run on Python threads (:func:`fastmetrics._threads.in_ranges`), not in a ``prange``: a parallel
+kernel compiles several times slower (seconds, paid on a first call in every fresh environment,
+where a report's meta-evaluation of a few systems takes milliseconds) and the threads share the
+work as evenly.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 
@@ -41,20 +47,21 @@ def _subset_ranks(x, order, keep, ranks):
     return n, distinct < 2
 
 
-@njit(cache=True, parallel=True)
-def _spearman_pairs(values, order, first, second, out):
-    """out[p] = Spearman (average ranks) of the rows first[p], second[p] of ``values[topic,
-    system]`` over the systems defined on both; NaN when fewer than two remain or a side is
-    constant. ``order[t]`` sorts row t ascending, NaN last."""
+@njit(cache=True, nogil=True)
+def _spearman_pairs(start, stop, values, order, first, second, out):
+    """out[p] for start <= p < stop = Spearman (average ranks) of the rows first[p], second[p]
+    of ``values[topic, system]`` over the systems defined on both; NaN when fewer than two
+    remain or a side is constant. ``order[t]`` sorts row t ascending, NaN last."""
     n_systems = values.shape[1]
-    for p in prange(first.size):
+    # a pair reads back only the ranks of the systems it keeps, which it has just written
+    keep = np.empty(n_systems, np.bool_)
+    ra = np.empty(n_systems)
+    rb = np.empty(n_systems)
+    for p in range(start, stop):
         a = values[first[p]]
         b = values[second[p]]
-        keep = np.empty(n_systems, np.bool_)
         for s in range(n_systems):
             keep[s] = not (np.isnan(a[s]) or np.isnan(b[s]))
-        ra = np.zeros(n_systems)
-        rb = np.zeros(n_systems)
         n, flat_a = _subset_ranks(a, order[first[p]], keep, ra)
         _, flat_b = _subset_ranks(b, order[second[p]], keep, rb)
         if n < 2 or flat_a or flat_b:
@@ -74,21 +81,23 @@ def _spearman_pairs(values, order, first, second, out):
         out[p] = sxy / np.sqrt(sxx * syy)
 
 
-@njit(cache=True, parallel=True)
-def _unit_ranks(values, order, z):
-    """z[r] = the average ranks of ``values[r]`` centred and scaled to unit length (so that the
-    Spearman correlation of two rows is their dot product); NaN where the row has an undefined
-    entry, is constant or has fewer than two entries. ``order[r]`` sorts row r ascending."""
-    n_rows, size = values.shape
-    for r in prange(n_rows):
-        keep = np.empty(size, np.bool_)
+@njit(cache=True, nogil=True)
+def _unit_ranks(start, stop, values, order, z):
+    """z[r] for start <= r < stop = the average ranks of ``values[r]`` centred and scaled to unit
+    length (so that the Spearman correlation of two rows is their dot product); NaN where the row
+    has an undefined entry, is constant or has fewer than two entries. ``order[r]`` sorts row r
+    ascending."""
+    size = values.shape[1]
+    keep = np.empty(size, np.bool_)
+    for r in range(start, stop):
         clean = True
         for s in range(size):
             keep[s] = not np.isnan(values[r, s])
             clean = clean and keep[s]
         n, flat = _subset_ranks(values[r], order[r], keep, z[r])
         if not clean or flat or n < 2:
-            z[r, :] = np.nan
+            for s in range(size):
+                z[r, s] = np.nan
             continue
         mean = 0.5 * (n + 1)
         sxx = 0.0
@@ -120,35 +129,38 @@ def _cuts_at_or_below(v, cuts):
     return position
 
 
-@njit(cache=True, parallel=True)
-def _strictness_tops(flat, ordered, defined, thresholds, members, starts):
-    """For each row m of ``flat[measure, output]``: the defined outputs at or above the lowest
+@njit(cache=True, nogil=True)
+def _strictness_tops(start, stop, flat, ordered, defined, thresholds, members, starts):
+    """For each row start <= m < stop of ``flat[measure, output]``: the defined outputs at or above the lowest
     level, grouped by the number of levels they reach (``members[m, starts[m, j]:starts[m, j + 1]]``
     reach exactly j + 1 of the ascending ``thresholds``, highest group first). ``ordered[m]`` is row
     m sorted (NaN last), ``defined[m]`` its number of values. An output's level is the fraction of
     the row's values at or below its own; it reaches th when that fraction >= th, i.e. when its
     value is at least the cut, the smallest value whose count of values at or below it makes
     count / n >= th (the same float comparison as the per-pair walk)."""
-    n_rows, size = flat.shape
+    size = flat.shape[1]
     levels = thresholds.size
-    for m in prange(n_rows):
+    # padded to a power of two (128 at least) with +inf for the search below; a row writes
+    # cuts[:levels] only
+    width = 128
+    while width < levels + 1:
+        width *= 2
+    cuts = np.full(width, np.inf)
+    reach = np.empty(size, np.int64)
+    sizes = np.empty(levels + 1, np.int64)
+    for m in range(start, stop):
         n = defined[m]
-        starts[m, :] = 0
+        for j in range(levels + 1):
+            starts[m, j] = 0
+            sizes[j] = 0
         if n == 0:
             continue
-        # padded to a power of two (128 at least) with +inf for the search below
-        width = 128
-        while width < levels + 1:
-            width *= 2
-        cuts = np.full(width, np.inf)
         for k in range(levels):
             # the smallest count with count / n >= th in floats: counts two below th * n fail
             count = max(1, int(np.ceil(thresholds[k] * n)) - 2)
             while count / n < thresholds[k]:
                 count += 1
             cuts[k] = ordered[m, count - 1]
-        reach = np.zeros(size, np.int64)
-        sizes = np.zeros(levels + 1, np.int64)
         for o in range(size):
             position = _cuts_at_or_below(flat[m, o], cuts)
             reach[o] = position
@@ -167,18 +179,19 @@ def _strictness_tops(flat, ordered, defined, thresholds, members, starts):
                 fill[j] += 1
 
 
-@njit(cache=True, parallel=True)
-def _strictness_shared(flat, ordered, defined, members, starts, first, second, out):
-    """out[p, k] = strictness at the k-th ascending level of measure first[p] against second[p],
+@njit(cache=True, nogil=True)
+def _strictness_shared(start, stop, flat, ordered, defined, members, starts, first, second, out):
+    """out[p, k] for start <= p < stop = strictness at the k-th ascending level of measure first[p] against second[p],
     two measures defined on the same outputs: the lowest value of b over the outputs reaching the
     level, as the fraction of b's values at or below it (the lowest rank, ranks being monotone in
     the value). Groups from :func:`_strictness_tops`."""
     levels = out.shape[1]
-    for p in prange(first.size):
+    for p in range(start, stop):
         a, b = first[p], second[p]
         n = defined[a]
         if n == 0:
-            out[p, :] = np.nan
+            for k in range(levels):
+                out[p, k] = np.nan
             continue
         running = np.inf
         for j in range(levels, 0, -1):
@@ -227,7 +240,10 @@ def _sign_bits(row, tolerance, padded, above, below, undefined):
     systems 64 w .. 64 w + 63; j <= i and NaN differences are marked undefined."""
     n_systems = row.size
     words = padded.size // 64
-    padded[:n_systems] = row
+    # element by element: a slice assignment compiles numba's shape-mismatch error message,
+    # formatting and all (1.8 s of a first call)
+    for j in range(n_systems):
+        padded[j] = row[j]
     for i in range(n_systems):
         for w in range(words):
             k = i * words + w
@@ -244,44 +260,46 @@ def _sign_bits(row, tolerance, padded, above, below, undefined):
             undefined[k] = unknown | ~keep
 
 
-@njit(cache=True, parallel=True)
-def _inconsistency_counts(values, tolerance, n_chunks, bad, both):
-    """bad[c, a, b], both[c, a, b]: over the comparisons (system pairs of one topic of
-    ``values[topic, measure, system]``) of chunk c of the topics, those where measures a and b
-    are both defined, and those where they also order the pair differently (sign of the
+@njit(cache=True, nogil=True)
+def _inconsistency_counts(start, stop, values, tolerance):
+    """``(bad, both)``: ``both[a, b]`` counts the comparisons (system pairs of one topic of
+    ``values[topic, measure, system]``, topics start <= t < stop) where measures a < b are both
+    defined, ``bad[a, b]`` those where they also order the pair differently (sign of the
     difference beyond ``tolerance``, 0 within it). Each measure's signs are packed 64 to a word,
     so that a pair of measures compares 64 comparisons in a few instructions."""
-    n_topics, n_measures, n_systems = values.shape
-    per = (n_topics + n_chunks - 1) // n_chunks
+    n_measures, n_systems = values.shape[1], values.shape[2]
     words = (n_systems + 63) // 64
     size = n_systems * words
-    for c in prange(n_chunks):
-        above = np.empty((n_measures, size), np.uint64)
-        below = np.empty_like(above)
-        undefined = np.empty_like(above)
-        padded = np.full(words * 64, np.nan)
-        for t in range(c * per, min(n_topics, (c + 1) * per)):
-            for m in range(n_measures):
-                _sign_bits(values[t, m], tolerance, padded, above[m], below[m], undefined[m])
-            for a in range(n_measures):
-                for b in range(a + 1, n_measures):
-                    defined = 0
-                    differ = 0
-                    for k in range(size):
-                        ok = ~(undefined[a, k] | undefined[b, k])
-                        defined += _popcount(ok)
-                        differ += _popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
-                    both[c, a, b] += defined
-                    bad[c, a, b] += differ
+    bad = np.zeros((n_measures, n_measures), np.int64)
+    both = np.zeros((n_measures, n_measures), np.int64)
+    above = np.empty((n_measures, size), np.uint64)
+    below = np.empty((n_measures, size), np.uint64)
+    undefined = np.empty((n_measures, size), np.uint64)
+    padded = np.full(words * 64, np.nan)
+    for t in range(start, stop):
+        for m in range(n_measures):
+            _sign_bits(values[t, m], tolerance, padded, above[m], below[m], undefined[m])
+        for a in range(n_measures):
+            for b in range(a + 1, n_measures):
+                defined = 0
+                differ = 0
+                for k in range(size):
+                    ok = ~(undefined[a, k] | undefined[b, k])
+                    defined += _popcount(ok)
+                    differ += _popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
+                both[a, b] += defined
+                bad[a, b] += differ
+    return bad, both
 
 
-@njit(cache=True, parallel=True)
-def _last_axis_first(values, out):
-    """out[k, m, o] = values[m, o, k], in tiles of 64 outputs so that reads and writes stay in
-    cache lines (numpy's copy of the transposed view walks memory with the last axis' stride)."""
-    n_rows, size, n_last = values.shape
+@njit(cache=True, nogil=True)
+def _last_axis_first(start, stop, values, out):
+    """out[k, m, o] = values[m, o, k] for the tiles start <= job < stop of 64 outputs (row
+    ``job // tiles``), so that reads and writes stay in cache lines (numpy's copy of the
+    transposed view walks memory with the last axis' stride)."""
+    size, n_last = values.shape[1], values.shape[2]
     tiles = (size + 63) // 64
-    for job in prange(n_rows * tiles):
+    for job in range(start, stop):
         m = job // tiles
         start = (job % tiles) * 64
         stop = min(size, start + 64)
@@ -290,10 +308,11 @@ def _last_axis_first(values, out):
                 out[k, m, o] = values[m, o, k]
 
 
-@njit(cache=True, parallel=True)
-def nanmean_rows(values, out):
-    """``out[i]``: the mean of the values of row ``i`` that are not NaN (NaN if none is)."""
-    for i in prange(values.shape[0]):
+@njit(cache=True, nogil=True)
+def nanmean_rows(start, stop, values, out):
+    """``out[i]`` for start <= i < stop: the mean of the values of row ``i`` that are not NaN
+    (NaN if none is)."""
+    for i in range(start, stop):
         total = 0.0
         n = 0
         for v in values[i]:

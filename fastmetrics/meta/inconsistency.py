@@ -15,11 +15,11 @@ depend on which other measures were computed; fastmetrics follows the definition
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._threads import in_ranges, thread_count
 from ._common import MetaResult, in_roles, sliced_values
 from ._kernels import _inconsistency_counts
 
@@ -42,13 +42,11 @@ def inconsistency_counts(values: np.ndarray, tolerance: float):
     inconsistent, comparisons : ndarray of int64, shape (n_measures, n_measures)
         Symmetric; the diagonal means nothing.
     """
-    n_measures = values.shape[0]
     by_topic = np.ascontiguousarray(values.transpose(2, 0, 1))
-    n_chunks = max(1, min(by_topic.shape[0], 4 * numba.get_num_threads()))
-    bad = np.zeros((n_chunks, n_measures, n_measures), np.int64)
-    both = np.zeros_like(bad)
-    _inconsistency_counts(by_topic, float(tolerance), n_chunks, bad, both)
-    bad, both = bad.sum(axis=0), both.sum(axis=0)
+    # more chunks than threads: a thread that finishes early takes another
+    chunks = in_ranges(_inconsistency_counts, by_topic.shape[0], by_topic, float(tolerance), parts=4 * thread_count())
+    bad = sum(c[0] for c in chunks)
+    both = sum(c[1] for c in chunks)
     return bad + bad.T, both + both.T
 
 

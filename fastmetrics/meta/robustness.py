@@ -15,6 +15,7 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
+from .._threads import in_ranges
 from ._common import MetaResult, in_roles, labels_array, system_topic_values
 from ._kernels import _spearman_pairs, _unit_ranks
 
@@ -33,7 +34,8 @@ def _rank_rows(values: np.ndarray):
     order = np.argsort(values_t, axis=2)
     flat = (-1, values_t.shape[2])
     z = np.empty(values_t.shape)
-    _unit_ranks(values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
+    rows = values_t.shape[0] * values_t.shape[1]
+    in_ranges(_unit_ranks, rows, values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
     return values_t, order, z, np.isnan(values_t).any(axis=2)
 
 
@@ -41,7 +43,7 @@ def _ranked_anew(values_t, order, first, second) -> np.ndarray:
     """The per-pair definition, for pairs touching a topic with an undefined system (their ranks
     depend on which systems the pair keeps)."""
     out = np.empty(first.size)
-    _spearman_pairs(values_t, order, first.astype(np.int64), second.astype(np.int64), out)
+    in_ranges(_spearman_pairs, first.size, values_t, order, first.astype(np.int64), second.astype(np.int64), out)
     return out
 
 

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
+from .._threads import in_ranges
 from ._common import MetaResult, in_roles, sliced_values
 from ._kernels import _strictness_shared, _strictness_tops
 
@@ -88,9 +89,10 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
         defined = np.full(rows.size, kept.shape[1], np.int64)
         members = np.empty(kept.shape, np.int64)
         starts = np.empty((rows.size, th.size + 1), np.int64)
-        _strictness_tops(kept, ordered, defined, th, members, starts)
+        in_ranges(_strictness_tops, rows.size, kept, ordered, defined, th, members, starts)
         values = np.empty((first.size, th.size))
-        _strictness_shared(kept, ordered, defined, members, starts, local[: first.size], local[first.size :], values)
+        pairs = (local[: first.size], local[first.size :])
+        in_ranges(_strictness_shared, first.size, kept, ordered, defined, members, starts, *pairs, values)
         out[first, second] = values
     if bar is not None:
         bar.update(1)
