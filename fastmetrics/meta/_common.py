@@ -14,6 +14,12 @@ from ..measures import registry
 from ..tensor import Scores, inverse, role_names, user_names
 from ._kernels import _last_axis_first
 
+# Up to this many values in a job's largest array, numpy computes the job: in milliseconds, where
+# a first call in a fresh environment would compile the job's kernels for a second or more (a
+# report's meta-evaluation of a few systems and topics). Beyond it the kernels run, compiled once
+# and then read from numba's cache.
+NUMPY_VALUES = 1 << 20
+
 
 @dataclass
 class MetaResult:
@@ -199,9 +205,12 @@ def sliced_values(scores, oriented: bool = True):
     rows = np.transpose(scores.values, order + [1 + axes.index(a) for a in extra])
     rows = np.ascontiguousarray(rows if "topic" in axes else rows[:, :, None])
     n_measures, n_systems, n_topics = rows.shape[:3]
-    values = np.empty((rows[0, 0, 0].size, n_measures, n_systems * n_topics))
-    tiles = n_measures * ((n_systems * n_topics + 63) // 64)
-    in_ranges(_last_axis_first, tiles, rows.reshape(n_measures, n_systems * n_topics, -1), values)
+    flat = rows.reshape(n_measures, n_systems * n_topics, -1)
+    if flat.size <= NUMPY_VALUES:
+        values = np.ascontiguousarray(np.moveaxis(flat, 2, 0))
+    else:
+        values = np.empty((flat.shape[2], n_measures, n_systems * n_topics))
+        in_ranges(_last_axis_first, n_measures * ((n_systems * n_topics + 63) // 64), flat, values)
     values = values.reshape(-1, n_measures, n_systems, n_topics)
     if oriented:
         values *= np.array([1.0 if higher_is_better(m) else -1.0 for m in scores.measures])[:, None, None]

@@ -20,15 +20,16 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._threads import in_ranges, thread_count
+from . import _common
 from ._common import MetaResult, in_roles, sliced_values
 from ._kernels import _inconsistency_counts
 
 
-def inconsistency_counts(values: np.ndarray, tolerance: float):
+def inconsistency_counts(values: np.ndarray, tolerance: float, by_numpy: bool = False):
     """Count the comparisons each pair of measures orders differently, and those both define.
 
     One pass over the comparisons: each system pair of a topic is signed once per measure, the
-    topics go in chunks over the threads.
+    topics go in chunks over the threads (by numpy on a few comparisons, :func:`_counts_numpy`).
 
     Parameters
     ----------
@@ -36,18 +37,45 @@ def inconsistency_counts(values: np.ndarray, tolerance: float):
         Oriented values (higher is better for every measure).
     tolerance : float
         Differences within it are ties.
+    by_numpy : bool, default False
+        Count by numpy (:func:`_counts_numpy`), not by the kernel.
 
     Returns
     -------
     inconsistent, comparisons : ndarray of int64, shape (n_measures, n_measures)
         Symmetric; the diagonal means nothing.
     """
+    if by_numpy:
+        return _counts_numpy(values, tolerance)
     by_topic = np.ascontiguousarray(values.transpose(2, 0, 1))
     # more chunks than threads: a thread that finishes early takes another
     chunks = in_ranges(_inconsistency_counts, by_topic.shape[0], by_topic, float(tolerance), parts=4 * thread_count())
     bad = sum(c[0] for c in chunks)
     both = sum(c[1] for c in chunks)
     return bad + bad.T, both + both.T
+
+
+def _counts_numpy(values: np.ndarray, tolerance: float):
+    """:func:`inconsistency_counts` by numpy: the signs of every comparison of every measure at
+    once, and the pairs of measures as products of their indicator rows (exact integers)."""
+    n_measures, n_systems, _ = values.shape
+    first, second = np.triu_indices(n_systems, 1)
+    differences = (values[:, first] - values[:, second]).reshape(n_measures, -1)
+    defined = ~np.isnan(differences)
+    both = _pair_sums(defined)
+    agree = sum(
+        _pair_sums(defined & side)
+        for side in (differences > tolerance, differences < -tolerance, np.abs(differences) <= tolerance)
+    )
+    return both - agree, both
+
+
+def _pair_sums(indicators: np.ndarray) -> np.ndarray:
+    """``out[a, b]`` = the comparisons both rows a and b of ``indicators`` mark; 0 on the diagonal."""
+    rows = indicators.astype(np.float64)
+    out = np.rint(rows @ rows.T).astype(np.int64)
+    np.fill_diagonal(out, 0)
+    return out
 
 
 def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", topic: str = "topic") -> MetaResult:
@@ -79,7 +107,9 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
     values, slices = sliced_values(scores)
     names = list(scores.measures)
     first, second = np.nonzero(~np.eye(len(names), dtype=bool))
-    counted = [inconsistency_counts(v, tolerance) for v in values]
+    n_slices, n_measures, n_systems, n_topics = values.shape
+    comparisons = n_slices * n_measures * n_systems * (n_systems - 1) // 2 * n_topics
+    counted = [inconsistency_counts(v, tolerance, comparisons <= _common.NUMPY_VALUES) for v in values]
     bad = np.stack([c[0][first, second] for c in counted]).reshape(-1)
     total = np.stack([c[1][first, second] for c in counted]).reshape(-1)
     with np.errstate(invalid="ignore", divide="ignore"):

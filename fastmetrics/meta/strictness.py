@@ -13,12 +13,15 @@ A strict measure ranks an output high only if every other measure does too. For 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
 from .._threads import in_ranges
+from . import _common
 from ._common import MetaResult, in_roles, sliced_values
 from ._kernels import _strictness_shared, _strictness_tops
 
@@ -53,7 +56,9 @@ def _pairs_by_outputs(flat: np.ndarray):
         yield np.flatnonzero(keep), *np.array(pairs, np.int64).reshape(-1, 2).T
 
 
-def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress | None = None) -> np.ndarray:
+def pairwise_strictness(
+    flat: np.ndarray, thresholds: np.ndarray, bar: Progress | None = None, by_numpy: bool = False
+) -> np.ndarray:
     """Strictness of every measure against every other at each threshold.
 
     The pairs are taken by the outputs both measures define (usually all of them, or those of the
@@ -61,6 +66,8 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
     outputs reaching each level of it are grouped once; a pair (a, b) then takes the running
     minimum of b over a's groups, from the top down, and that minimum's rank is the count of b's
     values at or below it (ranks grow with the value, so the lowest rank is the lowest value's).
+    Kernels do this on ranges of rows and pairs over the threads; numpy, on a few outputs
+    (:func:`_group_numpy`).
 
     Parameters
     ----------
@@ -70,6 +77,8 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
         The levels ``th``, in (0, 1].
     bar : Progress, optional
         Advanced once, when done.
+    by_numpy : bool, default False
+        Compute by numpy (:func:`_group_numpy`), not by the kernels.
 
     Returns
     -------
@@ -85,13 +94,16 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
         rows, local = np.unique(np.concatenate([first, second]), return_inverse=True)
         kept = flat[rows] if outputs is None else flat[rows][:, outputs]
         kept = np.ascontiguousarray(kept, np.float64)
+        pairs = (local[: first.size], local[first.size :])
+        if by_numpy:
+            out[first, second] = _group_numpy(kept, th, *pairs)
+            continue
         ordered = np.sort(kept, axis=1)
         defined = np.full(rows.size, kept.shape[1], np.int64)
         members = np.empty(kept.shape, np.int64)
         starts = np.empty((rows.size, th.size + 1), np.int64)
         in_ranges(_strictness_tops, rows.size, kept, ordered, defined, th, members, starts)
         values = np.empty((first.size, th.size))
-        pairs = (local[: first.size], local[first.size :])
         in_ranges(_strictness_shared, first.size, kept, ordered, defined, members, starts, *pairs, values)
         out[first, second] = values
     if bar is not None:
@@ -99,6 +111,42 @@ def pairwise_strictness(flat: np.ndarray, thresholds: np.ndarray, bar: Progress 
     result = np.empty_like(out)
     result[..., rise] = out
     return result
+
+
+def _level_counts(th: np.ndarray, n: int) -> np.ndarray:
+    """For each level, the smallest count of values at or below an output that makes its rank
+    ``count / n`` reach the level, by the same float comparison as the per-pair walk."""
+    counts = np.empty(th.size, np.int64)
+    for k, level in enumerate(th.tolist()):
+        count = max(1, math.ceil(level * n) - 2)  # counts two below level * n fail in floats
+        while count / n < level:
+            count += 1
+        counts[k] = count
+    return counts
+
+
+def _group_numpy(kept: np.ndarray, th: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``values[p, k]``: strictness at ``th[k]`` (ascending) of row first[p] of ``kept[row,
+    output]`` (every value defined) against row second[p], as the kernels compute it: an output
+    reaches the levels whose cut (the value at the level's count) it is at or above; for each
+    level, the lowest value of b over a's outputs reaching it, and the count of b's values at or
+    below that (all of them when no output reaches the level)."""
+    n = kept.shape[1]
+    if n == 0:
+        return np.full((first.size, th.size), np.nan)
+    ordered = np.sort(kept, axis=1)
+    cuts = ordered[:, _level_counts(th, n) - 1]
+    out = np.empty((first.size, th.size))
+    levels = np.arange(1, th.size + 1)
+    for a in np.unique(first):
+        reach = np.searchsorted(cuts[a], kept[a], side="right")
+        top_down = np.argsort(-reach, kind="stable")
+        reaching = np.searchsorted(-reach[top_down], -levels, side="right")  # outputs reaching each level
+        for p in np.flatnonzero(first == a):
+            running = np.minimum.accumulate(kept[second[p], top_down])
+            lowest = np.where(reaching > 0, running[np.maximum(reaching, 1) - 1], np.inf)
+            out[p] = np.searchsorted(ordered[second[p]], lowest, side="right") / n
+    return out
 
 
 def strictness(
@@ -139,7 +187,10 @@ def strictness(
         raise ParameterError("Strictness compares measures: give at least two.")
     values, slices = sliced_values(scores)
     bar = Progress(len(values), "strictness", quiet=not progress)
-    pairwise = np.stack([pairwise_strictness(v.reshape(len(names), -1), th) for v in _advancing(values, bar)])
+    by_numpy = values.size * len(names) <= _common.NUMPY_VALUES  # numpy's work: each pair's running minima
+    pairwise = np.stack(
+        [pairwise_strictness(v.reshape(len(names), -1), th, by_numpy=by_numpy) for v in _advancing(values, bar)]
+    )
     bar.close()
     masked = np.where(np.isnan(pairwise), np.inf, pairwise)
     masked[:, np.arange(len(names)), np.arange(len(names))] = np.inf
