@@ -36,6 +36,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._kernels import group_kernel
 from .registry import Measure, Param, register
 
 NAN = np.nan
@@ -54,7 +55,7 @@ def _total(tp, fp, fn, tn):
     return tp[0] + fp[0] + fn[0] + tn[0]
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier(tp, fp, fn, tn, scores, params):
     """Mean squared difference between the score and the gold label (1 positive, 0 negative)."""
     total = _total(tp, fp, fn, tn)
@@ -68,7 +69,7 @@ def brier(tp, fp, fn, tn, scores, params):
     return s / total
 
 
-@numba.njit(cache=True)
+@group_kernel
 def _murphy(tp, fp, fn, tn, scores, part):
     """Reliability (part 0) or resolution (part 1) of Murphy's decomposition, one bin per score."""
     total = _total(tp, fp, fn, tn)
@@ -83,19 +84,19 @@ def _murphy(tp, fp, fn, tn, scores, part):
     return s / total
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier_reliability(tp, fp, fn, tn, scores, params):
     """Σ n_k (f_k − ō_k)² / N: how far each score is from the frequency it is followed by."""
     return _murphy(tp, fp, fn, tn, scores, 0)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier_resolution(tp, fp, fn, tn, scores, params):
     """Σ n_k (ō_k − ō)² / N: how far the frequencies after each score are from the base rate."""
     return _murphy(tp, fp, fn, tn, scores, 1)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier_uncertainty(tp, fp, fn, tn, scores, params):
     """ō (1 − ō): the Brier score of always forecasting the base rate."""
     total = _total(tp, fp, fn, tn)
@@ -116,7 +117,7 @@ def _width_bin(f, bins):
     return b
 
 
-@numba.njit(cache=True)
+@group_kernel
 def _binned_gaps(tp, fp, fn, tn, scores, bins, mass, worst):
     """ECE (worst False) or MCE (worst True) over equal-width (mass False) or equal-mass bins.
 
@@ -143,25 +144,25 @@ def _binned_gaps(tp, fp, fn, tn, scores, bins, mass, worst):
     return result
 
 
-@numba.njit(cache=True)
+@group_kernel
 def ece(tp, fp, fn, tn, scores, params):
     """Expected calibration error over equal-width bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), False, False)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def mce(tp, fp, fn, tn, scores, params):
     """Maximum calibration error over equal-width bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), False, True)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def ece_mass(tp, fp, fn, tn, scores, params):
     """Expected calibration error over equal-mass bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), True, False)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def mce_mass(tp, fp, fn, tn, scores, params):
     """Maximum calibration error over equal-mass bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), True, True)
