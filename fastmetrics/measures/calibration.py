@@ -169,17 +169,18 @@ def mce_mass(tp, fp, fn, tn, scores, params):
 
 
 @numba.njit(cache=True)
-def _reliability_bins(tp, fp, scores, bins, mean_score, frequency, weight):
+def _reliability_bins(tp, fp, scores, bins, scored, positives, weight):
+    """Per equal-width bin, the items' weight, their scores' and their positives' sums."""
     for k in range(tp.size):
         n, o = _level(tp, fp, k)
         b = _width_bin(scores[k], bins)
         weight[b] += n
-        mean_score[b] += n * scores[k]
-        frequency[b] += o
+        scored[b] += n * scores[k]
+        positives[b] += o
 
 
 def reliability_bins(counts, scores, bins: int = 10):
-    """The points of a reliability diagram from one group's exact sweep.
+    """The points of a reliability diagram from one group's exact sweep, and its ECE.
 
     Parameters
     ----------
@@ -195,12 +196,23 @@ def reliability_bins(counts, scores, bins: int = 10):
     mean_score, frequency, weight : ndarray, shape (bins,)
         Per bin the mean score, the share of positives (NaN for an empty bin) and the weight of
         its items.
+    ece : float
+        The expected calibration error over these bins: :func:`ece` with ``bins``, the same
+        number (its bins are these, their gaps added in the same order, highest bin first),
+        read off the bins rather than compiled on a first call. NaN for a group without items.
     """
-    mean_score, frequency, weight = np.zeros(bins), np.zeros(bins), np.zeros(bins)
+    scored, positives, weight = np.zeros(bins), np.zeros(bins), np.zeros(bins)
     c = np.asarray(counts, np.float64)
-    _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, mean_score, frequency, weight)
+    _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, scored, positives, weight)
+    total = c[0, 1, 1] + c[0, 0, 1] + c[0, 1, 0] + c[0, 0, 0] if c.shape[0] else 0.0
+    ece = NAN
+    if total > 0:
+        ece = 0.0
+        for b in range(bins - 1, -1, -1):
+            if weight[b] > 0:
+                ece += abs(positives[b] - scored[b]) / total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return mean_score / weight, frequency / weight, weight
+        return scored / weight, positives / weight, weight, float(ece)
 
 
 # -- the records -------------------------------------------------------------------------------
