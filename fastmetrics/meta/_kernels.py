@@ -130,16 +130,16 @@ def _cuts_at_or_below(v, cuts):
 
 
 @njit(cache=True, nogil=True)
-def _strictness_tops(start, stop, flat, ordered, defined, thresholds, members, starts):
-    """For each row start <= m < stop of ``flat[measure, output]``: the defined outputs at or above the lowest
-    level, grouped by the number of levels they reach (``members[m, starts[m, j]:starts[m, j + 1]]``
-    reach exactly j + 1 of the ascending ``thresholds``, highest group first). ``ordered[m]`` is row
-    m sorted (NaN last), ``defined[m]`` its number of values. An output's level is the fraction of
-    the row's values at or below its own; it reaches th when that fraction >= th, i.e. when its
-    value is at least the cut, the smallest value whose count of values at or below it makes
-    count / n >= th (the same float comparison as the per-pair walk)."""
+def _strictness_tops(start, stop, flat, ordered, defined, counts, members, starts):
+    """For each row start <= m < stop of ``flat[measure, output]``: the defined outputs at or
+    above the lowest level, grouped by the number of levels they reach (``members[m,
+    starts[m, j]:starts[m, j + 1]]`` reach exactly j + 1 of the ascending levels, highest group
+    first). ``ordered[m]`` is row m sorted (NaN last), ``defined[m]`` its number of values. An
+    output reaches a level when its value is at least the level's cut, the value at position
+    ``counts[k] - 1`` of the sorted row (the count of values at or below an output that brings its
+    rank to the level, :func:`fastmetrics.meta.strictness.level_counts`)."""
     size = flat.shape[1]
-    levels = thresholds.size
+    levels = counts.size
     # padded to a power of two (128 at least) with +inf for the search below; a row writes
     # cuts[:levels] only
     width = 128
@@ -156,11 +156,7 @@ def _strictness_tops(start, stop, flat, ordered, defined, thresholds, members, s
         if n == 0:
             continue
         for k in range(levels):
-            # the smallest count with count / n >= th in floats: counts two below th * n fail
-            count = max(1, int(np.ceil(thresholds[k] * n)) - 2)
-            while count / n < thresholds[k]:
-                count += 1
-            cuts[k] = ordered[m, count - 1]
+            cuts[k] = ordered[m, counts[k] - 1]
         for o in range(size):
             position = _cuts_at_or_below(flat[m, o], cuts)
             reach[o] = position

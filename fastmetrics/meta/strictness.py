@@ -95,14 +95,16 @@ def pairwise_strictness(
         kept = flat[rows] if outputs is None else flat[rows][:, outputs]
         kept = np.ascontiguousarray(kept, np.float64)
         pairs = (local[: first.size], local[first.size :])
+        n = kept.shape[1]
+        counts = level_counts(th, n) if n else np.ones(th.size, np.int64)  # no values: the counts go unread
         if by_numpy:
-            out[first, second] = _group_numpy(kept, th, *pairs)
+            out[first, second] = _group_numpy(kept, counts, *pairs)
             continue
         ordered = np.sort(kept, axis=1)
-        defined = np.full(rows.size, kept.shape[1], np.int64)
+        defined = np.full(rows.size, n, np.int64)
         members = np.empty(kept.shape, np.int64)
         starts = np.empty((rows.size, th.size + 1), np.int64)
-        in_ranges(_strictness_tops, rows.size, kept, ordered, defined, th, members, starts)
+        in_ranges(_strictness_tops, rows.size, kept, ordered, defined, counts, members, starts)
         values = np.empty((first.size, th.size))
         in_ranges(_strictness_shared, first.size, kept, ordered, defined, members, starts, *pairs, values)
         out[first, second] = values
@@ -113,9 +115,25 @@ def pairwise_strictness(
     return result
 
 
-def _level_counts(th: np.ndarray, n: int) -> np.ndarray:
-    """For each level, the smallest count of values at or below an output that makes its rank
-    ``count / n`` reach the level, by the same float comparison as the per-pair walk."""
+def level_counts(th: np.ndarray, n: int) -> np.ndarray:
+    """The smallest count of values at or below an output that makes its rank reach each level.
+
+    An output's rank is the fraction ``count / n`` of the ``n`` values at or below its own; it
+    reaches ``th`` when that fraction is ``>= th``, compared in floats as the per-pair walk
+    compares it.
+
+    Parameters
+    ----------
+    th : ndarray of float64
+        The levels, in (0, 1].
+    n : int
+        The number of values, at least 1.
+
+    Returns
+    -------
+    ndarray of int64
+        One count per level, in 1 .. n.
+    """
     counts = np.empty(th.size, np.int64)
     for k, level in enumerate(th.tolist()):
         count = max(1, math.ceil(level * n) - 2)  # counts two below level * n fail in floats
@@ -125,19 +143,20 @@ def _level_counts(th: np.ndarray, n: int) -> np.ndarray:
     return counts
 
 
-def _group_numpy(kept: np.ndarray, th: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """``values[p, k]``: strictness at ``th[k]`` (ascending) of row first[p] of ``kept[row,
-    output]`` (every value defined) against row second[p], as the kernels compute it: an output
-    reaches the levels whose cut (the value at the level's count) it is at or above; for each
-    level, the lowest value of b over a's outputs reaching it, and the count of b's values at or
-    below that (all of them when no output reaches the level)."""
+def _group_numpy(kept: np.ndarray, counts: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``values[p, k]``: strictness at the k-th ascending level (its :func:`level_counts`
+    ``counts[k]``) of row first[p] of ``kept[row, output]`` (every value defined) against row
+    second[p], as the kernels compute it: an output reaches the levels whose cut (the value at the
+    level's count) it is at or above; for each level, the lowest value of b over a's outputs
+    reaching it, and the count of b's values at or below that (all of them when no output
+    reaches the level)."""
     n = kept.shape[1]
     if n == 0:
-        return np.full((first.size, th.size), np.nan)
+        return np.full((first.size, counts.size), np.nan)
     ordered = np.sort(kept, axis=1)
-    cuts = ordered[:, _level_counts(th, n) - 1]
-    out = np.empty((first.size, th.size))
-    levels = np.arange(1, th.size + 1)
+    cuts = ordered[:, counts - 1]
+    out = np.empty((first.size, counts.size))
+    levels = np.arange(1, counts.size + 1)
     for a in np.unique(first):
         reach = np.searchsorted(cuts[a], kept[a], side="right")
         top_down = np.argsort(-reach, kind="stable")

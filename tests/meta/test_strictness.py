@@ -150,3 +150,14 @@ def test_an_exact_sweep_has_no_shared_threshold_and_is_refused():
     scores = fm.count(runs, thresholds="exact").evaluate(["f1", "accuracy"])
     with pytest.raises(fm.ParameterError, match="no labels of its own"):
         meta.strictness(scores)
+
+
+def test_level_counts_are_the_smallest_counts_reaching_each_level():
+    """The cuts' counts, against the definition: the smallest count c with c / n >= th in floats
+    (levels such as 0.29 * 100, whose product rounds below the count, included)."""
+    from fastmetrics.meta.strictness import DEFAULT_THRESHOLDS, level_counts
+
+    levels = np.concatenate([DEFAULT_THRESHOLDS, [0.01, 0.1, 0.29, 0.57, 1 / 3, 0.7, 1.0]])
+    for n in [1, 2, 3, 7, 10, 100, 101, 1000, 12345]:
+        expected = [min(c for c in range(1, n + 1) if c / n >= th) for th in levels]
+        assert level_counts(levels, n).tolist() == expected
