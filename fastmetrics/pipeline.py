@@ -262,7 +262,6 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
     areas = exact.evaluate(["roc_auc", "average_precision"])
     scores = np.asarray(exact.coords["threshold"], np.float64)
     probabilities = bool(scores.size) and scores.min() >= 0.0 and scores.max() <= 1.0
-    calibrated = exact.evaluate(["brier"]) if probabilities else None  # the ECE comes with the bins
     area_of = {str(s): i for i, s in enumerate(areas.coords["system"].tolist())}
     informative = [i for i, m in enumerate(measures) if not one_sided(m)]  # precision's, recall's optima: the ends
     best = None
@@ -283,10 +282,8 @@ def threshold_curves(runs: pa.Table, gold, systems: list, measures: list, thresh
         auc, ap = areas.values[:, area_of[str(system)]]
         out.roc.append((system, points["fallout"][cells], points["recall"][cells], auc))
         out.pr.append((system, points["recall"][cells], points["precision"][cells], ap))
-        if calibrated is not None:
-            mean_score, frequency, mass, ece = reliability_bins(exact.counts[cells], scores[cells], 10)
-            brier = calibrated.values[0, area_of[str(system)]]
-            out.reliability.append((system, mean_score, frequency, mass, ece, brier))
+        if probabilities:  # the bins, their ECE and the Brier score in one pass
+            out.reliability.append((system, *reliability_bins(exact.counts[cells], scores[cells], 10)))
     return out
 
 

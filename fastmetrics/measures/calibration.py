@@ -55,6 +55,13 @@ def _total(tp, fp, fn, tn):
     return tp[0] + fp[0] + fn[0] + tn[0]
 
 
+@numba.njit(cache=True, inline="always")  # no module of its own to compile
+def _squared_errors(n, o, f):
+    """The squared differences between the score f and the labels of the n items scoring it, o of
+    them positive (Brier's sum, shared by the measure and the reliability diagram)."""
+    return o * (1.0 - f) ** 2 + (n - o) * f * f
+
+
 @group_kernel
 def brier(tp, fp, fn, tn, scores, params):
     """Mean squared difference between the score and the gold label (1 positive, 0 negative)."""
@@ -64,8 +71,7 @@ def brier(tp, fp, fn, tn, scores, params):
     s = 0.0
     for k in range(tp.size):
         n, o = _level(tp, fp, k)
-        f = scores[k]
-        s += o * (1.0 - f) ** 2 + (n - o) * f * f
+        s += _squared_errors(n, o, scores[k])
     return s / total
 
 
@@ -170,17 +176,21 @@ def mce_mass(tp, fp, fn, tn, scores, params):
 
 @numba.njit(cache=True)
 def _reliability_bins(tp, fp, scores, bins, scored, positives, weight):
-    """Per equal-width bin, the items' weight, their scores' and their positives' sums."""
+    """Per equal-width bin, the items' weight, their scores' and their positives' sums; returns
+    the sum of the squared errors (Brier's, in :func:`brier`'s order)."""
+    squares = 0.0
     for k in range(tp.size):
         n, o = _level(tp, fp, k)
         b = _width_bin(scores[k], bins)
         weight[b] += n
         scored[b] += n * scores[k]
         positives[b] += o
+        squares += _squared_errors(n, o, scores[k])
+    return squares
 
 
 def reliability_bins(counts, scores, bins: int = 10):
-    """The points of a reliability diagram from one group's exact sweep, and its ECE.
+    """The points of a reliability diagram from one group's exact sweep, and its ECE and Brier score.
 
     Parameters
     ----------
@@ -196,23 +206,26 @@ def reliability_bins(counts, scores, bins: int = 10):
     mean_score, frequency, weight : ndarray, shape (bins,)
         Per bin the mean score, the share of positives (NaN for an empty bin) and the weight of
         its items.
-    ece : float
-        The expected calibration error over these bins: :func:`ece` with ``bins``, the same
-        number (its bins are these, their gaps added in the same order, highest bin first),
-        read off the bins rather than compiled on a first call. NaN for a group without items.
+    ece, brier : float
+        The expected calibration error over these bins and the Brier score: :func:`ece` with
+        ``bins`` and :func:`brier`, the same numbers (ece's bins are these, their gaps added in
+        the same order, highest bin first; Brier's squared errors summed as it sums them), taken
+        in the pass that bins the scores rather than by two more kernels to compile on a first
+        call. NaN for a group without items.
     """
     scored, positives, weight = np.zeros(bins), np.zeros(bins), np.zeros(bins)
     c = np.asarray(counts, np.float64)
-    _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, scored, positives, weight)
+    squares = _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, scored, positives, weight)
     total = c[0, 1, 1] + c[0, 0, 1] + c[0, 1, 0] + c[0, 0, 0] if c.shape[0] else 0.0
-    ece = NAN
+    ece = brier = NAN
     if total > 0:
         ece = 0.0
         for b in range(bins - 1, -1, -1):
             if weight[b] > 0:
                 ece += abs(positives[b] - scored[b]) / total
+        brier = squares / total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return scored / weight, positives / weight, weight, float(ece)
+        return scored / weight, positives / weight, weight, float(ece), float(brier)
 
 
 # -- the records -------------------------------------------------------------------------------
