@@ -60,6 +60,30 @@ def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
         return _pools[threads]
 
 
+def in_ranges(function, n: int, *args, parts: int | None = None) -> list:
+    """Call ``function(start, stop, *args)`` over consecutive ranges covering ``range(n)``, on
+    the threads (:func:`on_threads`).
+
+    Parameters
+    ----------
+    function : callable
+        Releases the GIL (a ``nogil`` numba kernel over the rows ``start:stop`` of its arrays).
+    n : int
+        The number of rows.
+    *args
+        The arguments after ``start, stop``, the same for every range.
+    parts : int, optional
+        The number of ranges (default: one a thread); never more than ``n``.
+
+    Returns
+    -------
+    list
+        Each range's result, in the order of the ranges.
+    """
+    parts = max(1, min(n, parts or thread_count()))
+    return on_threads(function, [(n * c // parts, n * (c + 1) // parts, *args) for c in range(parts)])
+
+
 def thread_count() -> int:
     """How many calls :func:`on_threads` runs at once (numba's thread count)."""
     return max(1, numba.get_num_threads())

@@ -24,6 +24,7 @@ STAGES = {
     "fastmetrics._progress": "base",
     "fastmetrics._threads": "base",
     "fastmetrics._strings": "base",
+    "fastmetrics._formats": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",

@@ -14,13 +14,17 @@ comparison is skipped and a pair of such measures defines ``n (n - 1) / 2`` comp
 The rows are read where :class:`~fastmetrics.tensor.Scores` keeps them -- ``values[measure,
 system, topic, slice]`` -- a topic's values of every slice (a threshold sweep's thresholds)
 gathered once into a buffer of the thread, so no transposed copy of the scores is made.
+
+:func:`inconsistency_counts` takes a range of chunks of topics, releases the GIL and runs on
+Python threads (:func:`fastmetrics._threads.in_ranges`), not in a ``prange``: a parallel kernel
+compiles several times slower, paid on a first call in every fresh environment.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 from ..count.draws import popcount
@@ -115,18 +119,19 @@ def _gather_topic(values, signs, t, slab):
                 slab[k, m, s] = signs[m] * run[k]
 
 
-@njit(cache=True, parallel=True)
-def inconsistency_counts(values, signs, tolerance, n_chunks, bad, both):
-    """bad[c, k, a, b], both[c, k, a, b] for ``a < b``: over the comparisons of chunk ``c`` of the
-    topics in slice ``k`` of ``values[measure, system, topic, slice]`` (times ``signs[measure]``,
-    +1 or -1, so that higher is better), those measures ``a`` and ``b`` both define, and those
-    they also sign differently. See the module docstring."""
+@njit(cache=True, nogil=True)
+def inconsistency_counts(begin, end, values, signs, tolerance, n_chunks, bad, both):
+    """bad[c, k, a, b], both[c, k, a, b] for ``a < b`` and begin <= c < end: over the comparisons
+    of chunk ``c`` (of ``n_chunks``) of the topics in slice ``k`` of ``values[measure, system,
+    topic, slice]`` (times ``signs[measure]``, +1 or -1, so that higher is better), those
+    measures ``a`` and ``b`` both define, and those they also sign differently. See the module
+    docstring."""
     n_measures, n_systems, n_topics, n_slices = values.shape
     chunks = (n_systems + 7) // 8
     stride = (chunks + 7) // 8 * 8  # bytes a row: whole words
     triangle = _triangle(n_systems, stride).view(np.uint64)
     per = (n_topics + n_chunks - 1) // n_chunks
-    for c in prange(n_chunks):
+    for c in range(begin, end):
         slab = np.full((n_slices, n_measures, chunks * 8), np.nan)
         above = np.zeros((n_measures, n_systems * stride), np.uint8)
         below = np.zeros_like(above)
