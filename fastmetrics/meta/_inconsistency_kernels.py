@@ -111,12 +111,12 @@ def _finite(row, n):
 @njit(cache=True, inline="always")
 def _gather_topic(values, signs, t, slab):
     """``slab[k, m, s] = signs[m] * values[m, s, t, k]``: a topic's rows of every slice."""
-    n_measures, n_systems = values.shape[0], values.shape[1]
+    n_measures, n_systems, _, n_slices = values.shape
     for m in range(n_measures):
+        sign = signs[m]
         for s in range(n_systems):
-            run = values[m, s, t]
-            for k in range(run.size):
-                slab[k, m, s] = signs[m] * run[k]
+            for k in range(n_slices):  # indexed in place: a view a run cost the serial kernel 0.7 ns a value
+                slab[k, m, s] = sign * values[m, s, t, k]
 
 
 @njit(cache=True, nogil=True)

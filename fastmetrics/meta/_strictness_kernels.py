@@ -138,11 +138,12 @@ def row_levels(begin, end, values, counts, where, start, members, sorted_, wante
 
 @njit(cache=True, nogil=True)
 def level_minima(begin, end, values, levels, minima):
-    """``minima[chunk, a, L, b]`` for the chunks begin <= chunk < end: the lowest ``values[b, o]``
-    over the outputs ``o`` of the chunk that reach exactly ``L`` levels of ``a`` (``levels[a,
-    o]``); the chunks' outputs are one run each (the caller takes the minimum over chunks). A
-    tile of outputs at a time is turned into a row of values each, so that one output lowers the
-    minima of every measure ``b`` as one vector."""
+    """``minima[chunk, a, L, b]`` for the chunks begin <= chunk < end and ``L >= 1``: the lowest
+    ``values[b, o]`` over the outputs ``o`` of the chunk that reach exactly ``L`` levels of ``a``
+    (``levels[a, o]``); the chunks' outputs are one run each (the caller takes the minimum over
+    chunks). ``L = 0`` (outputs below every level, which no strictness reads) is left as it is.
+    A tile of outputs at a time is turned into a row of values each, so that one output lowers
+    the minima of every measure ``b`` as one vector."""
     n_rows, n = values.shape
     n_chunks = minima.shape[0]
     per = (n + n_chunks - 1) // n_chunks
@@ -151,13 +152,15 @@ def level_minima(begin, end, values, levels, minima):
         tile_levels = np.empty((_TILE, n_rows), np.int64)
         for first in range(c * per, min(n, (c + 1) * per), _TILE):
             stop = min(n, first + _TILE, (c + 1) * per)
-            for m in range(n_rows):
-                for o in range(first, stop):
+            for o in range(first, stop):
+                for m in range(n_rows):
                     tile[o - first, m] = values[m, o]
                     tile_levels[o - first, m] = levels[m, o]
             for q in range(stop - first):
                 for a in range(n_rows):
                     level = tile_levels[q, a]
+                    if level == 0:  # about half the outputs of a measure: below its lowest level
+                        continue
                     for b in range(n_rows):
                         minima[c, a, level, b] = min(minima[c, a, level, b], tile[q, b])
 
