@@ -81,22 +81,29 @@ def _sign_bytes(row, n_systems, tolerance, clean, stride, above, below, undefine
 
 
 @njit(cache=True, inline="always")
-def _pair_counts(a, b, clean, triangle, above, below, undefined, n_systems):
-    """``(differ, defined)``: comparisons measures ``a`` and ``b`` sign differently, and those
-    both define (words of the signs' bytes)."""
-    differ = 0
-    if clean[a] and clean[b]:
-        for k in range(triangle.size):
-            differ += popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & triangle[k])
-        return differ, n_systems * (n_systems - 1) // 2
-    defined = 0
-    for k in range(triangle.size):
-        ua = undefined[a, k] if not clean[a] else np.uint64(0)
-        ub = undefined[b, k] if not clean[b] else np.uint64(0)
-        ok = triangle[k] & ~(ua | ub)
-        defined += popcount(ok)
-        differ += popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
-    return differ, defined
+def _pair_counts(clean, triangle, above, below, undefined, n_systems, bad, both):
+    """Add to ``bad[a, b]`` and ``both[a, b]`` (``a < b``) the comparisons measures ``a`` and ``b``
+    sign differently, and those both define (words of the signs' bytes). Every pair of one call:
+    a serial kernel handing a pair's arrays to a helper 45 times a topic and slice counted their
+    references (a tenth of its time)."""
+    for a in range(clean.size):
+        for b in range(a + 1, clean.size):
+            differ = 0
+            if clean[a] and clean[b]:
+                for k in range(triangle.size):
+                    differ += popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & triangle[k])
+                bad[a, b] += differ
+                both[a, b] += n_systems * (n_systems - 1) // 2
+                continue
+            defined = 0
+            for k in range(triangle.size):
+                ua = undefined[a, k] if not clean[a] else np.uint64(0)
+                ub = undefined[b, k] if not clean[b] else np.uint64(0)
+                ok = triangle[k] & ~(ua | ub)
+                defined += popcount(ok)
+                differ += popcount(((above[a, k] ^ above[b, k]) | (below[a, k] ^ below[b, k])) & ok)
+            bad[a, b] += differ
+            both[a, b] += defined
 
 
 @njit(cache=True, inline="always")
@@ -145,8 +152,4 @@ def inconsistency_counts(begin, end, values, signs, tolerance, n_chunks, bad, bo
                     row = slab[k, m]
                     clean[m] = _finite(row, n_systems)
                     _sign_bytes(row, n_systems, tolerance, clean[m], stride, above[m], below[m], undefined[m])
-                for a in range(n_measures):
-                    for b in range(a + 1, n_measures):
-                        differ, defined = _pair_counts(a, b, clean, triangle, above_w, below_w, undefined_w, n_systems)
-                        bad[c, k, a, b] += differ
-                        both[c, k, a, b] += defined
+                _pair_counts(clean, triangle, above_w, below_w, undefined_w, n_systems, bad[c, k], both[c, k])
