@@ -14,13 +14,14 @@ A strict measure ranks an output high only if every other measure does too. For 
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from .._threads import in_ranges, thread_count
+from .._threads import in_ranges, on_threads, thread_count
 from . import _common
 from . import _strictness_kernels as _kernels
 from ._common import MetaResult, measure_rows, slices_first
@@ -263,16 +264,12 @@ def strictness(
     n_measures, n_systems, n_topics, n_slices = rows.shape
     bar = Progress(n_slices, "strictness", quiet=not progress)
     pairwise = np.empty((n_slices, n_measures, n_measures, th.size))
-    by_numpy = rows.size * n_measures <= _common.NUMPY_VALUES  # numpy's work: each pair's running minima
-    if by_numpy:
-        space = None
-        sliced = ((flat, False) for flat in slices_first(rows, signs).reshape(n_slices, n_measures, -1))
+    if rows.size * n_measures <= _common.NUMPY_VALUES:  # numpy's work: each pair's running minima
+        for k, flat in enumerate(slices_first(rows, signs).reshape(n_slices, n_measures, -1)):
+            pairwise[k] = pairwise_strictness(flat, th, by_numpy=True)
+            bar.update(k + 1)
     else:
-        space = Workspace(n_measures, n_systems * n_topics)
-        sliced = _slices(rows.reshape(n_measures, n_systems * n_topics, n_slices), signs)
-    for k, (flat, whole) in enumerate(sliced):
-        pairwise[k] = pairwise_strictness(flat, th, space=space, whole=whole, by_numpy=by_numpy)
-        bar.update(k + 1)
+        _judge_slices(rows.reshape(n_measures, n_systems * n_topics, n_slices), signs, th, pairwise, bar)
     bar.close()
     masked = np.where(np.isnan(pairwise), np.inf, pairwise)
     masked[:, np.arange(len(names)), np.arange(len(names))] = np.inf
@@ -285,11 +282,35 @@ def strictness(
     return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": outputs})
 
 
-def _slices(rows: np.ndarray, signs: np.ndarray):
-    """Each slice of ``rows[measure, output, slice]`` as ``(flat[measure, output], whole)``,
-    oriented (times ``signs``), ``whole`` when it holds no NaN: a block of slices transposed at a
-    time into one buffer of at most ``_SLICE_BYTES`` (blocks of more slices read the rows in
-    longer runs), so that no transposed copy of every slice is made."""
+def _judge_slices(rows: np.ndarray, signs: np.ndarray, th: np.ndarray, pairwise: np.ndarray, bar: Progress) -> None:
+    """``pairwise[k]`` = :func:`pairwise_strictness` of every slice ``k`` of ``rows[measure,
+    output, slice]`` by the kernels, a block of slices at a time (:func:`_blocks`).
+
+    The slices of a block go over the threads, each judged by serial kernels in its thread with
+    the thread's :class:`Workspace` (a sweep's 101 thresholds: one handover to the threads a
+    block, not three a slice); a block of one slice is judged here, its kernels on ranges of rows
+    over the threads.
+    """
+    n_measures, n_outputs, _ = rows.shape
+    spaces: dict = {}
+
+    def judge(k, flat, whole):
+        thread = threading.get_ident()
+        if thread not in spaces:  # one a thread, reused by its slices: fresh pages are slow to fault in
+            spaces[thread] = Workspace(n_measures, n_outputs)
+        pairwise[k] = pairwise_strictness(flat, th, space=spaces[thread], whole=whole)
+
+    for first, part, whole in _blocks(rows, signs):
+        on_threads(judge, [(first + i, part[i], bool(whole[i])) for i in range(part.shape[0])])
+        bar.update(first + part.shape[0])
+
+
+def _blocks(rows: np.ndarray, signs: np.ndarray):
+    """The slices of ``rows[measure, output, slice]`` as blocks ``(first, part, whole)``:
+    ``part[i]`` is slice ``first + i`` as ``flat[measure, output]``, oriented (times ``signs``),
+    ``whole[i]`` whether it holds no NaN. A block of slices is transposed at a time into one
+    buffer of at most ``_SLICE_BYTES`` (blocks of more slices read the rows in longer runs), so
+    that no transposed copy of every slice is made; a block is valid until the next is asked."""
     n_measures, n_outputs, n_slices = rows.shape
     block = int(np.clip(_SLICE_BYTES // max(8 * n_measures * n_outputs, 1), 1, min(32, n_slices)))
     buffer = np.empty((block, n_measures, n_outputs))
@@ -297,7 +318,7 @@ def _slices(rows: np.ndarray, signs: np.ndarray):
     for first in range(0, n_slices, block):
         part = buffer[: min(block, n_slices - first)]
         in_ranges(_kernels.oriented_slices, n_measures, rows, first, signs, part, holes)
-        yield from zip(part, holes[: part.shape[0]].sum(axis=1) == 0)
+        yield first, part, holes[: part.shape[0]].sum(axis=1) == 0
 
 
 def _levels_table(slices, measures: dict, names: list, th: np.ndarray, values: np.ndarray) -> pa.Table:
