@@ -1,7 +1,7 @@
 """The first call after a fresh install: a new virtual environment with fastmetrics installed
 from this checkout (not editable, runtime dependencies only) and an empty numba cache.
 
-    python benchmarks/cold_start.py [--venv /tmp/fastmetrics-fresh] [--semeval DIR] [--warm 3]
+    python benchmarks/cold_start.py [--venv /tmp/fastmetrics-fresh] [--semeval DIR] [--warm 3] [--only a,b]
 
 Times, as whole processes of the installed ``fastmetrics`` script, each command first with no
 numba cache (every kernel its path needs is compiled; the cache is emptied before each command,
@@ -13,10 +13,17 @@ site-packages is found; best of ``--warm`` runs):
 - ``exact``: ``evaluate --thresholds exact --measures roc_auc,average_precision`` on it;
 - ``report``: ``report`` on it (matplotlib comes with the ``[report]`` extra);
 - ``runs``: ``evaluate`` of the 32 SemEval-2016 Task 3 subtask A run files with their gold,
-  copied to a temporary folder (``--semeval``: the data's folder; skipped when absent).
+  copied to a temporary folder (``--semeval``: the data's folder; skipped when absent);
+- ``runs_report``: ``report`` on that folder of run files (team folders) with the gold.
 
 ``TARGET`` lines compare with issue 27's targets: cold ``grid`` <= 2 s, cold ``report`` <= 5 s,
 warm ``runs`` <= 1.2 s.
+
+matplotlib builds a font cache on its first import, once per user and matplotlib version (in
+``MPLCONFIGDIR``, by default ``~/.cache/matplotlib``), whatever program imports it: not part of
+fastmetrics' first call. The commands run with an ``MPLCONFIGDIR`` of the fresh environment's
+own, whose cache is built (and its time printed) before anything is timed, so the cold reports
+measure the same thing on a machine that has a cache and on one that has none.
 """
 
 from __future__ import annotations
@@ -64,9 +71,9 @@ def labels_csv(path: str, systems: int, topics: int, items: int) -> None:
     )
 
 
-def semeval_runs(source: str, folder: str) -> list[str] | None:
-    """The subtask A runs (team folder / file) and the gold copied under ``folder``: the
-    arguments of ``evaluate``, or None without the data."""
+def semeval_runs(source: str, folder: str) -> tuple[list[str], str] | None:
+    """The subtask A runs copied under ``folder`` (team folder / file) and the gold beside it:
+    ``(run files, gold)``, or None without the data."""
     runs = sorted(glob.glob(os.path.join(source, "*", "subtask_A_*.txt")))
     gold = os.path.join(source, "_gold", GOLD_A)
     if not runs or not os.path.exists(gold):
@@ -76,7 +83,7 @@ def semeval_runs(source: str, folder: str) -> list[str] | None:
         team = os.path.join(folder, os.path.basename(os.path.dirname(run)))
         os.makedirs(team, exist_ok=True)
         copies.append(shutil.copy(run, team))
-    return [*copies, "--gold", shutil.copy(gold, folder)]
+    return copies, shutil.copy(gold, os.path.dirname(folder))
 
 
 def fresh_venv(folder: str) -> str:
@@ -103,12 +110,12 @@ def clear_cache(folder: str) -> int:
     return len(files)
 
 
-def timed(cmd) -> tuple[float, float]:
+def timed(cmd, env=None) -> tuple[float, float]:
     """(wall, CPU) seconds of one run: on a shared machine the CPU time (user + system of the
     process and its threads) is the steadier figure."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
@@ -128,10 +135,29 @@ def commands(exe: str, work: str, semeval: str) -> dict:
         "report": [exe, "report", grid, "--out", os.path.join(work, "r.html"), "--quiet"],
     }
     if runs is None:
-        print(f"runs: skipped, no SemEval-2016 subtask A runs under {semeval}")
+        print(f"runs, runs_report: skipped, no SemEval-2016 subtask A runs under {semeval}")
     else:
-        found["runs"] = [exe, "evaluate", *runs, "--measures", "precision,recall,f1,accuracy", "--by", "system"]
+        files, gold = runs
+        measures = ["--measures", "precision,recall,f1,accuracy"]
+        found["runs"] = [exe, "evaluate", *files, "--gold", gold, *measures, "--by", "system"]
+        report = os.path.join(work, "runs.html")
+        found["runs_report"] = [exe, "report", os.path.join(work, "runs"), "--gold", gold, "--out", report, "--quiet"]
     return found
+
+
+def font_cache(folder: str) -> dict:
+    """The environment of the timed commands: ``MPLCONFIGDIR`` in ``folder``, its font cache
+    built here (the time it took printed: matplotlib's, once per user and version)."""
+    env = dict(os.environ, MPLCONFIGDIR=os.path.join(folder, "mplconfig"))
+    shutil.rmtree(env["MPLCONFIGDIR"], ignore_errors=True)
+    python = os.path.join(folder, "bin", "python")
+    wall, cpu = timed([python, "-c", "import matplotlib.pyplot"], env)
+    again = timed([python, "-c", "import matplotlib.pyplot"], env)
+    print(
+        f"matplotlib's font cache, built once per user and matplotlib version (not in the times below): "
+        f"{wall - again[0]:.2f} s (CPU {cpu - again[1]:.2f} s)"
+    )
+    return env
 
 
 def main(argv=None):
@@ -139,16 +165,20 @@ def main(argv=None):
     parser.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "fastmetrics-fresh"))
     parser.add_argument("--semeval", default=SEMEVAL, help="the SemEval-2016 Task 3 folder (runs in team folders)")
     parser.add_argument("--warm", type=int, default=3, help="warm runs of each command (the best is shown)")
+    parser.add_argument("--only", help="comma-separated commands to time (default: all)")
     args = parser.parse_args(argv)
     exe = fresh_venv(args.venv)
     cache = os.path.join(installed_package(args.venv), "count", "__pycache__")
     print(f"numba cache in site-packages: {cache} (writable: {os.access(os.path.dirname(cache), os.W_OK)})")
+    env = font_cache(args.venv)
     with tempfile.TemporaryDirectory() as work:
         for name, cmd in commands(exe, work, args.semeval).items():
+            if args.only and name not in args.only.split(","):
+                continue
             clear_cache(args.venv)
-            cold = timed(cmd)
+            cold = timed(cmd, env)
             written = len(cache_files(args.venv, "nbi"))
-            warm = min(timed(cmd) for _ in range(args.warm))
+            warm = min(timed(cmd, env) for _ in range(args.warm))
             seconds = {"cold": cold, "warm": warm}
             print(
                 f"{name}: cold {cold[0]:.2f} s (CPU {cold[1]:.2f} s), warm {warm[0]:.2f} s (CPU {warm[1]:.2f} s); "

@@ -41,9 +41,10 @@ import fastmetrics as fm  # noqa: E402
 
 MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
 DEPTH, JUDGED = 1000, 100
+# the modules the leaderboard command loads (the command line imports them in its commands)
 START_UP = (
-    "import numpy as np, fastmetrics.cli; from fastmetrics.io import _text; "
-    "_text.first_field_count(np.zeros(1, np.uint8))"
+    "import numpy as np, fastmetrics.cli, fastmetrics.board, fastmetrics.count, fastmetrics.report; "
+    "from fastmetrics.io import _text; _text.first_field_count(np.zeros(1, np.uint8))"
 )
 RANX = """
 import sys

@@ -134,9 +134,31 @@ def random_baseline(spec, ap: float, an: float) -> float:
         that the measure at the expected counts (ap/2, an/2, ap/2, an/2), an O(1/n)
         approximation. See :mod:`fastmetrics.measures.chance`.
     """
+    return float(random_baselines(spec, [ap], [an])[0])
+
+
+def random_baselines(spec, ap, an) -> np.ndarray:
+    """Expected values of a measure for the random classifier on many topics at once.
+
+    The measure is evaluated over the outcomes of a batch of topics in one call (one call per
+    topic was most of the time of a leaderboard's baselines); each value equals
+    :func:`random_baseline` of its topic.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+        A binary measure (a spec with one-vs-rest averaging has no random baseline: NaN).
+    ap, an : sequence of float
+        Each topic's positives and negatives.
+
+    Returns
+    -------
+    ndarray of float64
+        One expectation per topic.
+    """
     if spec.averaged(None) is not None:
-        return np.nan
-    return chance.expected_random(spec, ap, an, "uniform", max_cells=_RANDOM_EXACT_CELLS)
+        return np.full(len(ap), np.nan)
+    return chance.expected_randoms(spec, ap, an, "uniform", max_cells=_RANDOM_EXACT_CELLS)
 
 
 def baseline_counts(tensor, *, system: str = "system") -> tuple[np.ndarray, np.ndarray]:
@@ -275,7 +297,7 @@ def board_values(
     )
     if binary:
         rest = values[:, systems_end + n_systems :].reshape(len(specs), 2, n_topics + 1)
-        random = np.array([[random_baseline(spec, a, b) for a, b in zip(ap, an)] for spec in specs])
+        random = np.array([random_baselines(spec, ap, an) for spec in specs])
         result.baselines = {name: (v[:, :-1], v[:, -1]) for name, v in zip(BASELINES, (rest[:, 0], rest[:, 1], random))}
     return result
 

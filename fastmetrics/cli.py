@@ -16,24 +16,17 @@ import signal
 import sys
 import threading
 import warnings
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from . import __version__, _memory
+# Only what parsing the command line needs is imported with this module: pyarrow, numba and the
+# stages load in the functions that use them, once a command runs (`fastmetrics --help`, a usage
+# mistake and `--version` answer in a tenth of the time).
+from . import __version__
 from ._errors import FastmetricsError, ParameterError, UndefinedMeasureWarning
-from .count import count
-from .count.api import halves_sweep, normalised_gold
-from .count.fitted import ranges_differ
-from .io.labels import COUNT_COLUMNS, require_columns
-from .io.readers import open_source
-from .measures import api as measures_api
-from .measures import ordinal_costs, registry
-from .measures.multiclass import cost_matrix, unit_costs
-from .measures.positive import has_positive
-from .report import format_table, pivot_measures, to_markdown, write_table
-from .report.tables import OUTPUT_SUFFIXES, board_view, format_board, output_path
-from .tensor import ConfusionTensor, MultilabelTensor
+from ._formats import INPUT_FORMATS, OUTPUT_SUFFIXES
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 DEFAULT_MEASURES = {
     # the first ranks leaderboards and reports: F1 weighs both kinds of error (precision's leader is a
@@ -72,6 +65,8 @@ def _parse_thresholds(text: str | None):
 
 
 def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
+    from .report import format_table, pivot_measures, write_table
+
     if out:
         write_table(table, out)
         print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
@@ -82,6 +77,11 @@ def _emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
 
 def cmd_measures(args) -> None:
     """``fastmetrics measures``: the measure catalog as Markdown, CSV or JSON."""
+    import pyarrow as pa
+
+    from .measures import api as measures_api
+    from .report import to_markdown
+
     catalog = measures_api.measures()
     if args.format == "json":
         print(json.dumps(catalog.to_pylist(), indent=1, default=str))
@@ -123,6 +123,8 @@ def _open_runs(args):
     """The input, opened once, its column options checked against it (read by the user's names:
     counting takes --system, --topic and --item as the columns playing those parts)."""
     from .count.tables import saved_layout
+    from .io.labels import require_columns
+    from .io.readers import open_source
 
     src = open_source(args.inputs, format=args.format)
     roles = saved_layout(src.schema).get("roles")
@@ -146,6 +148,8 @@ def _open_runs(args):
 
 
 def _probability_scores(src, score: str) -> bool:
+    import pyarrow as pa
+
     if "," in score:
         return True
     return (
@@ -195,6 +199,8 @@ def _columns(args) -> dict:
 
 
 def _task_of(tensor) -> str:
+    from .tensor import MultilabelTensor
+
     if isinstance(tensor, MultilabelTensor):
         return "multilabel"
     return "binary" if tensor.m == 2 and list(tensor.classes) == [0, 1] else "multiclass"
@@ -202,6 +208,9 @@ def _task_of(tensor) -> str:
 
 def cmd_evaluate(args) -> None:
     """``fastmetrics evaluate``: measures per (system, topic[, threshold]) cell."""
+    from .count import count
+    from .measures import registry
+
     if args.measures is not None:
         registry.parse_specs(args.measures)  # fail before reading data
     by = _grouping(args)
@@ -252,6 +261,8 @@ def cmd_evaluate(args) -> None:
 def _defaults_of(task: str, tensor, args) -> str:
     """The default measures' task: binary ones where a class is positive (scikit-learn's
     ``pos_label``: 1 among two labels such as {1, 2}, or --pos-label)."""
+    from .measures.positive import has_positive
+
     if task == "multiclass" and (args.pos_label is not None or (tensor.m <= 2 and has_positive(tensor.classes))):
         return "binary"
     return task
@@ -266,6 +277,10 @@ def _cost_of(args, tensor, task):
 
 def _cost_option(text: str, classes):
     """--cost: 'ordinal', 'unit', or a cost-matrix file (square with labels, or true,pred,cost)."""
+    from .io.readers import open_source
+    from .measures import ordinal_costs
+    from .measures.multiclass import cost_matrix, unit_costs
+
     if text == "ordinal":
         return ordinal_costs(len(classes))
     if text == "unit":
@@ -279,8 +294,9 @@ def _cost_option(text: str, classes):
 
 def cmd_count(args) -> None:
     """``fastmetrics count``: the counts of the runs as a tidy table that every command reads back."""
+    from .count import count
     from .count.tables import saved_layout
-    from .tensor import LAYOUT_KEY
+    from .tensor import LAYOUT_KEY, MultilabelTensor
 
     out = (args.out or "").lower()
     if args.out and not out.endswith((".parquet", ".csv")):
@@ -333,6 +349,9 @@ def cmd_count(args) -> None:
 def _count_from_args(args, src=None):
     """Hard counts for the jobs that rank systems (leaderboard, meta, report), from the input
     opened once (``src``, or opened here)."""
+    from .count import count
+    from .tensor import ConfusionTensor
+
     by = _grouping(args)
     src = _open_runs(args) if src is None else src
     columns = src.column_names
@@ -379,6 +398,7 @@ def _sweep_options(args, sweep) -> dict:
 def _one_system(tensor, inputs, axis: str = "system"):
     """Input without a system column is one system (the axis ``axis``), named after its file (or 'system')."""
     from .io.readers import run_system_name
+    from .tensor import ConfusionTensor
 
     name = run_system_name(inputs[0]) if len(inputs) == 1 and os.path.isfile(inputs[0]) else "system"
     return ConfusionTensor(
@@ -425,6 +445,8 @@ def _distributed_count(args, by, thresholds=None):
 
 def _measure_list(args, task: str) -> list[str]:
     """The measure specs of ``--measures`` (or the task's defaults), checked before any counting."""
+    from .measures import registry
+
     text = args.measures or DEFAULT_MEASURES[task]
     registry.parse_specs(text)
     return registry.split_specs(text)
@@ -432,6 +454,9 @@ def _measure_list(args, task: str) -> list[str]:
 
 def _emit_result(result, args) -> None:
     """Write a job's result (its columns named after the user's columns, as the jobs name them)."""
+    from .report import write_table
+    from .report.tables import board_view, format_board
+
     if args.detail:
         if result.detail is None:
             raise ParameterError("This job has no detail table; drop --detail.")
@@ -446,6 +471,7 @@ def _emit_result(result, args) -> None:
 def cmd_leaderboard(args) -> None:
     """``fastmetrics leaderboard``: macro and micro scores per system, ranks, baselines, significance."""
     from .board import leaderboard
+    from .count.api import normalised_gold
     from .meta import item_tests
 
     src = _open_runs(args)
@@ -589,7 +615,7 @@ def _positive_int(text: str, option: str) -> int:
 def cmd_axioms(args) -> None:
     """``fastmetrics axioms``: which properties of seeds 000, 003 and 004 each measure satisfies."""
     from .meta import axioms
-    from .report import property_matrix_markdown, write_text
+    from .report import property_matrix_markdown, write_table, write_text
 
     fmt = _axioms_format(args)
     properties = _split(args.properties)
@@ -618,6 +644,8 @@ def cmd_axioms(args) -> None:
 def _axioms_format(args) -> str:
     """What ``axioms`` writes: ``md`` or ``json`` (printed, or to --out of that suffix) or ``table``
     (the tidy verdicts in the format of another --out suffix; an unknown one is refused)."""
+    from .report.tables import output_path
+
     if not args.out:
         return args.format or "md"
     suffix, _ = output_path(args.out)  # refused before any work, as every command refuses it
@@ -633,6 +661,11 @@ def _axioms_format(args) -> str:
 def cmd_sweep(args) -> None:
     """``fastmetrics sweep``: the best threshold per system (and topic) and measure, and the curves."""
     from .board import best_thresholds
+    from .count import count
+    from .count.fitted import ranges_differ
+    from .io.labels import COUNT_COLUMNS
+    from .measures import registry
+    from .report import pivot_measures, write_table
 
     by = _grouping(args, topic=False)
     thresholds = _parse_thresholds(args.thresholds) if args.thresholds is not None else None
@@ -685,6 +718,9 @@ def cmd_sweep(args) -> None:
 
 def _curve_table(tensor, measures, select) -> pa.Table:
     """Curve measures of a sweep per group; operating points with the threshold reaching each."""
+    import pyarrow as pa
+
+    from .measures import registry
     from .measures.curves import POINTS
     from .measures.evaluation import operating_points
 
@@ -705,6 +741,9 @@ def _curve_table(tensor, measures, select) -> pa.Table:
 
 def _with_null_threshold(table: pa.Table) -> pa.Table:
     """Curve measures' rows beside operating points: the same column types, no threshold."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     columns = {n: pc.cast(table[n], pa.string()) if n != "value" else table[n] for n in table.column_names}
     return pa.table({**columns, "threshold": pa.nulls(table.num_rows, pa.float64())})
 
@@ -712,6 +751,9 @@ def _with_null_threshold(table: pa.Table) -> pa.Table:
 def _selection_count(args, src, by, thresholds, grid, **options):
     """The sweep that threshold selection on held-out data reads: per (system, topic), and for
     ``split-half`` per half of each topic's items as well."""
+    from .count import count
+    from .count.api import halves_sweep
+
     by = tuple(dict.fromkeys(tuple(by) + (args.system, args.topic)))
     if args.select == "cross-topic":
         return count(src, by=by, thresholds=thresholds, grid=grid, **options)
@@ -769,6 +811,8 @@ def _import_figures() -> None:
 
 
 def _scatter_pairs(text):
+    from .measures import registry
+
     if not text:
         return None
     pairs = []
@@ -784,6 +828,8 @@ def cmd_demo(args) -> None:
     """``fastmetrics demo``: write the demo runs and print their macro leaderboard (by K, then MCC)."""
     from . import demo
     from .board import macro_leaderboard
+    from .count import count
+    from .report import format_table, write_table
 
     path = demo.write(args.data_dir)
     print(
@@ -1180,11 +1226,9 @@ def _column_options(p, probabilities: bool = False) -> None:
 
 
 def _reading_options(p) -> None:
-    from .io.readers import FORMATS
-
     p.add_argument(
         "--format",
-        choices=[f for f in FORMATS if f != "qrels"],
+        choices=[f for f in INPUT_FORMATS if f != "qrels"],
         default="auto",
         help="input format (default auto: by suffix, then by the first data line; 'run' = SemEval "
         "'topic item rank score label', 'trec' = 'qid Q0 docno rank score tag')",
@@ -1213,6 +1257,7 @@ def _reading_options(p) -> None:
 def _read_gold_once(args) -> None:
     """The gold is read here, once, with the reading options (qrels binarised at --relevance-level);
     ``--verbose`` lists what the input folders hold besides runs."""
+    from .io.labels import require_columns
     from .io.readers import list_inputs, read_gold
 
     if getattr(args, "verbose", False):
@@ -1277,6 +1322,8 @@ def main(argv=None, *, own_process: bool = False) -> int:
         _refuse_contradictions(args)
         _refuse_unused(args, parser.typed)
         if args.memory_limit is not None:
+            from . import _memory
+
             os.environ[_memory.ENV] = str(_memory.parse_size(args.memory_limit))
         if hasattr(args, "inputs") and hasattr(args, "relevance_level"):
             _read_gold_once(args)

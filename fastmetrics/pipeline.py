@@ -301,7 +301,6 @@ def threshold_curves(
     areas = exact.evaluate(["roc_auc", "average_precision"])
     scores = np.asarray(exact.coords["threshold"], np.float64)
     probabilities = bool(scores.size) and scores.min() >= 0.0 and scores.max() <= 1.0
-    calibrated = exact.evaluate(["ece(bins=10)", "brier"]) if probabilities else None
     area_of = {str(s): i for i, s in enumerate(areas.coords[system].tolist())}
     informative = [i for i, m in enumerate(measures) if not one_sided(m)]  # precision's, recall's optima: the ends
     best = None
@@ -322,10 +321,8 @@ def threshold_curves(
         auc, ap = areas.values[:, area_of[str(label)]]
         out.roc.append((label, points["fallout"][cells], points["recall"][cells], auc))
         out.pr.append((label, points["recall"][cells], points["precision"][cells], ap))
-        if calibrated is not None:
-            mean_score, frequency, mass = reliability_bins(exact.counts[cells], scores[cells], 10)
-            ece, brier = calibrated.values[:, area_of[str(label)]]
-            out.reliability.append((label, mean_score, frequency, mass, ece, brier))
+        if probabilities:  # the bins, their ECE and the Brier score in one pass
+            out.reliability.append((label, *reliability_bins(exact.counts[cells], scores[cells], 10)))
     return out
 
 

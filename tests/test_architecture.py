@@ -25,6 +25,7 @@ STAGES = {
     "fastmetrics._threads": "base",
     "fastmetrics._strings": "base",
     "fastmetrics._html": "base",
+    "fastmetrics._formats": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",

@@ -119,6 +119,26 @@ def test_random_baseline_is_the_expectation_over_all_labelings(measure, ap, an):
     assert random_baseline(spec, ap, an) == pytest.approx(expected, nan_ok=True)
 
 
+@pytest.mark.parametrize("measure", ["f1", "mcc", "balanced_accuracy", "f1@macro"])
+def test_random_baselines_of_many_topics_equal_each_topics_own(measure, monkeypatch):
+    """One evaluation over the outcomes of a batch of topics, batches cut mid-list, an empty
+    topic and topics past the exact limit (the measure at the expected counts): each topic's
+    number is the one it gets alone."""
+    from fastmetrics import board
+    from fastmetrics.measures import chance
+
+    ap = [3, 0, 40, 0, 7, 500, 12, 1]
+    an = [4, 0, 2, 9, 30, 700, 12, 0]
+    spec = registry.parse_spec(measure)
+    alone = [random_baseline(spec, a, n) for a, n in zip(ap, an)]
+    monkeypatch.setattr(chance, "_BATCH_CELLS", 300)
+    monkeypatch.setattr(board, "_RANDOM_EXACT_CELLS", 10_000)  # the fifth topic's outcomes are past it
+    together = board.random_baselines(spec, ap, an)
+    past = [board.random_baseline(spec, 500, 700)]
+    np.testing.assert_array_equal(together, alone[:5] + past + alone[6:])
+    assert past != [alone[5]] or np.isnan(alone[5])
+
+
 def test_multiclass_leaderboard_has_no_binary_baselines():
     table = pa.table(
         {"system": ["a"] * 6 + ["b"] * 6, "gold": list("xyzxyz") * 2, "pred": list("xyzxxx") + list("xyyxyz")}

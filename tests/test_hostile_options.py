@@ -133,14 +133,15 @@ def test_item5_item_tests_refuse_a_bad_level(binary):
         item_tests(one, method="item-bootstrap", ci=5)
 
 
-def test_item6_ctrl_c_while_importing(tmp_path):
-    """SIGINT raised by the process itself as the command line imports its count stage: the
-    window before the handlers exist, hit every time."""
+@pytest.mark.parametrize("module", ["fastmetrics.cli", "fastmetrics.measures"])
+def test_item6_ctrl_c_while_importing(tmp_path, module):
+    """SIGINT raised by the process itself as it imports the command line (the window before the
+    handlers exist) or as the command imports its stage, hit every time."""
     code = (
         "import os, runpy, signal, sys\n"
         "class Hook:\n"
         "    def find_spec(self, name, path, target=None):\n"
-        "        if name == 'fastmetrics.count':\n"
+        f"        if name == {module!r}:\n"
         "            os.kill(os.getpid(), signal.SIGINT)\n"
         "sys.meta_path.insert(0, Hook())\n"
         "sys.argv = ['fastmetrics', 'measures']\n"

@@ -92,6 +92,17 @@ def test_a_count_evaluates_with_nothing_else_imported(tmp_path):
     assert "fastmetrics.measures.registry" in _modules(code, tmp_path)
 
 
+def test_help_and_usage_mistakes_load_no_stage(tmp_path):
+    """The help of the program and of a command, --version and a usage mistake only parse the
+    command line: neither pyarrow, numpy, numba nor a stage is imported (0.43 s -> 0.04 s)."""
+    heavy = ("numpy", "pyarrow", "numba", "fastmetrics.io", "fastmetrics.count", "fastmetrics.tensor")
+    for argv in (["--help"], ["evaluate", "--help"], ["report", "--help"], ["--version"], ["evaluate"]):
+        code = f"from fastmetrics.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+        modules = _modules(code, tmp_path)
+        assert "fastmetrics.cli" in modules
+        assert not _loaded(modules, (*heavy, "fastmetrics.measures", *LATER_STAGES, "fastmetrics.report"))
+
+
 def _run_command(argv: list[str]) -> str:
     return f"import sys\nfrom fastmetrics.cli import run\nsys.argv = ['fastmetrics', *{argv!r}]\nassert run() == 0"
 

@@ -143,3 +143,38 @@ def test_each_figure_drawn_once_in_every_format(tmp_path, monkeypatch, name, for
     assert len(saved) == len(drawn) == 9  # curves, ranks, ROC, PR, 2 scatters, strictness, robustness, inconsistency
     assert all(list(f) == formats for f in saved)
     assert all(sorted(f.files) == sorted(formats) for f in drawn)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_reliability_ece_is_the_measure_over_the_same_bins(weighted):
+    """The reliability diagram's ECE, read off its bins, is ``ece(bins=10)`` to the last bit:
+    scores on the bin edges, at 0 and 1, ties and a system without positives."""
+    rng = np.random.default_rng(4)
+    n = 300
+    gold = rng.random(n) < 0.35
+    scores = {
+        "smooth": np.clip(0.3 * gold + 0.7 * rng.random(n), 0, 1),
+        "edges": rng.integers(0, 11, n) / 10,  # every score on an edge b / 10 (1.0 in the last bin)
+        "coarse": np.round(rng.random(n), 1) * 0.999,
+    }
+    runs = pa.table(
+        {
+            "system": np.repeat(list(scores), n),
+            "item": np.tile(np.arange(n), len(scores)),
+            "gold": np.tile(gold, len(scores)),
+            "score": np.concatenate(list(scores.values())),
+            **({"weight": rng.random(n * len(scores)) + 0.5} if weighted else {}),
+        }
+    )
+    weight = "weight" if weighted else None
+    curves = threshold_curves(runs, None, list(scores), ["f1", "mcc"], 5, weight=weight)
+    exact = fm.count(runs, by=("system",), thresholds="exact", weight=weight)
+    measured = exact.evaluate(["ece(bins=10)", "brier"])
+    systems = [str(s) for s in measured.coords["system"]]
+    assert [r[0] for r in curves.reliability] == list(scores)
+    for system, _, frequency, mass, ece, brier in curves.reliability:
+        at = systems.index(system)
+        assert ece == measured.values[0, at] and brier == measured.values[1, at]
+        items = runs.filter(pa.compute.equal(runs.column("system"), system))
+        assert mass.sum() == pytest.approx(pa.compute.sum(items.column("weight")).as_py() if weighted else n)
+        assert np.isnan(frequency[mass == 0]).all()

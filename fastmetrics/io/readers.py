@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import InputError, parameter_error
+from .._formats import INPUT_FORMATS
 from . import _parquet, _text
 from ._csv import CONVERT, SAMPLE_BYTES, plain_sample, read_plain_csv
 
@@ -43,7 +44,7 @@ PARQUET_SUFFIXES = {".parquet", ".pq", ".parq"}
 CSV_SUFFIXES = {".csv"}
 IPC_SUFFIXES = {".arrow", ".feather", ".ipc"}
 COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
-FORMATS = ("auto", "parquet", "csv", "ipc", "run", "trec", "qrels")
+FORMATS = INPUT_FORMATS
 BATCH_ROWS = 1 << 20
 READAHEAD = 4
 

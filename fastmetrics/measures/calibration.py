@@ -36,6 +36,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._kernels import group_kernel
 from .registry import Measure, Param, register
 
 NAN = np.nan
@@ -54,7 +55,14 @@ def _total(tp, fp, fn, tn):
     return tp[0] + fp[0] + fn[0] + tn[0]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # no module of its own to compile
+def _squared_errors(n, o, f):
+    """The squared differences between the score f and the labels of the n items scoring it, o of
+    them positive (Brier's sum, shared by the measure and the reliability diagram)."""
+    return o * (1.0 - f) ** 2 + (n - o) * f * f
+
+
+@group_kernel
 def brier(tp, fp, fn, tn, scores, params):
     """Mean squared difference between the score and the gold label (1 positive, 0 negative)."""
     total = _total(tp, fp, fn, tn)
@@ -63,12 +71,11 @@ def brier(tp, fp, fn, tn, scores, params):
     s = 0.0
     for k in range(tp.size):
         n, o = _level(tp, fp, k)
-        f = scores[k]
-        s += o * (1.0 - f) ** 2 + (n - o) * f * f
+        s += _squared_errors(n, o, scores[k])
     return s / total
 
 
-@numba.njit(cache=True)
+@group_kernel
 def _murphy(tp, fp, fn, tn, scores, part):
     """Reliability (part 0) or resolution (part 1) of Murphy's decomposition, one bin per score."""
     total = _total(tp, fp, fn, tn)
@@ -83,19 +90,19 @@ def _murphy(tp, fp, fn, tn, scores, part):
     return s / total
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier_reliability(tp, fp, fn, tn, scores, params):
     """Σ n_k (f_k − ō_k)² / N: how far each score is from the frequency it is followed by."""
     return _murphy(tp, fp, fn, tn, scores, 0)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier_resolution(tp, fp, fn, tn, scores, params):
     """Σ n_k (ō_k − ō)² / N: how far the frequencies after each score are from the base rate."""
     return _murphy(tp, fp, fn, tn, scores, 1)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def brier_uncertainty(tp, fp, fn, tn, scores, params):
     """ō (1 − ō): the Brier score of always forecasting the base rate."""
     total = _total(tp, fp, fn, tn)
@@ -116,7 +123,7 @@ def _width_bin(f, bins):
     return b
 
 
-@numba.njit(cache=True)
+@group_kernel
 def _binned_gaps(tp, fp, fn, tn, scores, bins, mass, worst):
     """ECE (worst False) or MCE (worst True) over equal-width (mass False) or equal-mass bins.
 
@@ -143,42 +150,47 @@ def _binned_gaps(tp, fp, fn, tn, scores, bins, mass, worst):
     return result
 
 
-@numba.njit(cache=True)
+@group_kernel
 def ece(tp, fp, fn, tn, scores, params):
     """Expected calibration error over equal-width bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), False, False)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def mce(tp, fp, fn, tn, scores, params):
     """Maximum calibration error over equal-width bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), False, True)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def ece_mass(tp, fp, fn, tn, scores, params):
     """Expected calibration error over equal-mass bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), True, False)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def mce_mass(tp, fp, fn, tn, scores, params):
     """Maximum calibration error over equal-mass bins."""
     return _binned_gaps(tp, fp, fn, tn, scores, int(params[0]), True, True)
 
 
 @numba.njit(cache=True)
-def _reliability_bins(tp, fp, scores, bins, mean_score, frequency, weight):
+def _reliability_bins(tp, fp, scores, bins, scored, positives, weight):
+    """Per equal-width bin, the items' weight, their scores' and their positives' sums; returns
+    the sum of the squared errors (Brier's, in :func:`brier`'s order)."""
+    squares = 0.0
     for k in range(tp.size):
         n, o = _level(tp, fp, k)
         b = _width_bin(scores[k], bins)
         weight[b] += n
-        mean_score[b] += n * scores[k]
-        frequency[b] += o
+        scored[b] += n * scores[k]
+        positives[b] += o
+        squares += _squared_errors(n, o, scores[k])
+    return squares
 
 
 def reliability_bins(counts, scores, bins: int = 10):
-    """The points of a reliability diagram from one group's exact sweep.
+    """The points of a reliability diagram from one group's exact sweep, and its ECE and Brier score.
 
     Parameters
     ----------
@@ -194,12 +206,26 @@ def reliability_bins(counts, scores, bins: int = 10):
     mean_score, frequency, weight : ndarray, shape (bins,)
         Per bin the mean score, the share of positives (NaN for an empty bin) and the weight of
         its items.
+    ece, brier : float
+        The expected calibration error over these bins and the Brier score: :func:`ece` with
+        ``bins`` and :func:`brier`, the same numbers (ece's bins are these, their gaps added in
+        the same order, highest bin first; Brier's squared errors summed as it sums them), taken
+        in the pass that bins the scores rather than by two more kernels to compile on a first
+        call. NaN for a group without items.
     """
-    mean_score, frequency, weight = np.zeros(bins), np.zeros(bins), np.zeros(bins)
+    scored, positives, weight = np.zeros(bins), np.zeros(bins), np.zeros(bins)
     c = np.asarray(counts, np.float64)
-    _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, mean_score, frequency, weight)
+    squares = _reliability_bins(c[:, 1, 1], c[:, 0, 1], np.asarray(scores, np.float64), bins, scored, positives, weight)
+    total = c[0, 1, 1] + c[0, 0, 1] + c[0, 1, 0] + c[0, 0, 0] if c.shape[0] else 0.0
+    ece = brier = NAN
+    if total > 0:
+        ece = 0.0
+        for b in range(bins - 1, -1, -1):
+            if weight[b] > 0:
+                ece += abs(positives[b] - scored[b]) / total
+        brier = squares / total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return mean_score / weight, frequency / weight, weight
+        return scored / weight, positives / weight, weight, float(ece), float(brier)
 
 
 # -- the records -------------------------------------------------------------------------------

@@ -37,12 +37,16 @@ def hypergeometric(n: int, a: int, k: int):
     return tp, np.exp(log_choose(a, tp) + log_choose(n - a, k - tp) - log_choose(n, k))
 
 
-def _binomial_half_support(n: float):
-    """Values and probabilities of Bin(n, 1/2) carrying all but ~1e-15 of its mass (mean +- 8 sd;
+def _binomial_half_range(n: float) -> tuple[int, int]:
+    """The values ``lo..hi`` of Bin(n, 1/2) carrying all but ~1e-15 of its mass (mean +- 8 sd;
     the whole support up to n = 256)."""
     half_width = 8.0 * math.sqrt(n) / 2.0 + 1.0
-    lo = max(0, int(math.floor(n / 2.0 - half_width)))
-    hi = min(int(n), int(math.ceil(n / 2.0 + half_width)))
+    return max(0, int(math.floor(n / 2.0 - half_width))), min(int(n), int(math.ceil(n / 2.0 + half_width)))
+
+
+def _binomial_half_support(n: float):
+    """Values and probabilities of Bin(n, 1/2) over :func:`_binomial_half_range`."""
+    lo, hi = _binomial_half_range(n)
     x = np.arange(lo, hi + 1, dtype=np.float64)
     return x, np.exp(log_choose(n, x) - n * math.log(2.0))
 
@@ -84,17 +88,73 @@ def expected_random(
     ``max_cells``: beyond that many outcomes (large test sets) the measure is taken at the
     expected counts instead, an O(1/n) approximation (seed 004's random baseline on big topics).
     """
-    if ap + an == 0:
-        return np.nan
+    return float(expected_randoms(spec, [ap], [an], model, smoothing, max_cells)[0])
+
+
+def expected_randoms(spec, ap, an, model: str = "uniform", smoothing=None, max_cells: int | None = None) -> np.ndarray:
+    """E[M] of the random classifier ``model`` on each of many test sets.
+
+    The measure is evaluated once per batch of test sets, over all their outcomes (one call per
+    test set was most of the time of a leaderboard's baselines); each value equals
+    :func:`expected_random` of its test set.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+    ap, an : sequence of float
+        Each test set's positives and negatives.
+    model, smoothing, max_cells
+        As in :func:`expected_random`.
+
+    Returns
+    -------
+    ndarray of float64
+        One expectation per test set.
+    """
+    out = np.full(len(ap), np.nan)
+    batch, cells = [], 0
+    for i, (a, n) in enumerate(zip(ap, an)):
+        if a + n == 0:
+            continue
+        if model == "uniform" and max_cells is not None and _outcomes(a) * _outcomes(n) > max_cells:
+            out[i] = _at_expected_counts(spec, a, n, smoothing)
+            continue
+        batch.append((i, a, n, random_outcomes(a, n, model)))
+        cells += batch[-1][3][0].size
+        if cells >= _BATCH_CELLS:
+            _expectations(spec, batch, smoothing, out)
+            batch, cells = [], 0
+    if batch:
+        _expectations(spec, batch, smoothing, out)
+    return out
+
+
+def _outcomes(n: float) -> int:
+    lo, hi = _binomial_half_range(n)
+    return hi - lo + 1
+
+
+_BATCH_CELLS = 1 << 20  # outcomes evaluated in one call: memory stays bounded however many topics
+
+
+def _at_expected_counts(spec, ap, an, smoothing) -> float:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        if model == "uniform" and max_cells is not None:
-            size = _binomial_half_support(ap)[0].size * _binomial_half_support(an)[0].size
-            if size > max_cells:
-                return float(
-                    compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, smoothing=smoothing, warn=False)
-                )
-        tp, fp, w = random_outcomes(ap, an, model)
-        values = compute(spec, tp=tp, fp=fp, fn=ap - tp, tn=an - fp, smoothing=smoothing, warn=False)
+        return float(compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, smoothing=smoothing, warn=False))
+
+
+def _expectations(spec, batch, smoothing, out) -> None:
+    """``out[i]`` = the expectation over the outcomes of each test set ``(i, ap, an, (tp, fp,
+    weights))`` of ``batch``."""
+    tp = np.concatenate([t for _, _, _, (t, _, _) in batch])
+    fp = np.concatenate([f for _, _, _, (_, f, _) in batch])
+    fn = np.concatenate([a - t for _, a, _, (t, _, _) in batch])
+    tn = np.concatenate([n - f for _, _, n, (_, f, _) in batch])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        values = compute(spec, tp=tp, fp=fp, fn=fn, tn=tn, smoothing=smoothing, warn=False)
     values = np.where(np.isfinite(values), values, np.nan)
-    return expectation(values, w)
+    at = 0
+    for i, _, _, (t, _, w) in batch:
+        out[i] = expectation(values[at : at + t.size], w)
+        at += t.size

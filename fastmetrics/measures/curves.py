@@ -35,6 +35,7 @@ import math
 import numba
 import numpy as np
 
+from ._kernels import group_kernel
 from .registry import Measure, Param, register
 
 NAN = np.nan
@@ -46,7 +47,7 @@ def _sizes(tp, fp, fn, tn):
     return tp[0] + fn[0], fp[0] + tn[0]
 
 
-@numba.njit(cache=True)
+@group_kernel
 def roc_auc_curve(tp, fp, fn, tn, params):
     """Area under the ROC curve by the trapezoid rule.
 
@@ -72,7 +73,7 @@ def roc_auc_curve(tp, fp, fn, tn, params):
     return 0.5 * (1.0 + (area - low) / (high - low))
 
 
-@numba.njit(cache=True)
+@group_kernel
 def average_precision_curve(tp, fp, fn, tn, params):
     """Σ (R_n − R_{n−1}) P_n over the thresholds from the highest (scikit-learn's step rule)."""
     positives, negatives = _sizes(tp, fp, fn, tn)
@@ -87,7 +88,7 @@ def average_precision_curve(tp, fp, fn, tn, params):
     return total + (1.0 - recall0) * positives / (positives + negatives)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def pr_auc_curve(tp, fp, fn, tn, params):
     """Trapezoid area under the precision-recall curve from (recall 0, precision 1)."""
     positives, negatives = _sizes(tp, fp, fn, tn)
@@ -107,7 +108,7 @@ def pr_auc_curve(tp, fp, fn, tn, params):
 ALL_POSITIVE, NOTHING = -1, -2  # operating points no cell holds: threshold -inf, +inf
 
 
-@numba.njit(cache=True)
+@group_kernel
 def precision_at_recall_point(tp, fp, fn, tn, params):
     """(the highest precision among the operating points with recall >= r, the cell reaching it)."""
     positives, negatives = _sizes(tp, fp, fn, tn)
@@ -121,7 +122,7 @@ def precision_at_recall_point(tp, fp, fn, tn, params):
     return (everything, ALL_POSITIVE) if everything > best else (best, at)
 
 
-@numba.njit(cache=True)
+@group_kernel
 def recall_at_precision_point(tp, fp, fn, tn, params):
     """(the highest recall among the operating points with precision >= p -- 0 if none --, the cell)."""
     positives, negatives = _sizes(tp, fp, fn, tn)
@@ -136,7 +137,7 @@ def recall_at_precision_point(tp, fp, fn, tn, params):
     return best, at
 
 
-@numba.njit(cache=True)
+@group_kernel
 def tpr_at_fpr_point(tp, fp, fn, tn, params):
     """(the highest TPR among the operating points with FPR <= f -- predicting nothing: 0 --, the cell)."""
     positives, negatives = _sizes(tp, fp, fn, tn)
@@ -151,19 +152,19 @@ def tpr_at_fpr_point(tp, fp, fn, tn, params):
     return best, at
 
 
-@numba.njit(cache=True)
+@group_kernel
 def precision_at_recall_curve(tp, fp, fn, tn, params):
     """The highest precision among the operating points with recall >= r."""
     return precision_at_recall_point(tp, fp, fn, tn, params)[0]
 
 
-@numba.njit(cache=True)
+@group_kernel
 def recall_at_precision_curve(tp, fp, fn, tn, params):
     """The highest recall among the operating points with precision >= p (0 if none)."""
     return recall_at_precision_point(tp, fp, fn, tn, params)[0]
 
 
-@numba.njit(cache=True)
+@group_kernel
 def tpr_at_fpr_curve(tp, fp, fn, tn, params):
     """The highest TPR among the operating points with FPR <= f (predicting nothing: 0)."""
     return tpr_at_fpr_point(tp, fp, fn, tn, params)[0]
@@ -177,7 +178,7 @@ POINTS = {
 }
 
 
-@numba.njit(cache=True)
+@group_kernel
 def _ranked_precisions(tp, fp, cutoff):
     """Σ precision@i over the relevant positions i <= cutoff, and how many there are."""
     total, found, before = 0.0, 0.0, 0.0
@@ -189,7 +190,7 @@ def _ranked_precisions(tp, fp, cutoff):
     return total, found
 
 
-@numba.njit(cache=True)
+@group_kernel
 def ranked_ap(tp, fp, fn, tn, params):
     """Σ_{relevant i <= cutoff} precision@i / (relevant items of the topic) -- trec_eval's AP."""
     positives = tp[0] + fn[0]
@@ -199,21 +200,21 @@ def ranked_ap(tp, fp, fn, tn, params):
     return total / positives
 
 
-@numba.njit(cache=True)
+@group_kernel
 def ranked_ap_retrieved(tp, fp, fn, tn, params):
     """Σ_{relevant i <= cutoff} precision@i / (relevant items within the cutoff)."""
     total, found = _ranked_precisions(tp, fp, _cutoff(params[0], tp.size))
     return total / found if found > 0 else NAN
 
 
-@numba.njit(cache=True)
+@group_kernel
 def precision_at_k(tp, fp, fn, tn, params):
     """Relevant items among the top k, divided by k (a list shorter than k counts as k)."""
     k = _cutoff(params[0], tp.size)
     return tp[k - 1] / params[0] if k > 0 else NAN
 
 
-@numba.njit(cache=True)
+@group_kernel
 def recall_at_k(tp, fp, fn, tn, params):
     """Relevant items among the top k, divided by the topic's relevant items."""
     positives = tp[0] + fn[0]
@@ -221,7 +222,7 @@ def recall_at_k(tp, fp, fn, tn, params):
     return tp[k - 1] / positives if positives > 0 and k > 0 else NAN
 
 
-@numba.njit(cache=True)
+@group_kernel
 def reciprocal_rank(tp, fp, fn, tn, params):
     """1 / the position of the first relevant item within the cutoff; 0 if none is (trec_eval)."""
     if tp[0] + fn[0] <= 0:
@@ -232,7 +233,7 @@ def reciprocal_rank(tp, fp, fn, tn, params):
     return 0.0
 
 
-@numba.njit(cache=True)
+@group_kernel
 def _cutoff(value, size):
     return size if value >= size else int(value)
 

@@ -10,9 +10,16 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._html import table_html
+from .._threads import in_ranges
 from ..measures import registry
 from ..tensor import Roles, Scores
 from ._kernels import _last_axis_first
+
+# Up to this many values in a job's largest array, numpy computes the job: in milliseconds, where
+# a first call in a fresh environment would compile the job's kernels for a second or more (a
+# report's meta-evaluation of a few systems and topics). Beyond it the kernels run, compiled once
+# and then read from numba's cache.
+NUMPY_VALUES = 1 << 20
 
 
 @dataclass
@@ -163,13 +170,36 @@ def sliced_values(scores, oriented: bool = True, *, system: str = "system", topi
         As :func:`measure_rows`.
     """
     rows, signs, slices = measure_rows(scores, system=system, topic=topic)
+    return slices_first(rows, signs if oriented else None), slices
+
+
+def slices_first(rows: np.ndarray, signs: np.ndarray | None = None) -> np.ndarray:
+    """``values[slice, measure, system, topic]`` from :func:`measure_rows`'
+    ``rows[measure, system, topic, slice]``, a copy: by numpy up to :data:`NUMPY_VALUES`
+    values (no kernel compiled for a few), beyond it by a kernel in tiles on the threads.
+
+    Parameters
+    ----------
+    rows : ndarray of float64, shape (n_measures, n_systems, n_topics, n_slices)
+    signs : ndarray of float64, shape (n_measures,), optional
+        Each measure's values times its sign (higher is better for every measure); None: as
+        they are.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_slices, n_measures, n_systems, n_topics)
+    """
     n_measures, n_systems, n_topics, n_slices = rows.shape
-    values = np.empty((n_slices, n_measures, n_systems * n_topics))
-    _last_axis_first(rows.reshape(n_measures, n_systems * n_topics, n_slices), 0, values)
+    flat = rows.reshape(n_measures, n_systems * n_topics, n_slices)
+    if flat.size <= NUMPY_VALUES:
+        values = np.array(np.moveaxis(flat, 2, 0), np.float64, order="C")  # a copy, even of one slice
+    else:
+        values = np.empty((n_slices, n_measures, n_systems * n_topics))
+        in_ranges(_last_axis_first, n_measures * ((n_systems * n_topics + 63) // 64), flat, values)
     values = values.reshape(n_slices, n_measures, n_systems, n_topics)
-    if oriented:
+    if signs is not None:
         values *= signs[:, None, None]
-    return values, slices
+    return values
 
 
 def measure_rows(scores, *, system: str = "system", topic: str = "topic"):

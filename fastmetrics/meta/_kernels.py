@@ -2,12 +2,18 @@
 
 Each kernel reproduces a per-pair definition of its job exactly (same integer counts, same float
 operations where the result is a ratio); the jobs' modules say which definition.
+
+The kernels over rows, pairs or topics take a range ``start, stop`` of them, release the GIL and
+run on Python threads (:func:`fastmetrics._threads.in_ranges`), not in a ``prange``: a parallel
+kernel compiles several times slower (seconds, paid on a first call in every fresh environment,
+where a report's meta-evaluation of a few systems takes milliseconds) and the threads share the
+work as evenly.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
 @njit(cache=True)
@@ -40,20 +46,21 @@ def _subset_ranks(x, order, keep, ranks):
     return n, distinct < 2
 
 
-@njit(cache=True, parallel=True)
-def _spearman_pairs(values, order, first, second, out):
-    """out[p] = Spearman (average ranks) of the rows first[p], second[p] of ``values[topic,
-    system]`` over the systems defined on both; NaN when fewer than two remain or a side is
-    constant. ``order[t]`` sorts row t ascending, NaN last."""
+@njit(cache=True, nogil=True)
+def _spearman_pairs(start, stop, values, order, first, second, out):
+    """out[p] for start <= p < stop = Spearman (average ranks) of the rows first[p], second[p]
+    of ``values[topic, system]`` over the systems defined on both; NaN when fewer than two
+    remain or a side is constant. ``order[t]`` sorts row t ascending, NaN last."""
     n_systems = values.shape[1]
-    for p in prange(first.size):
+    # a pair reads back only the ranks of the systems it keeps, which it has just written
+    keep = np.empty(n_systems, np.bool_)
+    ra = np.empty(n_systems)
+    rb = np.empty(n_systems)
+    for p in range(start, stop):
         a = values[first[p]]
         b = values[second[p]]
-        keep = np.empty(n_systems, np.bool_)
         for s in range(n_systems):
             keep[s] = not (np.isnan(a[s]) or np.isnan(b[s]))
-        ra = np.zeros(n_systems)
-        rb = np.zeros(n_systems)
         n, flat_a = _subset_ranks(a, order[first[p]], keep, ra)
         _, flat_b = _subset_ranks(b, order[second[p]], keep, rb)
         if n < 2 or flat_a or flat_b:
@@ -73,21 +80,23 @@ def _spearman_pairs(values, order, first, second, out):
         out[p] = sxy / np.sqrt(sxx * syy)
 
 
-@njit(cache=True, parallel=True)
-def _unit_ranks(values, order, z):
-    """z[r] = the average ranks of ``values[r]`` centred and scaled to unit length (so that the
-    Spearman correlation of two rows is their dot product); NaN where the row has an undefined
-    entry, is constant or has fewer than two entries. ``order[r]`` sorts row r ascending."""
-    n_rows, size = values.shape
-    for r in prange(n_rows):
-        keep = np.empty(size, np.bool_)
+@njit(cache=True, nogil=True)
+def _unit_ranks(start, stop, values, order, z):
+    """z[r] for start <= r < stop = the average ranks of ``values[r]`` centred and scaled to unit
+    length (so that the Spearman correlation of two rows is their dot product); NaN where the row
+    has an undefined entry, is constant or has fewer than two entries. ``order[r]`` sorts row r
+    ascending."""
+    size = values.shape[1]
+    keep = np.empty(size, np.bool_)
+    for r in range(start, stop):
         clean = True
         for s in range(size):
             keep[s] = not np.isnan(values[r, s])
             clean = clean and keep[s]
         n, flat = _subset_ranks(values[r], order[r], keep, z[r])
         if not clean or flat or n < 2:
-            z[r, :] = np.nan
+            for s in range(size):
+                z[r, s] = np.nan
             continue
         mean = 0.5 * (n + 1)
         sxx = 0.0
@@ -99,26 +108,27 @@ def _unit_ranks(values, order, z):
             z[r, s] /= norm
 
 
-@njit(cache=True, parallel=True)
-def _last_axis_first(values, first, out):
-    """out[k, m, o] = values[m, o, first + k] for the ``out.shape[0]`` entries of the last axis
-    from ``first``, in tiles of 64 outputs so that reads and writes stay in cache lines (numpy's
-    copy of the transposed view walks memory with the last axis' stride)."""
-    n_rows, size, _ = values.shape
+@njit(cache=True, nogil=True)
+def _last_axis_first(start, stop, values, out):
+    """out[k, m, o] = values[m, o, k] for the tiles start <= job < stop of 64 outputs (row
+    ``job // tiles``), so that reads and writes stay in cache lines (numpy's copy of the
+    transposed view walks memory with the last axis' stride)."""
+    size, n_last = values.shape[1], values.shape[2]
     tiles = (size + 63) // 64
-    for job in prange(n_rows * tiles):
+    for job in range(start, stop):
         m = job // tiles
-        start = (job % tiles) * 64
-        stop = min(size, start + 64)
-        for k in range(out.shape[0]):
-            for o in range(start, stop):
-                out[k, m, o] = values[m, o, first + k]
+        lo = (job % tiles) * 64
+        hi = min(size, lo + 64)
+        for k in range(n_last):
+            for o in range(lo, hi):
+                out[k, m, o] = values[m, o, k]
 
 
-@njit(cache=True, parallel=True)
-def nanmean_rows(values, out):
-    """``out[i]``: the mean of the values of row ``i`` that are not NaN (NaN if none is)."""
-    for i in prange(values.shape[0]):
+@njit(cache=True, nogil=True)
+def nanmean_rows(start, stop, values, out):
+    """``out[i]`` for start <= i < stop: the mean of the values of row ``i`` that are not NaN
+    (NaN if none is)."""
+    for i in range(start, stop):
         total = 0.0
         n = 0
         for v in values[i]:

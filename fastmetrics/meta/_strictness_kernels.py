@@ -15,12 +15,16 @@ buckets before its own plus the values of its bucket at or below it. Only the bu
 cut or a value whose rank is asked are gathered and sorted (a few dozen of thousands); an
 output's level is the number of cuts in the buckets below its own, plus those of its own bucket
 at or below its value.
+
+The kernels called from Python take a range ``begin, end`` of their rows (or chunks), release the
+GIL and run on Python threads (:func:`fastmetrics._threads.in_ranges`), not in a ``prange``: a
+parallel kernel compiles several times slower, paid on a first call in every fresh environment.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 # outputs a block of level_minima turns to one row of values each
 _TILE = 256
@@ -120,11 +124,11 @@ def _row_levels(x, counts, where, start, members, sorted_, wanted, levels):
         levels[o] = level
 
 
-@njit(cache=True, parallel=True)
-def row_levels(values, counts, where, start, members, sorted_, wanted, levels):
-    """:func:`_bucket_counts` and :func:`_row_levels` of every row of ``values[m, o]``, a row a
-    thread; each row's arrays stay for :func:`lowest_ranks`."""
-    for m in prange(values.shape[0]):
+@njit(cache=True, nogil=True)
+def row_levels(begin, end, values, counts, where, start, members, sorted_, wanted, levels):
+    """:func:`_bucket_counts` and :func:`_row_levels` of the rows begin <= m < end of
+    ``values[m, o]``; each row's arrays stay for :func:`lowest_ranks`."""
+    for m in range(begin, end):
         lo, scale = _scale(values[m], start.shape[1] - 1)
         _bucket_counts(values[m], lo, scale, where[m], start[m])
         sorted_[m, :] = False
@@ -132,39 +136,42 @@ def row_levels(values, counts, where, start, members, sorted_, wanted, levels):
         _row_levels(values[m], counts, where[m], start[m], members[m], sorted_[m], wanted[m], levels[m])
 
 
-@njit(cache=True, parallel=True)
-def level_minima(values, levels, minima):
-    """``minima[chunk, a, L, b]``: the lowest ``values[b, o]`` over the outputs ``o`` of one chunk
-    that reach exactly ``L`` levels of ``a`` (``levels[a, o]``); the chunks' outputs are one run
-    each (the caller takes the minimum over chunks). A tile of outputs at a time is turned into
-    a row of values each, so that one output lowers the minima of every measure ``b`` as one
-    vector."""
+@njit(cache=True, nogil=True)
+def level_minima(begin, end, values, levels, minima):
+    """``minima[chunk, a, L, b]`` for the chunks begin <= chunk < end and ``L >= 1``: the lowest
+    ``values[b, o]`` over the outputs ``o`` of the chunk that reach exactly ``L`` levels of ``a``
+    (``levels[a, o]``); the chunks' outputs are one run each (the caller takes the minimum over
+    chunks). ``L = 0`` (outputs below every level, which no strictness reads) is left as it is.
+    A tile of outputs at a time is turned into a row of values each, so that one output lowers
+    the minima of every measure ``b`` as one vector."""
     n_rows, n = values.shape
     n_chunks = minima.shape[0]
     per = (n + n_chunks - 1) // n_chunks
-    for c in prange(n_chunks):
+    for c in range(begin, end):
         tile = np.empty((_TILE, n_rows))
         tile_levels = np.empty((_TILE, n_rows), np.int64)
         for first in range(c * per, min(n, (c + 1) * per), _TILE):
             stop = min(n, first + _TILE, (c + 1) * per)
-            for m in range(n_rows):
-                for o in range(first, stop):
+            for o in range(first, stop):
+                for m in range(n_rows):
                     tile[o - first, m] = values[m, o]
                     tile_levels[o - first, m] = levels[m, o]
             for q in range(stop - first):
                 for a in range(n_rows):
                     level = tile_levels[q, a]
+                    if level == 0:  # about half the outputs of a measure: below its lowest level
+                        continue
                     for b in range(n_rows):
                         minima[c, a, level, b] = min(minima[c, a, level, b], tile[q, b])
 
 
-@njit(cache=True, parallel=True)
-def lowest_ranks(lowest, values, where, start, members, sorted_, wanted, first, second, out):
-    """``out[p, k]``: the number of values of row ``second[p]`` at or below
-    ``lowest[first[p], k, second[p]]`` (one of that row's values), from the row's buckets; the
-    buckets asked about are sorted first, in one pass."""
+@njit(cache=True, nogil=True)
+def lowest_ranks(begin, end, lowest, values, where, start, members, sorted_, wanted, first, second, out):
+    """``out[p, k]`` for the pairs whose ``second[p]`` is a row begin <= row < end: the number of
+    values of that row at or below ``lowest[first[p], k, second[p]]`` (one of the row's values),
+    from the row's buckets; the buckets asked about are sorted first, in one pass."""
     buckets = start.shape[1] - 1
-    for row in prange(values.shape[0]):
+    for row in range(begin, end):
         lo, scale = _scale(values[row], buckets)
         bucket_of = np.full(out.shape, -1, np.int64)
         for p in range(first.size):
@@ -183,26 +190,13 @@ def lowest_ranks(lowest, values, where, start, members, sorted_, wanted, first, 
                     out[p, k] = start[row, b] + np.searchsorted(inside, lowest[first[p], k, row], side="right")
 
 
-@njit(cache=True)
-def cut_counts(thresholds, n):
-    """The smallest count ``c`` of ``n`` values with ``c / n >= th`` for each threshold, compared in
-    floats as the definition reads (searched from two below ``th * n``)."""
-    out = np.empty(thresholds.size, np.int64)
-    for k in range(thresholds.size):
-        count = max(1, int(np.ceil(thresholds[k] * n)) - 2)
-        while count / n < thresholds[k]:
-            count += 1
-        out[k] = count
-    return out
-
-
-@njit(cache=True, parallel=True)
-def oriented_slices(rows, first, signs, out, holes):
+@njit(cache=True, nogil=True)
+def oriented_slices(begin, end, rows, first, signs, out, holes):
     """``out[k, m, o] = signs[m] * rows[m, o, first + k]`` for the ``out.shape[0]`` slices from
-    ``first``, and ``holes[k, m]`` the NaN among them (a row at a time, in tiles of 64 outputs
-    so that reads and writes stay in cache lines)."""
-    n_rows, size, _ = rows.shape
-    for m in prange(n_rows):
+    ``first`` and the rows begin <= m < end, and ``holes[k, m]`` the NaN among them (a row at a
+    time, in tiles of 64 outputs so that reads and writes stay in cache lines)."""
+    size = rows.shape[1]
+    for m in range(begin, end):
         holes[:, m] = 0
         for start in range(0, size, 64):
             for k in range(out.shape[0]):
@@ -212,10 +206,10 @@ def oriented_slices(rows, first, signs, out, holes):
                     holes[k, m] += v != v
 
 
-@njit(cache=True, parallel=True)
-def gather_outputs(flat, rows, outputs, out):
-    """``out[i, j] = flat[rows[i], outputs[j]]``."""
-    for i in prange(rows.size):
+@njit(cache=True, nogil=True)
+def gather_outputs(begin, end, flat, rows, outputs, out):
+    """``out[i, j] = flat[rows[i], outputs[j]]`` for begin <= i < end."""
+    for i in range(begin, end):
         source = flat[rows[i]]
         for j in range(outputs.size):
             out[i, j] = source[outputs[j]]

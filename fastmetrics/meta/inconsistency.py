@@ -15,21 +15,23 @@ depend on which other measures were computed; fastmetrics follows the definition
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._threads import in_ranges, thread_count
+from . import _common
 from . import _inconsistency_kernels as _kernels
-from ._common import MetaResult, measure_rows
+from ._common import MetaResult, measure_rows, slices_first
 
 
-def inconsistency_counts(rows: np.ndarray, signs: np.ndarray, tolerance: float):
+def inconsistency_counts(rows: np.ndarray, signs: np.ndarray, tolerance: float, by_numpy: bool = False):
     """Count the comparisons each pair of measures orders differently, and those both define.
 
     One pass over the comparisons of each slice: each system pair of a topic is signed once per
     measure (eight to a byte), two measures compared by popcounts, the topics in chunks over
-    the threads (:mod:`fastmetrics.meta._inconsistency_kernels`).
+    the threads (:mod:`fastmetrics.meta._inconsistency_kernels`); by numpy on a few comparisons
+    (:func:`_counts_numpy`).
 
     Parameters
     ----------
@@ -39,19 +41,50 @@ def inconsistency_counts(rows: np.ndarray, signs: np.ndarray, tolerance: float):
         1 or -1 a measure: the values times it are higher-is-better.
     tolerance : float
         Differences within it are ties.
+    by_numpy : bool, default False
+        Count by numpy (:func:`_counts_numpy`), not by the kernel.
 
     Returns
     -------
     inconsistent, comparisons : ndarray of int64, shape (n_slices, n_measures, n_measures)
         Symmetric in the last two axes; the diagonal means nothing.
     """
+    if by_numpy:
+        counted = [_counts_numpy(values, tolerance) for values in slices_first(rows, signs)]
+        return np.stack([c[0] for c in counted]), np.stack([c[1] for c in counted])
     n_measures, _, n_topics, n_slices = rows.shape
-    n_chunks = max(1, min(n_topics, 4 * numba.get_num_threads()))
+    n_chunks = max(1, min(n_topics, 4 * thread_count()))
     bad = np.zeros((n_chunks, n_slices, n_measures, n_measures), np.int64)
     both = np.zeros_like(bad)
-    _kernels.inconsistency_counts(rows, signs, float(tolerance), n_chunks, bad, both)
+    kernel = _kernels.inconsistency_counts
+    in_ranges(kernel, n_chunks, rows, signs, float(tolerance), n_chunks, bad, both)
     bad, both = bad.sum(axis=0), both.sum(axis=0)
     return bad + bad.transpose(0, 2, 1), both + both.transpose(0, 2, 1)
+
+
+def _counts_numpy(values: np.ndarray, tolerance: float):
+    """:func:`inconsistency_counts` of one slice ``values[measure, system, topic]`` (oriented) by
+    numpy: the signs of every comparison of every measure at once, and the pairs of measures as
+    products of their indicator rows (exact integers)."""
+    n_measures, n_systems, _ = values.shape
+    first, second = np.triu_indices(n_systems, 1)
+    with np.errstate(invalid="ignore"):  # inf - inf: undefined, as in the kernel
+        differences = (values[:, first] - values[:, second]).reshape(n_measures, -1)
+    defined = ~np.isnan(differences)
+    both = _pair_sums(defined)
+    agree = sum(
+        _pair_sums(defined & side)
+        for side in (differences > tolerance, differences < -tolerance, np.abs(differences) <= tolerance)
+    )
+    return both - agree, both
+
+
+def _pair_sums(indicators: np.ndarray) -> np.ndarray:
+    """``out[a, b]`` = the comparisons both rows a and b of ``indicators`` mark; 0 on the diagonal."""
+    rows = indicators.astype(np.float64)
+    out = np.rint(rows @ rows.T).astype(np.int64)
+    np.fill_diagonal(out, 0)
+    return out
 
 
 def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", topic: str = "topic") -> MetaResult:
@@ -82,7 +115,9 @@ def inconsistency(scores, *, tolerance: float = 1e-5, system: str = "system", to
     rows, signs, slices = measure_rows(scores, system=system, topic=topic)
     names = list(scores.measures)
     first, second = np.nonzero(~np.eye(len(names), dtype=bool))
-    bad, total = inconsistency_counts(rows, signs, tolerance)
+    n_measures, n_systems, n_topics, n_slices = rows.shape
+    comparisons = n_slices * n_measures * n_systems * (n_systems - 1) // 2 * n_topics
+    bad, total = inconsistency_counts(rows, signs, tolerance, comparisons <= _common.NUMPY_VALUES)
     bad, total = bad[:, first, second].reshape(-1), total[:, first, second].reshape(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         percent = 100.0 * bad / total

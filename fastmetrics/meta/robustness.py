@@ -15,49 +15,105 @@ import pyarrow as pa
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
+from .._threads import in_ranges
 from ..tensor import Roles
+from . import _common
 from ._common import MetaResult, labels_array, system_topic_values
 from ._kernels import _spearman_pairs, _unit_ranks, _upper_rows
 
 _BLOCK_CELLS = 1 << 22  # correlations of one block of rows (32 MiB of float64)
 
 
-def _rank_rows(values: np.ndarray):
+def _rank_rows(values: np.ndarray, by_numpy: bool):
     """``(values_t, order, z, dirty)`` for ``values[measure, system, topic]``: the values as
     ``values_t[measure, topic, system]``, each topic's sorting order of its systems, ``z`` the
     topic's average ranks centred and scaled to unit length (the Spearman correlation of two
     topics is the dot product of their rows), ``dirty[measure, topic]`` the topics with an
     undefined system, whose pairs are ranked anew on the systems both topics define. Rows that
     cannot correlate (dirty, constant, fewer than two systems) are NaN, which every product
-    with them keeps."""
+    with them keeps. ``by_numpy``: ``z`` by numpy, not by the kernel."""
     values_t = np.ascontiguousarray(values.transpose(0, 2, 1))
     order = np.argsort(values_t, axis=2)
     flat = (-1, values_t.shape[2])
-    z = np.empty(values_t.shape)
-    _unit_ranks(values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
+    if by_numpy:
+        z = _unit_ranks_numpy(values_t.reshape(flat)).reshape(values_t.shape)
+    else:
+        z = np.empty(values_t.shape)
+        rows = values_t.shape[0] * values_t.shape[1]
+        in_ranges(_unit_ranks, rows, values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
     return values_t, order, z, np.isnan(values_t).any(axis=2)
 
 
-def _ranked_anew(values_t, order, first, second) -> np.ndarray:
+def _ranked_anew(values_t, order, first, second, by_numpy: bool) -> np.ndarray:
     """The per-pair definition, for pairs touching a topic with an undefined system (their ranks
     depend on which systems the pair keeps)."""
+    if by_numpy:
+        return _spearman_numpy(values_t[first], values_t[second])
     out = np.empty(first.size)
-    _spearman_pairs(values_t, order, first.astype(np.int64), second.astype(np.int64), out)
+    in_ranges(_spearman_pairs, first.size, values_t, order, first.astype(np.int64), second.astype(np.int64), out)
+    return out
+
+
+def _average_ranks(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ranks, flat)``: the average ranks (1-based) of the numbers of each row, NaN where the
+    row holds NaN, and whether a row holds fewer than two distinct numbers (numpy: the kernels'
+    ranks on a few rows)."""
+    n_rows, size = rows.shape
+    order = np.argsort(rows, axis=1, kind="stable")  # NaN last
+    ordered = np.take_along_axis(rows, order, axis=1)
+    starts = np.ones((n_rows, size), bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]  # a NaN starts a run of its own
+    positions = np.broadcast_to(np.arange(size), (n_rows, size))
+    first = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
+    ends = np.ones((n_rows, size), bool)
+    ends[:, :-1] = starts[:, 1:]
+    last = np.minimum.accumulate(np.where(ends, positions, size)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty((n_rows, size))
+    np.put_along_axis(ranks, order, np.where(np.isnan(ordered), np.nan, 0.5 * (first + last) + 1.0), axis=1)
+    distinct = (starts & ~np.isnan(ordered)).sum(axis=1)
+    return ranks, distinct < 2
+
+
+def _unit_ranks_numpy(rows: np.ndarray) -> np.ndarray:
+    """The kernels' ``z`` rows by numpy: average ranks centred and scaled to unit length; NaN for
+    a row with an undefined entry, a constant row or one of fewer than two entries (the ranks
+    are halves of integers, so every sum is exact and equals the kernels')."""
+    ranks, flat = _average_ranks(rows)
+    z = ranks - 0.5 * (rows.shape[1] + 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z /= np.sqrt((z * z).sum(axis=1, keepdims=True))
+    z[flat | np.isnan(rows).any(axis=1) | (rows.shape[1] < 2)] = np.nan
+    return z
+
+
+def _spearman_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman of the rows a[p], b[p] over the entries both define, by numpy (as
+    :func:`~fastmetrics.meta._kernels._spearman_pairs`)."""
+    keep = ~(np.isnan(a) | np.isnan(b))
+    ra, flat_a = _average_ranks(np.where(keep, a, np.nan))
+    rb, flat_b = _average_ranks(np.where(keep, b, np.nan))
+    n = keep.sum(axis=1, keepdims=True)
+    dx = np.where(keep, ra - 0.5 * (n + 1), 0.0)
+    dy = np.where(keep, rb - 0.5 * (n + 1), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (dx * dy).sum(axis=1) / np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    out[flat_a | flat_b | (n[:, 0] < 2)] = np.nan
     return out
 
 
 class _Measure:
     """One measure's rank rows and what the pairs touching a dirty topic need."""
 
-    def __init__(self, values_t: np.ndarray, order: np.ndarray, z: np.ndarray, dirty: np.ndarray):
+    def __init__(self, values_t: np.ndarray, order: np.ndarray, z: np.ndarray, dirty: np.ndarray, by_numpy: bool):
         self.values_t, self.order, self.z, self.dirty = values_t, order, z, dirty
+        self.by_numpy = by_numpy
 
     def pairs(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Correlations of the topic pairs ``(first[p], second[p])``."""
         out = np.einsum("ps,ps->p", self.z[first], self.z[second])
         fix = np.flatnonzero(self.dirty[first] | self.dirty[second])
         if fix.size:
-            out[fix] = _ranked_anew(self.values_t, self.order, first[fix], second[fix])
+            out[fix] = _ranked_anew(self.values_t, self.order, first[fix], second[fix], self.by_numpy)
         return out
 
     def rows(self, start: int, stop: int) -> np.ndarray:
@@ -65,16 +121,24 @@ class _Measure:
         ``np.triu_indices``: one block of the correlation matrix."""
         n_topics = self.z.shape[0]
         block = self.z[start:stop] @ self.z.T
-        out = np.empty((stop - start) * (2 * n_topics - start - stop - 1) // 2)
-        _upper_rows(block, start, out)  # no mask of the block's cells built and read
+        if self.by_numpy:  # a few topics: numpy's mask, no kernel compiled
+            out = block[_right_of_diagonal(n_topics, start, stop)]
+        else:
+            out = np.empty((stop - start) * (2 * n_topics - start - stop - 1) // 2)
+            _upper_rows(block, start, out)  # no mask of the block's cells built and read
         if not self.dirty.any():
             return out
-        upper = np.arange(n_topics)[None, :] > np.arange(start, stop)[:, None]
+        upper = _right_of_diagonal(n_topics, start, stop)
         touched = upper & (self.dirty[start:stop, None] | self.dirty[None, :])
         if touched.any():
             first, second = np.nonzero(touched)
-            out[touched[upper]] = _ranked_anew(self.values_t, self.order, first + start, second)
+            out[touched[upper]] = _ranked_anew(self.values_t, self.order, first + start, second, self.by_numpy)
         return out
+
+
+def _right_of_diagonal(n_topics: int, start: int, stop: int) -> np.ndarray:
+    """The cells of rows ``start:stop`` of an ``n_topics`` square matrix right of its diagonal."""
+    return np.arange(n_topics)[None, :] > np.arange(start, stop)[:, None]
 
 
 class _Moments:
@@ -148,19 +212,21 @@ def _correlations(values: np.ndarray, chosen, keep: bool, progress: bool):
     """``(moments, corr)``: the summary moments per measure and, with ``keep``, every
     correlation ``corr[measure, pair]`` (pairs in the order of ``np.triu_indices``). All pairs go
     by blocks of rows of the correlation matrix, drawn pairs by chunks: memory stays a block."""
-    n_measures, _, n_topics = values.shape
-    values_t, order, z, dirty = _rank_rows(values)
+    n_measures, n_systems, n_topics = values.shape
     if chosen is None:
         step = max(1, _BLOCK_CELLS // n_topics)
         starts, total = range(0, n_topics, step), n_topics * (n_topics - 1) // 2
     else:
         step = _BLOCK_CELLS // max(n_topics, 1) + 1
         starts, total = range(0, chosen.size, step), chosen.size
+    # numpy's work: each topic's ranks, and at worst every pair ranked anew
+    by_numpy = n_measures * (n_topics + total) * n_systems <= _common.NUMPY_VALUES
+    values_t, order, z, dirty = _rank_rows(values, by_numpy)
     moments = _Moments(n_measures)
     out = np.empty((n_measures, total)) if keep else None
     bar = Progress(n_measures * len(starts), "robustness", quiet=not progress)
     for m in range(n_measures):
-        measure = _Measure(values_t[m], order[m], z[m], dirty[m])
+        measure = _Measure(values_t[m], order[m], z[m], dirty[m], by_numpy)
         at = 0
         for start in starts:
             if chosen is None:

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
-from .._threads import on_threads
+from .._threads import in_ranges, on_threads
 from ..count.resample import split_halves
 from ..measures.api import binary_element
 from ..measures.evaluation import label_of
@@ -222,5 +222,5 @@ def _mean_over(values, axis):
     """``np.nanmean(values, axis)`` without its copy of the values (NaN where all are NaN)."""
     moved = np.ascontiguousarray(np.moveaxis(values, axis, -1))
     out = np.empty(moved.shape[:-1])
-    nanmean_rows(moved.reshape(out.size, moved.shape[-1]), out.reshape(-1))
+    in_ranges(nanmean_rows, out.size, moved.reshape(out.size, moved.shape[-1]), out.reshape(-1))
     return out

@@ -13,14 +13,18 @@ A strict measure ranks an output high only if every other measure does too. For 
 
 from __future__ import annotations
 
-import numba
+import math
+import threading
+
 import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
 from .._progress import Progress
+from .._threads import in_ranges, on_threads, thread_count
+from . import _common
 from . import _strictness_kernels as _kernels
-from ._common import MetaResult, measure_rows
+from ._common import MetaResult, measure_rows, slices_first
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
 # bytes of the block of slices transposed at a time (a sweep's thresholds)
@@ -59,6 +63,7 @@ def pairwise_strictness(
     bar: Progress | None = None,
     space: Workspace | None = None,
     whole: bool = False,
+    by_numpy: bool = False,
 ) -> np.ndarray:
     """Strictness of every measure against every other at each threshold.
 
@@ -67,7 +72,9 @@ def pairwise_strictness(
     into buckets (:mod:`fastmetrics.meta._strictness_kernels`), from which come the levels each
     output reaches; a pair (a, b) takes the lowest value of ``b`` over the outputs reaching each
     level of ``a``, from the top level down, and that value's rank is the count of ``b``'s values
-    at or below it (ranks grow with the value, so the lowest rank is the lowest value's).
+    at or below it (ranks grow with the value, so the lowest rank is the lowest value's). The
+    kernels run on ranges of rows over the threads; numpy computes the same on a few outputs
+    (:func:`_group_numpy`).
 
     Parameters
     ----------
@@ -81,6 +88,8 @@ def pairwise_strictness(
         Arrays for ``flat``'s shape, reused from one call to the next.
     whole : bool, default False
         The caller knows that ``flat`` holds no NaN (it is not looked for).
+    by_numpy : bool, default False
+        Compute by numpy (:func:`_group_numpy`), not by the kernels.
 
     Returns
     -------
@@ -92,9 +101,14 @@ def pairwise_strictness(
     rise = np.argsort(thresholds, kind="stable")
     th = np.ascontiguousarray(thresholds[rise], np.float64)
     out = np.full((n, n, th.size), np.nan)
-    space = space or Workspace(*flat.shape)
+    space = None if by_numpy else space or Workspace(*flat.shape)
     groups = [(None, *np.nonzero(~np.eye(n, dtype=bool)))] if whole else _pairs_by_outputs(flat)
     for outputs, first, second in groups:
+        if by_numpy:
+            rows, local = np.unique(np.concatenate([first, second]), return_inverse=True)
+            kept = flat[rows] if outputs is None else flat[rows][:, outputs]
+            out[first, second] = _group_numpy(kept, th, local[: first.size], local[first.size :])
+            continue
         if outputs is None and first.size == n * (n - 1):
             local, kept = np.concatenate([first, second]), np.ascontiguousarray(flat, np.float64)
         else:
@@ -123,13 +137,14 @@ class Workspace:
         self.start = np.empty((n_rows, buckets + 1), np.int64)
         self.sorted, self.wanted = np.empty((n_rows, buckets), np.bool_), np.empty((n_rows, buckets), np.bool_)
         self.values = None
+        self.counts: dict = {}
 
     def kept(self, flat: np.ndarray, rows: np.ndarray, outputs: np.ndarray) -> np.ndarray:
         """``flat[rows][:, outputs]``, in an array of the workspace."""
         if self.values is None:
             self.values = np.empty(self.members.shape)
         out = self.values[: rows.size, : outputs.size]
-        _kernels.gather_outputs(flat, rows.astype(np.int64), outputs.astype(np.int64), out)
+        in_ranges(_kernels.gather_outputs, rows.size, flat, rows.astype(np.int64), outputs.astype(np.int64), out)
         return out
 
     def strictness(self, kept: np.ndarray, th: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -143,16 +158,71 @@ class Workspace:
             return np.full((first.size, th.size), np.nan)
         where, members, levels = (a[:n_rows, :size] for a in (self.where, self.members, self.levels))
         buckets = (self.start[:n_rows], members, self.sorted[:n_rows], self.wanted[:n_rows])
-        _kernels.row_levels(kept, _kernels.cut_counts(th, size), where, *buckets, levels)
-        chunks = max(1, min(4 * numba.get_num_threads(), size // 4096))
+        key = (size, th.tobytes())
+        counts = self.counts[key] if key in self.counts else self.counts.setdefault(key, level_counts(th, size))
+        in_ranges(_kernels.row_levels, n_rows, kept, counts, where, *buckets, levels)
+        chunks = max(1, min(4 * thread_count(), size // 4096))
         minima = np.full((chunks, n_rows, th.size + 1, n_rows), np.inf)
-        _kernels.level_minima(kept, levels, minima)
+        in_ranges(_kernels.level_minima, chunks, kept, levels, minima)
         # from the top level down: the lowest value over the outputs reaching each level or more
         lowest = np.ascontiguousarray(np.minimum.accumulate(minima.min(axis=0)[:, :0:-1], axis=1)[:, ::-1])
         out = np.empty((first.size, th.size), np.int64)
         pairs = (first.astype(np.int64), second.astype(np.int64))
-        _kernels.lowest_ranks(lowest, kept, where, *buckets, *pairs, out)
+        in_ranges(_kernels.lowest_ranks, n_rows, lowest, kept, where, *buckets, *pairs, out)
         return out / size
+
+
+def level_counts(th: np.ndarray, n: int) -> np.ndarray:
+    """The smallest count of values at or below an output that makes its rank reach each level.
+
+    An output's rank is the fraction ``count / n`` of the ``n`` values at or below its own; it
+    reaches ``th`` when that fraction is ``>= th``, compared in floats as the definition reads.
+    The level's cut is the value of that rank; the kernels and numpy read the same counts.
+
+    Parameters
+    ----------
+    th : ndarray of float64
+        The levels, in (0, 1].
+    n : int
+        The number of values, at least 1.
+
+    Returns
+    -------
+    ndarray of int64
+        One count per level, in 1 .. n.
+    """
+    counts = np.empty(th.size, np.int64)
+    for k, level in enumerate(th.tolist()):
+        count = max(1, math.ceil(level * n) - 2)  # counts two below level * n fail in floats
+        while count / n < level:
+            count += 1
+        counts[k] = count
+    return counts
+
+
+def _group_numpy(kept: np.ndarray, th: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``values[p, k]``: strictness at the k-th ascending level ``th[k]`` of row first[p] of
+    ``kept[row, output]`` (every value defined) against row second[p], by numpy, as the kernels
+    compute it: an output reaches the levels whose cut (the value at the level's
+    :func:`level_counts`) it is at or above; for each level, the lowest value of b over a's
+    outputs reaching it, and the count of b's values at or below that (all of them when no
+    output reaches the level)."""
+    n = kept.shape[1]
+    if n == 0:
+        return np.full((first.size, th.size), np.nan)
+    ordered = np.sort(kept, axis=1)
+    cuts = ordered[:, level_counts(th, n) - 1]
+    out = np.empty((first.size, th.size))
+    levels = np.arange(1, th.size + 1)
+    for a in np.unique(first):
+        reach = np.searchsorted(cuts[a], kept[a], side="right")
+        top_down = np.argsort(-reach, kind="stable")
+        reaching = np.searchsorted(-reach[top_down], -levels, side="right")  # outputs reaching each level
+        for p in np.flatnonzero(first == a):
+            running = np.minimum.accumulate(kept[second[p], top_down])
+            lowest = np.where(reaching > 0, running[np.maximum(reaching, 1) - 1], np.inf)
+            out[p] = np.searchsorted(ordered[second[p]], lowest, side="right") / n
+    return out
 
 
 def strictness(
@@ -194,10 +264,12 @@ def strictness(
     n_measures, n_systems, n_topics, n_slices = rows.shape
     bar = Progress(n_slices, "strictness", quiet=not progress)
     pairwise = np.empty((n_slices, n_measures, n_measures, th.size))
-    space = Workspace(n_measures, n_systems * n_topics)
-    for k, (flat, whole) in enumerate(_slices(rows.reshape(n_measures, n_systems * n_topics, n_slices), signs)):
-        pairwise[k] = pairwise_strictness(flat, th, space=space, whole=whole)
-        bar.update(k + 1)
+    if rows.size * n_measures <= _common.NUMPY_VALUES:  # numpy's work: each pair's running minima
+        for k, flat in enumerate(slices_first(rows, signs).reshape(n_slices, n_measures, -1)):
+            pairwise[k] = pairwise_strictness(flat, th, by_numpy=True)
+            bar.update(k + 1)
+    else:
+        _judge_slices(rows.reshape(n_measures, n_systems * n_topics, n_slices), signs, th, pairwise, bar)
     bar.close()
     masked = np.where(np.isnan(pairwise), np.inf, pairwise)
     masked[:, np.arange(len(names)), np.arange(len(names))] = np.inf
@@ -210,19 +282,43 @@ def strictness(
     return MetaResult(summary, detail, {"thresholds": th.tolist(), "outputs": outputs})
 
 
-def _slices(rows: np.ndarray, signs: np.ndarray):
-    """Each slice of ``rows[measure, output, slice]`` as ``(flat[measure, output], whole)``,
-    oriented (times ``signs``), ``whole`` when it holds no NaN: a block of slices transposed at a
-    time into one buffer of at most ``_SLICE_BYTES`` (blocks of more slices read the rows in
-    longer runs), so that no transposed copy of every slice is made."""
+def _judge_slices(rows: np.ndarray, signs: np.ndarray, th: np.ndarray, pairwise: np.ndarray, bar: Progress) -> None:
+    """``pairwise[k]`` = :func:`pairwise_strictness` of every slice ``k`` of ``rows[measure,
+    output, slice]`` by the kernels, a block of slices at a time (:func:`_blocks`).
+
+    The slices of a block go over the threads, each judged by serial kernels in its thread with
+    the thread's :class:`Workspace` (a sweep's 101 thresholds: one handover to the threads a
+    block, not three a slice); a block of one slice is judged here, its kernels on ranges of rows
+    over the threads.
+    """
+    n_measures, n_outputs, _ = rows.shape
+    spaces: dict = {}
+
+    def judge(k, flat, whole):
+        thread = threading.get_ident()
+        if thread not in spaces:  # one a thread, reused by its slices: fresh pages are slow to fault in
+            spaces[thread] = Workspace(n_measures, n_outputs)
+        pairwise[k] = pairwise_strictness(flat, th, space=spaces[thread], whole=whole)
+
+    for first, part, whole in _blocks(rows, signs):
+        on_threads(judge, [(first + i, part[i], bool(whole[i])) for i in range(part.shape[0])])
+        bar.update(first + part.shape[0])
+
+
+def _blocks(rows: np.ndarray, signs: np.ndarray):
+    """The slices of ``rows[measure, output, slice]`` as blocks ``(first, part, whole)``:
+    ``part[i]`` is slice ``first + i`` as ``flat[measure, output]``, oriented (times ``signs``),
+    ``whole[i]`` whether it holds no NaN. A block of slices is transposed at a time into one
+    buffer of at most ``_SLICE_BYTES`` (blocks of more slices read the rows in longer runs), so
+    that no transposed copy of every slice is made; a block is valid until the next is asked."""
     n_measures, n_outputs, n_slices = rows.shape
     block = int(np.clip(_SLICE_BYTES // max(8 * n_measures * n_outputs, 1), 1, min(32, n_slices)))
     buffer = np.empty((block, n_measures, n_outputs))
     holes = np.empty((block, n_measures), np.int64)
     for first in range(0, n_slices, block):
         part = buffer[: min(block, n_slices - first)]
-        _kernels.oriented_slices(rows, first, signs, part, holes)
-        yield from zip(part, holes[: part.shape[0]].sum(axis=1) == 0)
+        in_ranges(_kernels.oriented_slices, n_measures, rows, first, signs, part, holes)
+        yield first, part, holes[: part.shape[0]].sum(axis=1) == 0
 
 
 def _levels_table(slices, measures: dict, names: list, th: np.ndarray, values: np.ndarray) -> pa.Table:

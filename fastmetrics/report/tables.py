@@ -14,8 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import ParameterError
-
-OUTPUT_SUFFIXES = (".parquet", ".csv", ".json", ".md", ".tex", ".html")
+from .._formats import OUTPUT_SUFFIXES
 
 
 def _cell(value, digits: int = 4) -> str:

@@ -130,8 +130,11 @@ def test_reliability_bins_are_the_ece_bins():
 
     table, group, gold, score, weight = _items(11, levels=20, weighted=True, groups=1)
     tensor = fm.count(table.drop(["system"]), thresholds="exact", weight="w")
-    mean_score, frequency, w = reliability_bins(tensor.counts, tensor.coords["threshold"], 10)
+    mean_score, frequency, w, ece, brier = reliability_bins(tensor.counts, tensor.coords["threshold"], 10)
     filled = w > 0
-    ece = (w[filled] * np.abs(frequency[filled] - mean_score[filled])).sum() / w.sum()
-    assert ece == pytest.approx(_numpy_bins(score, gold, weight, 10, False)[0], abs=1e-12)
+    from_points = (w[filled] * np.abs(frequency[filled] - mean_score[filled])).sum() / w.sum()
+    assert from_points == pytest.approx(_numpy_bins(score, gold, weight, 10, False)[0], abs=1e-12)
+    measured = tensor.evaluate(["ece(bins=10)", "brier"]).values.reshape(-1)
+    assert [ece, brier] == measured.tolist()  # the measures' numbers, to the last bit
     assert w.sum() == pytest.approx(weight.sum())
+    assert np.isnan(reliability_bins(tensor.counts[:0], tensor.coords["threshold"][:0], 10)[3:]).all()

@@ -77,6 +77,14 @@ def values_scores(values, measures=("f1", "accuracy", "mcc", "recall")):
     )
 
 
+def take_path(monkeypatch, path: str) -> None:
+    """Make the meta jobs compute by numpy ("numpy") or by their kernels ("kernels") whatever the
+    size (:data:`fastmetrics.meta._common.NUMPY_VALUES`)."""
+    from fastmetrics.meta import _common
+
+    monkeypatch.setattr(_common, "NUMPY_VALUES", {"numpy": 1 << 62, "kernels": -1}[path])
+
+
 def awkward_values(seed, systems, topics, measures=2):
     """Coarse values (ties), some undefined cells (more as the seed grows mod 4), a constant topic,
     a topic of NaN and a system that is NaN or constant everywhere."""

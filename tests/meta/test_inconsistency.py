@@ -13,7 +13,7 @@ import fastmetrics as fm
 from fastmetrics import meta
 from fastmetrics.cli import main
 
-from ._data import awkward_values, meteo_counts, oriented, random_scores, values_scores
+from ._data import awkward_values, meteo_counts, oriented, random_scores, take_path, values_scores
 
 MEASURES = ["accuracy", "balanced_accuracy", "f1", "cohen_kappa", "confusion_entropy", "gm", "mcc", "sba"]
 # % of the 2160 comparisons, by the paper's definition (a win against a tie is an inconsistency)
@@ -136,11 +136,14 @@ def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call():
         assert (row["inconsistent"], row["comparisons"]) == _reference(one, row["measure_a"], row["measure_b"])
 
 
+@pytest.mark.parametrize("path", ["kernels", "numpy"])
 @pytest.mark.parametrize("systems", [8, 9, 64, 65, 130])
-def test_many_systems_infinities_and_clean_topics_against_the_loop(systems):
+def test_many_systems_infinities_and_clean_topics_against_the_loop(systems, path, monkeypatch):
     """Systems across the eight-system chunks and the 64-bit words the comparisons are packed
     in; topics where every value is finite (no undefined comparison is looked for) beside topics
-    with NaN and infinities (inf - inf is undefined, inf - 1 is a win), three measures."""
+    with NaN and infinities (inf - inf is undefined, inf - 1 is a win), three measures; by the
+    kernels and by numpy."""
+    take_path(monkeypatch, path)
     rng = np.random.default_rng(systems)
     values = rng.integers(0, 5, size=(3, systems, 4)).astype(np.float64) / 4
     values[0, rng.integers(systems), 1] = np.nan

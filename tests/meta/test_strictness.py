@@ -11,7 +11,7 @@ import fastmetrics as fm
 from fastmetrics import meta
 from fastmetrics.tensor import Scores
 
-from ._data import awkward_values, oriented, random_scores, values_scores
+from ._data import awkward_values, oriented, random_scores, take_path, values_scores
 
 
 def _rank(values, o):
@@ -109,10 +109,12 @@ def test_measures_undefined_on_the_same_outputs_against_the_loop(seed):
         assert got[key] == expected or (np.isnan(got[key]) and np.isnan(expected)), key
 
 
-@pytest.mark.parametrize("block_bytes", [1 << 28, 1])
-def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call(block_bytes, monkeypatch):
+@pytest.mark.parametrize("path, block_bytes", [("kernels", 1 << 28), ("kernels", 1), ("numpy", 1 << 28)])
+def test_a_threshold_sweep_is_judged_at_each_threshold_in_one_call(path, block_bytes, monkeypatch):
     """Scores of a threshold grid: one block of rows per threshold, each the formula's on the
-    (system, topic) outputs at that threshold; the thresholds taken all at once or one a block."""
+    (system, topic) outputs at that threshold; the kernels take the thresholds all at once or one
+    a block."""
+    take_path(monkeypatch, path)
     monkeypatch.setattr(importlib.import_module("fastmetrics.meta.strictness"), "_SLICE_BYTES", block_bytes)
     rng = np.random.default_rng(7)
     n = 5 * 6 * 12
@@ -171,11 +173,14 @@ def _sorted_reference(flat, levels):
     return out
 
 
+@pytest.mark.parametrize("path", ["kernels", "numpy"])
 @pytest.mark.parametrize("seed", range(4))
-def test_many_outputs_against_sorted_ranks(seed):
+def test_many_outputs_against_sorted_ranks(seed, path, monkeypatch):
     """Thousands of outputs (thousands of buckets a measure): fine values (buckets of several
     values), coarse ones (thousands of equal values at a cut), infinities (one bucket for the
-    row), a constant measure and undefined cells shared by some measures but not all."""
+    row), a constant measure and undefined cells shared by some measures but not all; by the
+    kernels and by numpy."""
+    take_path(monkeypatch, path)
     rng = np.random.default_rng(seed)
     n = 3000 + 1000 * seed
     fine = rng.normal(size=n) ** 3
@@ -198,3 +203,14 @@ def test_many_outputs_against_sorted_ranks(seed):
     for row in got:
         want = expected[names.index(row["measure_a"]), names.index(row["measure_b"]), row["level"]]
         assert row["value"] == want or (np.isnan(row["value"]) and np.isnan(want)), row
+
+
+def test_level_counts_are_the_smallest_counts_reaching_each_level():
+    """The cuts' counts, against the definition: the smallest count c with c / n >= th in floats
+    (levels such as 0.29 * 100, whose product rounds below the count, included)."""
+    from fastmetrics.meta.strictness import DEFAULT_THRESHOLDS, level_counts
+
+    levels = np.concatenate([DEFAULT_THRESHOLDS, [0.01, 0.1, 0.29, 0.57, 1 / 3, 0.7, 1.0]])
+    for n in [1, 2, 3, 7, 10, 100, 101, 1000, 12345]:
+        expected = [min(c for c in range(1, n + 1) if c / n >= th) for th in levels]
+        assert level_counts(levels, n).tolist() == expected

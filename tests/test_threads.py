@@ -1,0 +1,54 @@
+"""Calls spread over threads (:mod:`fastmetrics._threads`)."""
+
+import threading
+
+import pytest
+
+from fastmetrics import _threads
+
+
+@pytest.mark.parametrize("n, parts", [(10, 3), (10, None), (2, 8), (7, 7), (0, 4), (1, None)])
+def test_in_ranges_covers_the_rows_once_in_order(n, parts, monkeypatch):
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 4)
+    names = set()
+
+    def rows(start, stop, tag):
+        names.add(threading.current_thread().name)
+        return tag, start, stop
+
+    got = _threads.in_ranges(rows, n, "x", parts=parts)
+    assert [g[0] for g in got] == ["x"] * len(got)
+    bounds = [(start, stop) for _, start, stop in got]
+    assert bounds[0][0] == 0 and bounds[-1][1] == n
+    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+    assert len(bounds) == max(1, min(n, parts or 4))
+    assert all(stop - start in (n // len(bounds), n // len(bounds) + 1) for start, stop in bounds)
+    assert (len(bounds) > 1) == any(name.startswith("fastmetrics-") for name in names)
+
+
+def test_in_ranges_runs_the_first_range_here_and_raises_after_every_range(monkeypatch):
+    """No more ranges than threads: the calling thread takes the first; an error is raised once
+    every range has ended, the first range's before a later one's."""
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 3)
+    ended = []
+
+    def rows(start, stop):
+        ended.append(start)
+        if start > 0:
+            raise KeyError(start)
+        return threading.current_thread().name
+
+    with pytest.raises(KeyError):
+        _threads.in_ranges(rows, 3)
+    assert sorted(ended) == [0, 1, 2]
+
+    def first_fails(start, stop):
+        if start == 0:
+            raise ValueError("first")
+        raise KeyError(start)
+
+    with pytest.raises(ValueError, match="first"):
+        _threads.in_ranges(first_fails, 3)
+    assert _threads.in_ranges(lambda start, stop: threading.current_thread().name, 2)[0] == (
+        threading.current_thread().name
+    )
