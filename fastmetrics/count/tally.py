@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from .._errors import InputError, ParameterError
 from . import _kernels as k
+from . import _small
 from .encoders import ABSENT_COLUMN, code_column, score_range, score_view, where
 from .plan import CountPlan
 
@@ -23,7 +24,7 @@ from .plan import CountPlan
 _PARTIAL_BYTES = 256 << 20
 # A (run, item) bitmap up to this many bits; beyond it, keys are sorted at the end instead.
 _BITMAP_BITS = 1 << 32
-# Batches smaller than this are counted by one thread (and need no parallel kernel compiled).
+# Batches smaller than this are counted by numpy (fastmetrics.count._small): no kernel compiled.
 SERIAL_ROWS = 1 << 16
 
 
@@ -97,20 +98,24 @@ class Tally:
         )
         errors = self.errors
         errors[:] = -1
-        serial = n < SERIAL_ROWS  # a small batch: no thread start-up, no parallel kernel to compile
+        small = n < SERIAL_ROWS  # counted by numpy: no thread start-up, no kernel to compile
         clean = True
         if plan.mode == "hard":
             pred = plan.pred.encode(batch.column(request.pred), part)
-            partial, errors = (self.partial[:1], errors[:1]) if serial else (self.partial, errors)
-            clean = k.hard_batch(n, a, b, stride, gold, pred, weight, *marks, partial, errors)
+            if small:
+                _small.hard(n, a, b, stride, gold, pred, weight, self.partial[0], errors[0])
+            else:
+                clean = k.hard_batch(n, a, b, stride, gold, pred, weight, *marks, self.partial, errors)
             if self.kept is not None:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
         elif plan.mode == "sweep":
             score = score_view(batch.column(request.score), request.score, part)
             args = (a, b, stride, gold, score, weight)
-            grid = (plan.grid,) + plan.guide
-            partial, errors = (self.partial[:1], errors[:1]) if serial else (self.partial, errors)
-            clean = k.sweep_batch(n, *args, *marks, *grid, partial, errors)
+            if small:
+                _small.sweep(n, *args, plan.grid, self.partial[0], errors[0])
+            else:
+                grid = (plan.grid,) + plan.guide
+                clean = k.sweep_batch(n, *args, *marks, *grid, self.partial, errors)
         else:
             self._collect(a, b, stride, gold, batch, part, offset, weight, errors)
         if not clean:
@@ -174,7 +179,7 @@ class Tally:
         errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
         args = (a, b, stride, gold, ABSENT_COLUMN if pred is None else pred, group, gold_codes, pred_codes)
         if n < SERIAL_ROWS:
-            k._rows_chunk(0, n, *args, errors[0])
+            _small.rows(n, *args, errors[0])
         else:
             k.rows_batch(n, *args, errors)
         if axis and errors.max() >= 0:  # a column of more than two axes, coded on its own
@@ -262,7 +267,8 @@ class Tally:
                     self._items, _, _ = self._rows(batch, part, offset, item)
                 return
             seen[:] = before
-        dup = k.mark_items(n, a, b, stride, gold, item, self.n_keys, seen, keys, err)
+        mark = _small.mark if n < SERIAL_ROWS else k.mark_items
+        dup = mark(n, a, b, stride, gold, item, self.n_keys, seen, keys, err)
         if self.seen is None:
             self.keys.append((keys, part))
         if err[k.VALUE] >= 0:  # an item outside the surveyed labels
