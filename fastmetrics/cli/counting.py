@@ -1,0 +1,167 @@
+"""Counting as the commands ask for it: the hard counts or the sweep of the jobs that rank
+systems, counts on Dask, the measure list of a task and the cost matrix of ``--cost``."""
+
+from __future__ import annotations
+
+import os
+
+from .._errors import ParameterError
+from .options import DEFAULT_MEASURES, parse_thresholds, split
+from .process import UNWIND
+from .reading import columns, grouping, open_runs
+
+
+def task_of(tensor) -> str:
+    """The task of counted labels: ``binary``, ``multiclass`` or ``multilabel``."""
+    from ..tensor import MultilabelTensor
+
+    if isinstance(tensor, MultilabelTensor):
+        return "multilabel"
+    return "binary" if tensor.m == 2 and list(tensor.classes) == [0, 1] else "multiclass"
+
+
+def measure_list(args, task: str) -> list[str]:
+    """The measure specs of ``--measures`` (or the task's defaults), checked before any counting."""
+    from ..measures import registry
+
+    text = args.measures or DEFAULT_MEASURES[task]
+    registry.parse_specs(text)
+    return registry.split_specs(text)
+
+
+def count_from_args(args, src=None):
+    """Hard counts for the jobs that rank systems (leaderboard, meta, report).
+
+    The input is opened once: ``src``, or opened here.
+    """
+    from ..count import count
+    from ..tensor import ConfusionTensor
+
+    by = grouping(args)
+    src = open_runs(args) if src is None else src
+    names = src.column_names
+    sweep = parse_thresholds(args.thresholds) if args.command in ("leaderboard", "meta") else None
+    select = getattr(args, "select", "same")
+    if select != "same" and not isinstance(sweep, int):
+        raise ParameterError(f"--select {select} chooses thresholds on a grid: give --thresholds k (an int).")
+    if (
+        sweep is None
+        and args.pred not in names
+        and getattr(args, "score", "score") in names
+        and not {"tp", "fp", "fn", "tn"} <= set(names)
+    ):
+        raise ParameterError(
+            f"The input has scores ('{getattr(args, 'score', 'score')}') but no hard predictions ('{args.pred}'): "
+            f"'{args.command}' ranks one confusion matrix per system and topic. Add a '{args.pred}' column of hard "
+            "labels (e.g. score >= 0.5), name yours with --pred, or choose a threshold per system with "
+            "'fastmetrics sweep' (or rank them with curve measures and --thresholds exact|ranks)."
+        )
+    if getattr(args, "scheduler", None):
+        return distributed_count(args, by)
+    options = dict(
+        gold=args.gold,
+        missing=args.missing,
+        **{k: v for k, v in columns(args).items() if k != "score"},
+        task=args.task,
+        classes=split(args.classes),
+        unjudged=args.unjudged,
+    )
+    if select != "same":
+        return selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
+    tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
+    if sweep is None and args.system in by and args.system not in names and isinstance(tensor, ConfusionTensor):
+        tensor = one_system(tensor, args.inputs, args.system)
+    return tensor
+
+
+def _sweep_options(args, sweep) -> dict:
+    """The count options of a sweep for the jobs that rank systems."""
+    grid = args.grid if isinstance(sweep, int) else "global"
+    return {"thresholds": sweep, "score": args.score, "ties": args.ties, "grid": grid}
+
+
+def selection_count(args, src, by, thresholds, grid, **options):
+    """The sweep that threshold selection on held-out data reads.
+
+    Per (system, topic), and for ``split-half`` per half of each topic's items as well.
+    """
+    from ..count import count
+    from ..count.api import halves_sweep
+
+    by = tuple(dict.fromkeys(tuple(by) + (args.system, args.topic)))
+    if args.select == "cross-topic":
+        return count(src, by=by, thresholds=thresholds, grid=grid, **options)
+    gold = options.pop("gold")
+    return halves_sweep(src, gold, thresholds=thresholds, grid=grid, seed=args.seed, by=by, **options)
+
+
+def one_system(tensor, inputs, axis: str = "system"):
+    """Input without a system column is one system (the axis ``axis``), named after its file (or 'system')."""
+    from ..io.readers import run_system_name
+    from ..tensor import ConfusionTensor
+
+    name = run_system_name(inputs[0]) if len(inputs) == 1 and os.path.isfile(inputs[0]) else "system"
+    return ConfusionTensor(
+        tensor.counts[None],
+        (axis,) + tensor.axes,
+        {**tensor.coords, axis: [name]},
+        coord_axes=tensor.coord_axes,
+        classes=tensor.classes,
+    )
+
+
+def distributed_count(args, by, thresholds=None):
+    """Count on Dask (``--scheduler local[:N] | ADDRESS``); the jobs then run on the client."""
+    from .. import dask as fmd
+
+    if len(args.inputs) != 1:
+        raise ParameterError("--scheduler takes one Parquet dataset (a file, a folder or a URL).")
+    if getattr(args, "unjudged", "error") != "error":
+        raise ParameterError(
+            "--unjudged negative needs every run's items in one place: drop --scheduler, or add "
+            "the unjudged items to the gold as negatives."
+        )
+    client = fmd.client_for(args.scheduler)
+    UNWIND[0] = True
+    try:
+        return fmd.count(
+            args.inputs[0],
+            gold=args.gold,
+            by=by,
+            **columns(args),
+            thresholds=thresholds,
+            client=client,
+            missing=args.missing,
+            task=args.task,
+            classes=split(args.classes),
+        )
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and args.scheduler.startswith("local"):
+            cluster.close()
+        UNWIND[0] = False
+
+
+def cost_of(args, tensor, task):
+    """The cost matrix of --cost over the counts' classes (multiclass labels only)."""
+    if task != "multiclass":
+        raise ParameterError("--cost applies to multiclass labels (k_cost); these labels are " + task + ".")
+    return _cost_matrix(args.cost, tensor.classes)
+
+
+def _cost_matrix(text: str, classes):
+    """--cost: 'ordinal', 'unit', or a cost-matrix file (square with labels, or true,pred,cost)."""
+    from ..io.readers import open_source
+    from ..measures import ordinal_costs
+    from ..measures.multiclass import cost_matrix, unit_costs
+
+    if text == "ordinal":
+        return ordinal_costs(len(classes))
+    if text == "unit":
+        return unit_costs(len(classes))
+    if not os.path.isfile(text):
+        raise ParameterError(
+            f"--cost takes 'ordinal', 'unit' or a cost-matrix file (.csv, .parquet); there is no file '{text}'."
+        )
+    return cost_matrix(open_source(text).read_all(), classes, f"cost file '{text}'")

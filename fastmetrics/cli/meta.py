@@ -1,0 +1,104 @@
+"""``fastmetrics meta``: one meta-evaluation job (strictness, robustness, stability, inconsistency, power)."""
+
+from __future__ import annotations
+
+from .._errors import ParameterError
+from . import options
+from .counting import count_from_args, measure_list, task_of
+from .options import DEFAULT_MEASURES, int_at_least, positive_int, split
+from .output import emit_result
+from .reading import grouping, open_runs
+
+JOBS = ("strictness", "robustness", "stability", "inconsistency", "power")
+
+
+def add_parser(sub) -> None:
+    """The ``meta`` command: its options, and :func:`action` to run."""
+    p = sub.add_parser("meta", help="meta-evaluation: strictness, robustness, stability, inconsistency, power")
+    p.add_argument("job", choices=JOBS)
+    options.counting(p)
+    options.tables_out(
+        p,
+        "the job's summary (one row per measure or measure pair)",
+        "the job's detail: per measure pair and threshold (strictness), per topic pair (robustness), per "
+        "system (stability), the paired tests (power); inconsistency has none",
+        "power: bootstrap replicates of the paired tests",
+    )
+    p.add_argument(
+        "--pairs",
+        default="1000",
+        help="robustness: topic pairs drawn at random, or 'all' for every pair (one blocked matrix product a "
+        "measure; the per-pair table only with --detail) (default 1000)",
+    )
+    p.add_argument("--splits", type=int_at_least(1), default=500, help="stability: random halvings (default 500)")
+    p.add_argument(
+        "--tolerance",
+        type=float,
+        default=1e-5,
+        help="inconsistency/stability: differences within it are ties (default 1e-5)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="power: significance level (default 0.05)")
+    options.sweeping(p)
+    options.runs(p)
+    p.set_defaults(func=action)
+
+
+def action(args) -> None:
+    """Run the job on the scores of the runs and print or write its summary (and --detail)."""
+    from .. import meta
+    from ..board import held_out_scores
+
+    if args.job == "stability":
+        emit_result(_stability(args), args)
+        return
+    tensor = count_from_args(args)
+    scores = tensor.evaluate(measure_list(args, task_of(tensor)), smoothing=args.smoothing, undefined=args.undefined)
+    roles = dict(system=args.system, topic=args.topic)
+    if args.select != "same":
+        scores = held_out_scores(scores, args.select, args.folds, args.seed, **roles)
+    shown = dict(progress=not args.quiet, **roles)
+    if args.job == "strictness":
+        result = meta.strictness(scores, **shown)
+    elif args.job == "robustness":
+        pairs = "all" if args.pairs == "all" else positive_int(args.pairs, "--pairs")
+        result = meta.robustness(scores, pairs=pairs, seed=args.seed, detail=bool(args.detail), **shown)
+    elif args.job == "inconsistency":
+        result = meta.inconsistency(scores, tolerance=args.tolerance, **roles)
+    else:
+        result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed, **shown)
+    emit_result(result, args)
+
+
+def _stability(args):
+    """Split-half stability: the runs themselves halved, not their counts."""
+    from .. import meta
+
+    if args.unjudged != "error":
+        raise ParameterError(
+            "meta stability splits the judged items of each topic: --unjudged negative is not available there."
+        )
+    if args.scheduler:
+        raise ParameterError("Stability resamples the items of every topic: it runs in one process; drop --scheduler.")
+    if args.weight is not None:
+        raise ParameterError("meta stability counts items, not weights: drop --weight.")
+    if getattr(args, "thresholds", None) is not None:
+        raise ParameterError("meta stability counts the hard predictions of each half: drop --thresholds.")
+    measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
+    return meta.stability(
+        open_runs(args),
+        args.gold,
+        measures=measures,
+        replicates=args.splits,
+        seed=args.seed,
+        tolerance=args.tolerance,
+        progress=not args.quiet,
+        by=grouping(args),
+        system=args.system,
+        topic=args.topic,
+        missing=args.missing,
+        pred=args.pred,
+        item=args.item,
+        gold_column=args.gold_column,
+        task=args.task,
+        classes=split(args.classes),
+    )
