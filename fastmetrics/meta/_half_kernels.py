@@ -23,6 +23,8 @@ import types
 import numpy as np
 from numba import njit
 
+from ..measures import _kernels as measure_helpers
+
 _KERNELS: dict = {}
 
 
@@ -117,10 +119,8 @@ def half_means(name: str, element, aggregate: str):
 def _source_hash(element) -> str:
     """Eight hex digits of the source files an element function is compiled from: its module and
     the measures' shared helpers (:mod:`fastmetrics.measures._kernels`)."""
-    from ..measures import _kernels as helpers
-
     digest = hashlib.sha256()
-    for module in sorted({inspect.getsourcefile(element.py_func), inspect.getsourcefile(helpers)}):
+    for module in sorted({inspect.getsourcefile(element.py_func), inspect.getsourcefile(measure_helpers)}):
         with open(module, "rb") as handle:
             digest.update(handle.read())
     return digest.hexdigest()[:8]
