@@ -47,11 +47,45 @@ def generate(seed: int = SEED) -> pa.Table:
 
 
 def write(folder: str | os.PathLike = "data/demo", seed: int = SEED) -> Path:
-    """Write the demo runs to ``folder/runs.parquet`` (atomically) and return the path."""
+    """Write the demo runs to ``folder/runs.parquet`` (atomically), and the same runs as
+    SemEval-style run files with their gold (:func:`write_run_files`); return the Parquet path."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "runs.parquet"
     tmp = folder / ".runs.parquet.tmp"
-    pq.write_table(generate(seed), tmp)
+    table = generate(seed)
+    pq.write_table(table, tmp)
     os.replace(tmp, path)
+    write_run_files(table, folder)
     return path
+
+
+def write_run_files(table: pa.Table, folder: Path) -> None:
+    """The runs as their authors would publish them: ``folder/runs/<system>.txt``, one line
+    ``topic item rank score label`` per item (SemEval-2016 Task 3's layout; a topic's items ranked
+    by score), and ``folder/gold.txt`` in the same layout with the gold labels. Each file is
+    written whole or not at all."""
+    runs = folder / "runs"
+    runs.mkdir(exist_ok=True)
+    columns = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    systems = columns["system"]
+    for system in np.unique(systems):
+        mine = systems == system
+        _write_lines(runs / f"{system}.txt", {name: values[mine] for name, values in columns.items()}, "pred")
+    first = systems == systems[0]
+    _write_lines(folder / "gold.txt", {name: values[first] for name, values in columns.items()}, "gold")
+
+
+def _write_lines(path: Path, rows: dict, label: str) -> None:
+    order = np.lexsort((-rows["score"], rows["topic"]))
+    topic, item, score, flag = (rows[c][order] for c in ("topic", "item", "score", label))
+    rank = np.empty(order.size, np.int64)
+    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
+    rank[:] = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size])) + 1
+    lines = [
+        f"{t}\ti{i:03d}\t{r}\t{s:.4f}\t{'true' if f else 'false'}\n"
+        for t, i, r, s, f in zip(topic, item, rank, score, flag)
+    ]
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(lines))
+    os.replace(tmp, path)

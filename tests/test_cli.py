@@ -223,14 +223,6 @@ def test_missing_negative_and_drop(tmp_path):
     assert json.loads((tmp_path / "d.json").read_text())[0]["value"] == 1.0
 
 
-def test_docs_catalog_is_generated_from_the_registry():
-    """docs/measures.md is `fastmetrics measures --format md`; regenerate it when the registry changes."""
-    from pathlib import Path
-
-    committed = (Path(__file__).resolve().parents[1] / "docs" / "measures.md").read_text()
-    assert run("measures", "--format", "md").stdout == committed
-
-
 def test_evaluate_with_smoothing(runs_file, tmp_path):
     path, _ = runs_file
     out = tmp_path / "s.json"

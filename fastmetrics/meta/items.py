@@ -212,9 +212,9 @@ def item_matrix(
         else pc.cast(table.column(item), pa.string())
     )
     item_codes = pc.dictionary_encode(key).combine_chunks()
-    system_codes = pc.dictionary_encode(pc.cast(table.column(system), pa.string())).combine_chunks()
-    n_systems, n_items = len(system_codes.dictionary), len(item_codes.dictionary)
-    s, i = system_codes.indices.to_numpy(), item_codes.indices.to_numpy()
+    systems, s = _sorted_codes(pc.cast(table.column(system), pa.string()))
+    n_systems, n_items = len(systems), len(item_codes.dictionary)
+    i = item_codes.indices.to_numpy()
     given = np.zeros((n_systems, n_items), np.int32)
     np.add.at(given, (s, i), 1)
     if given.max() > 1:
@@ -232,7 +232,19 @@ def item_matrix(
         raise InputError("No item is labelled by every system: paired tests need the same items.")
     if n_systems < 2:
         raise ParameterError("Paired tests compare systems: the runs hold one.")
-    return system_codes.dictionary.to_pylist(), gold_labels[shared], predictions[:, shared], weights[shared]
+    return systems, gold_labels[shared], predictions[:, shared], weights[shared]
+
+
+def _sorted_codes(column) -> tuple[list, np.ndarray]:
+    """The distinct labels of ``column`` in sorted order (as :func:`fastmetrics.count` orders a
+    system axis) and each row's code among them: the order of the pairs does not depend on the
+    order of the rows, which a join with a separate gold does not keep."""
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    labels = encoded.dictionary.to_pylist()
+    order = sorted(range(len(labels)), key=labels.__getitem__)
+    rank = np.empty(len(labels), np.int64)
+    rank[order] = np.arange(len(labels))
+    return [labels[k] for k in order], rank[encoded.indices.to_numpy()]
 
 
 def _with_gold(table: pa.Table, labels: pa.Table, keys: list, item: str) -> tuple[pa.Table, str]:

@@ -1,0 +1,182 @@
+"""The documentation: the site builds with warnings as errors, its generated pages cover the
+registry and the parser, and every example of the README and the docs runs.
+
+Examples: every fenced ``python`` and ``bash`` block of ``README.md`` and ``docs/**/*.md`` runs, a
+page's blocks in order, in one folder holding the demo data (``data/demo/``: what ``fastmetrics
+demo`` writes) and one Python namespace, so a block may use what an earlier one made. A ``text``
+block right after a code block is its printed output and is compared line by line (trailing
+blanks ignored; a line ``...`` stands for any number of lines). A block that must not run -- the
+set-up commands, which make a virtual environment -- is marked by the line ``<!-- not run:
+<why> -->`` before it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from fastmetrics import demo
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+RUN = ("python", "bash")
+NOT_RUN = re.compile(r"<!--\s*not run:\s*(\S.*?)\s*-->")
+FENCE = re.compile(r"^(\s*)```+\s*([\w-]*)")
+
+
+@dataclass
+class Block:
+    lang: str
+    code: str
+    line: int  # of the opening fence, 1-based
+    output: str | None = None
+    not_run: str | None = None
+
+
+def blocks(page: Path) -> list[Block]:
+    """The fenced blocks of ``page`` that run, each with its expected output, if shown."""
+    lines = page.read_text().splitlines()
+    found, i, pending, last = [], 0, None, None
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if not match:
+            note = NOT_RUN.search(lines[i])
+            if note:
+                pending = note.group(1)
+            elif lines[i].strip():
+                pending, last = None, None
+            i += 1
+            continue
+        indent, lang, start = match.group(1), match.group(2), i
+        i += 1
+        body = []
+        while i < len(lines) and not lines[i].strip().startswith("```"):
+            body.append(lines[i][len(indent) :])
+            i += 1
+        i += 1
+        if lang in RUN:
+            last = Block(lang, "\n".join(body) + "\n", start + 1, not_run=pending)
+            found.append(last)
+        elif lang == "text" and last is not None and last.output is None:
+            last.output = "\n".join(body)
+            last = None
+        else:
+            last = None
+        pending = None
+    return found
+
+
+def _matches(expected: str, got: str) -> bool:
+    want = [line.rstrip() for line in expected.strip("\n").splitlines()]
+    have = [line.rstrip() for line in got.strip("\n").splitlines()]
+    pattern = "".join("(?:.*\n)*?" if w == "..." else re.escape(w) + "\n" for w in want)
+    return re.fullmatch(pattern, "\n".join(have) + "\n") is not None
+
+
+def test_expected_output_is_matched_line_by_line():
+    """The comparison itself: every line in order, ``...`` for any number of lines (none too)."""
+    assert _matches("a\nb", "a\nb  \n")
+    assert _matches("\na\n...\nd\n", "a\nb\nc\nd\n")
+    assert _matches("a\n...\nb", "a\nb\n")
+    assert not _matches("a\nb", "a\nc\n")
+    assert not _matches("a\nb", "a\nb\nc\n")
+    assert not _matches("a\n...\nb", "a\nc\n")
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("docs")
+    demo.write(folder / "data" / "demo")
+    return folder
+
+
+def _run(block: Block, folder: Path, namespace: dict, where: str) -> str:
+    if block.lang == "python":
+        out = io.StringIO()
+        previous = Path.cwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(compile(block.code, where, "exec"), namespace)
+        finally:
+            os.chdir(previous)
+        return out.getvalue()
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", COLUMNS="120")
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block.code], cwd=folder, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"{where} exited with {done.returncode}:\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_example_runs(page, demo_folder, tmp_path):
+    """Each page's examples in order, in a copy of the demo folder of its own."""
+    found = blocks(page)
+    if not found:
+        pytest.skip("no example on this page")
+    folder = tmp_path / "work"
+    subprocess.run(["cp", "-r", str(demo_folder), str(folder)], check=True)
+    namespace: dict = {"__name__": "__docs__"}
+    for block in found:
+        where = f"{page.relative_to(ROOT)}:{block.line}"
+        if block.not_run:
+            continue
+        got = _run(block, folder, namespace, where)
+        if block.output is not None:
+            assert _matches(block.output, got), f"{where} printed:\n{got}\nexpected:\n{block.output}"
+
+
+def test_few_examples_are_not_run():
+    """Only the set-up commands are exempt, each with its reason."""
+    exempt = [(page.name, b.line, b.not_run) for page in PAGES for b in blocks(page) if b.not_run]
+    assert len(exempt) <= 3, exempt
+
+
+def test_the_generated_pages_cover_the_registry_and_the_parser():
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    from fastmetrics.cli import build_parser
+    from fastmetrics.measures import registry
+
+    catalog = hooks.measure_catalog()
+    for measure in registry.all_measures():
+        assert f"### `{measure.name}`" in catalog
+        assert measure.undefined_when in catalog
+    reference = hooks.cli_reference()
+    commands = next(a for a in build_parser()._actions if hasattr(a, "choices") and isinstance(a.choices, dict))
+    for name in commands.choices:
+        assert f"## {name}\n" in reference
+
+
+def test_the_site_builds_with_warnings_as_errors(tmp_path):
+    """``mkdocs build --strict``: a renamed function, a broken link or a docstring that does not
+    parse fails it. Skipped without the docs extra (``pip install -e '.[docs]'``), required with
+    ``CI=true`` (``.ci/run`` installs the extra)."""
+    for module in ("mkdocs", "mkdocstrings", "material"):
+        if importlib.util.find_spec(module) is None:
+            need = f"the docs extra ({module} is not installed): pip install -e '.[docs]'"
+            if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+                pytest.fail(f"CI is set, so the strict build is required: it needs {need}")
+            pytest.skip(f"the strict build needs {need}; with CI=true it fails instead")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "site" / "reference" / "measures" / "index.html").exists()
