@@ -47,8 +47,11 @@ def generate(seed: int = SEED) -> pa.Table:
 
 
 def write(folder: str | os.PathLike = "data/demo", seed: int = SEED) -> Path:
-    """Write the demo runs to ``folder/runs.parquet`` (atomically), and the same runs as
-    SemEval-style run files with their gold (:func:`write_run_files`); return the Parquet path."""
+    """Write the demo runs to ``folder/runs.parquet`` and as SemEval-style run files.
+
+    The Parquet file is written atomically; the run files and their gold come from
+    :func:`write_run_files`. Returns the Parquet path.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "runs.parquet"
@@ -61,10 +64,12 @@ def write(folder: str | os.PathLike = "data/demo", seed: int = SEED) -> Path:
 
 
 def write_run_files(table: pa.Table, folder: Path) -> None:
-    """The runs as their authors would publish them: ``folder/runs/<system>.txt``, one line
-    ``topic item rank score label`` per item (SemEval-2016 Task 3's layout; a topic's items ranked
-    by score), and ``folder/gold.txt`` in the same layout with the gold labels. Each file is
-    written whole or not at all."""
+    """Write the runs as their authors would publish them, one file per system.
+
+    ``folder/runs/<system>.txt`` holds one line ``topic item rank score label`` per item
+    (SemEval-2016 Task 3's layout; a topic's items ranked by score), and ``folder/gold.txt`` the
+    same layout with the gold labels. Each file is written whole or not at all.
+    """
     runs = folder / "runs"
     runs.mkdir(exist_ok=True)
     columns = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
