@@ -116,6 +116,8 @@ def cli_reference() -> str:
         "",
     ]
     for name, sub in commands.choices.items():
-        lines += [f"## {name}", "", f"{helps.get(name, '').capitalize()}.", "", "```text", sub.format_help().rstrip()]
+        # str.capitalize would lower the rest of the help: "HTML or Markdown" became "html or markdown"
+        summary = helps.get(name, "")
+        lines += [f"## {name}", "", f"{summary[:1].upper()}{summary[1:]}.", "", "```text", sub.format_help().rstrip()]
         lines += ["```", ""]
     return "\n".join(lines) + "\n"

@@ -153,8 +153,9 @@ def bind_evaluator(function: Callable) -> None:
     """Install the function that :meth:`ConfusionTensor.evaluate` runs.
 
     The tensor module holds the labelled containers and imports no stage; the measures stage
-    (:mod:`fastmetrics.measures.evaluation`) binds its ``evaluate`` here when it is imported, which
-    ``import fastmetrics`` always does.
+    (:mod:`fastmetrics.measures.evaluation`) binds its ``evaluate`` here when it is imported --
+    by the first :meth:`ConfusionTensor.evaluate` call if nothing imported it before, since
+    ``import fastmetrics`` loads its stages on first use.
 
     Parameters
     ----------
@@ -170,7 +171,7 @@ def _evaluator() -> Callable:
         # loads (a name, not an import: the tensor stage does not depend on the measures)
         importlib.import_module("fastmetrics.measures")
     if "evaluate" not in _EVALUATORS:
-        raise RuntimeError("No evaluator bound: import fastmetrics (the measures stage binds it).")
+        raise RuntimeError("No evaluator bound: import fastmetrics.measures (the measures stage binds it).")
     return _EVALUATORS["evaluate"]
 
 

@@ -248,10 +248,12 @@ def tables_out(p, what: str, detail: str, replicates: str) -> None:
 
 def selection(p, grids: tuple = GRIDS, default: str = "system") -> None:
     """--grid, --select and --folds: thresholds chosen on held-out data."""
+    # only sweep offers "auto"; leaderboard's and meta's help named it and hid their default, system
+    auto = "; auto: system when some system's range covers less than half of all" if "auto" in grids else ""
     grid(
         p,
         "with --thresholds k: each system's own range (system), its score quantiles (quantile) or one grid "
-        "over all scores (global); auto: system when some system's range covers less than half of all",
+        f"over all scores (global){auto} (default {default})",
         grids,
         default,
     )

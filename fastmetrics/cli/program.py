@@ -34,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The program's parser; each subcommand's parser sets ``func``, the action it runs.
     """
-    names = "|".join(module.__name__.rpartition(".")[2] for module in COMMANDS)
-    parser = _Parser(prog="fastmetrics", description=f"Command-line interface: ``fastmetrics <{names}>``.")
+    description = "Classification evaluation at leaderboard scale. 'fastmetrics COMMAND --help' describes a command."
+    parser = _Parser(prog="fastmetrics", description=description)
     parser.add_argument("--version", action="version", version=f"fastmetrics {__version__}")
     parser.add_argument(
         "--memory-limit",

@@ -1,8 +1,9 @@
 """Figures of the report (matplotlib, the optional ``[report]`` extra).
 
-Each function takes tidy tables or Scores and returns a matplotlib Figure; :func:`png` and
-:func:`svg` turn one into bytes for embedding or saving. Labels come from users' files, so every
-text passes through :func:`label` (matplotlib would read ``$...$`` as math).
+Each function takes tidy tables or Scores and returns a matplotlib Figure; :func:`save` turns one
+into the bytes of every format asked for (PNG to embed, SVG to save) and closes it. Labels come
+from users' files, so every text passes through :func:`label` (matplotlib would read ``$...$`` as
+math).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tables: atomic file output (Parquet, CSV, JSON, Markdown) and terminal rendering."""
+"""Tables: atomic file output (Parquet, CSV, JSON, Markdown, LaTeX, HTML) and terminal rendering."""
 
 from __future__ import annotations
 
