@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from .. import _strings
+from .. import _memory, _strings
 from .._strings import string_buffers
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
@@ -346,7 +346,7 @@ def _segments(systems: pa.Array, topics: pa.Array, gold_topics: pa.Array) -> _Se
 def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table, unjudged: str):
     """``(relevant per run row, items per topic, relevant items per topic)``, or None."""
     n_topics = len(seg.topic_labels)
-    relevant = np.empty(len(items), np.int64)
+    relevant = _memory.empty(len(items), np.int64)
     out = (relevant, np.zeros(n_topics, np.int64), np.zeros(n_topics, np.int64))
     labels = gold.column("gold").combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
     gold_items = (*string_buffers(gold_items), seg.gold_order, seg.gold_start, labels)
@@ -392,7 +392,7 @@ def _counted(seg: _Segments, score: np.ndarray, joined, missing: str, names=("sy
     picked = np.concatenate([np.arange(a, b) for a, b in zip(segs_start, segs_stop)])
     topic, system, rows = topic[order], system[order], rows[order]
     group_out = np.append(0, np.cumsum(rows))
-    counts, rank = np.empty((group_out[-1], 2, 2), np.int64), np.empty(group_out[-1], np.int64)
+    counts, rank = _memory.empty((group_out[-1], 2, 2), np.int64), _memory.empty(group_out[-1], np.int64)
     bounds = _chunks(rows, 8 * numba.get_num_threads())
     args = (np.append(0, np.cumsum(segs_stop - segs_start)), seg.start[picked], seg.stop[picked], group_out, topic)
     args += (score, relevant, n_items, n_relevant, missing == "drop", counts, rank)

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from .. import _memory
 from .._strings import _move
 from .._threads import on_threads
 from ._csv import EXACT, _decimal
@@ -148,9 +149,11 @@ def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers):
     any chunk can hold; only the pages written are ever backed by memory."""
     size = int(stop - start)
     rows = size // max(2 * kinds.size - 1, 1) + 1
-    offsets = np.zeros((n_strings, rows + 1), np.int32)
-    data = np.empty((n_strings, size), np.uint8)
-    numbers = np.empty((n_numbers, rows), np.float64)
+    # in Arrow's pool, as every large array of the reader (see fastmetrics._memory.empty)
+    offsets = _memory.empty((n_strings, rows + 1), np.int32)
+    offsets[:, 0] = 0
+    data = _memory.empty((n_strings, size), np.uint8)
+    numbers = _memory.empty((n_numbers, rows), np.float64)
     status, rows = _parse_chunk(buf, start, stop, kinds, offsets, data, numbers)
     return status, rows, offsets, data, numbers
 
@@ -236,9 +239,10 @@ def read_fields(data: bytes, kinds: list) -> list | None:
         return None
     field_at = np.concatenate([[0], np.cumsum(totals)])  # each string column's place in `joined`
     chunk_at = np.vstack([np.zeros((1, n_strings), np.int64), np.cumsum(sizes, axis=0)])  # within a column
-    joined_offsets = np.zeros((n_strings, n + 1), np.int32)
-    joined = np.empty(int(field_at[-1]), np.uint8)
-    joined_numbers = np.empty((n_numbers, n), np.float64)
+    joined_offsets = _memory.empty((n_strings, n + 1), np.int32)
+    joined_offsets[:, 0] = 0
+    joined = _memory.empty(int(field_at[-1]), np.uint8)
+    joined_numbers = _memory.empty((n_numbers, n), np.float64)
     calls = [
         (offsets, strings, numbers, rows, first_row[c], field_at, chunk_at[c], joined_offsets, joined, joined_numbers)
         for c, (_, rows, offsets, strings, numbers) in enumerate(parts)
