@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from .. import _memory
 from .._errors import ParameterError
 from .._progress import Progress
 from .._seeding import rng_of
@@ -116,15 +117,18 @@ class _Measure:
             out[fix] = _ranked_anew(self.values_t, self.order, first[fix], second[fix], self.by_numpy)
         return out
 
-    def rows(self, start: int, stop: int) -> np.ndarray:
+    def rows(self, start: int, stop: int, block: np.ndarray, dest: np.ndarray | None = None) -> np.ndarray:
         """Correlations of every pair (t, t') with start <= t < stop and t < t', in the order of
-        ``np.triu_indices``: one block of the correlation matrix."""
+        ``np.triu_indices``: one block of the correlation matrix, made in ``block`` (a buffer of
+        at least ``(stop - start) * n_topics`` floats) and written to the start of ``dest`` when
+        given (the caller's table of every pair: no copy of it made and copied again)."""
         n_topics = self.z.shape[0]
-        block = self.z[start:stop] @ self.z.T
+        size = (stop - start) * (2 * n_topics - start - stop - 1) // 2
+        block = np.matmul(self.z[start:stop], self.z.T, out=block[: (stop - start) * n_topics].reshape(-1, n_topics))
+        out = np.empty(size) if dest is None else dest[:size]
         if self.by_numpy:  # a few topics: numpy's mask, no kernel compiled
-            out = block[_right_of_diagonal(n_topics, start, stop)]
+            out[:] = block[_right_of_diagonal(n_topics, start, stop)]
         else:
-            out = np.empty((stop - start) * (2 * n_topics - start - stop - 1) // 2)
             _upper_rows(block, start, out)  # no mask of the block's cells built and read
         if not self.dirty.any():
             return out
@@ -223,19 +227,23 @@ def _correlations(values: np.ndarray, chosen, keep: bool, progress: bool):
     by_numpy = n_measures * (n_topics + total) * n_systems <= _common.NUMPY_VALUES
     values_t, order, z, dirty = _rank_rows(values, by_numpy)
     moments = _Moments(n_measures)
-    out = np.empty((n_measures, total)) if keep else None
+    # the large arrays in Arrow's pool and the blocks in one buffer: this machine's host takes
+    # back the pages numpy returns, and faulting in 170 MB a call anew doubled the job's time
+    out = _memory.empty((n_measures, total), np.float64) if keep else None
+    block = _memory.empty(min(step, n_topics) * n_topics, np.float64) if chosen is None else None
     bar = Progress(n_measures * len(starts), "robustness", quiet=not progress)
     for m in range(n_measures):
         measure = _Measure(values_t[m], order[m], z[m], dirty[m], by_numpy)
         at = 0
         for start in starts:
             if chosen is None:
-                corr = measure.rows(start, min(start + step, n_topics))
+                dest = None if out is None else out[m, at:]
+                corr = measure.rows(start, min(start + step, n_topics), block, dest)
             else:
                 corr = measure.pairs(*_pair_of_index(chosen[start : start + step], n_topics))
+                if out is not None:
+                    out[m, at : at + corr.size] = corr
             moments.add(m, corr)
-            if out is not None:
-                out[m, at : at + corr.size] = corr
             at += corr.size
             bar.advance()
     bar.close()
