@@ -117,3 +117,46 @@ def test_bad_lines_are_named_by_the_general_reader(tmp_path, line):
 def test_numbers_are_exact(text, value):
     ok, got = _text._number(np.frombuffer(text, np.uint8), 0, len(text))
     assert ok and got == value and np.signbit(got) == np.signbit(value)
+
+
+def test_many_run_files_read_at_once_equal_one_by_one(tmp_path):
+    """Several run files are read a file a thread (readers._run_files_at_once): the same parts,
+    in the order given, as each file read alone -- TREC runs and SemEval-style run files."""
+    paths = []
+    for i in range(5):
+        path = tmp_path / f"team{i}.trec"
+        path.write_bytes(_random_run(10 + i, lines=400 + 37 * i))
+        paths.append(str(path))
+    source = readers.open_source(paths, format="trec")
+    assert source.names == paths
+    for part, path in zip(source.parts, paths):
+        assert part.equals(readers.read_trec_run(path))
+    runs = []
+    for i in range(3):
+        path = tmp_path / f"run{i}.txt"
+        path.write_text(
+            "".join(
+                f"q{t} d{d} {d + 1} {0.5 - d / 100:.2f} {'true' if d % 3 else 'false'}\n"
+                for t in range(4)
+                for d in range(6 + i)
+            )
+        )
+        runs.append(str(path))
+    source = readers.open_source(runs, format="run")
+    for part, path in zip(source.parts, runs):
+        alone = readers.read_run_file(path)
+        assert part.drop_columns(["system"]).equals(alone)
+        assert set(part.column("system").to_pylist()) == {readers.run_system_name(path)}
+
+
+def test_the_first_bad_run_file_in_order_is_named(tmp_path):
+    """Read at once, the files' errors are raised in the order given: the second file's, not the
+    third's, whichever thread finished first."""
+    good, second, third = (tmp_path / name for name in ("a.trec", "b.trec", "c.trec"))
+    good.write_bytes(_random_run(1, lines=200))
+    second.write_bytes(b"1 Q0 a 1 2 t\n1 Q0 b 2 x t\n")
+    third.write_bytes(b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t extra\n")
+    with pytest.raises(ValueError, match=r"b\.trec"):
+        readers.open_source([str(good), str(second), str(third)], format="trec")
+    with pytest.raises(ValueError, match=r"c\.trec"):
+        readers.open_source([str(good), str(third), str(second)], format="trec")
