@@ -39,7 +39,13 @@ def on_threads(function, calls) -> list:
         return [function(*args) for args in calls]
     pool = _pool(threads)
     jobs = [pool.submit(function, *args) for args in calls]
-    concurrent.futures.wait(jobs)
+    try:
+        concurrent.futures.wait(jobs)
+    except BaseException:
+        # Ctrl-C: the calls not started are dropped (the running ones end on their own)
+        for job in jobs:
+            job.cancel()
+        raise
     return [job.result() for job in jobs]
 
 

@@ -52,3 +52,24 @@ def test_in_ranges_runs_the_first_range_here_and_raises_after_every_range(monkey
     assert _threads.in_ranges(lambda start, stop: threading.current_thread().name, 2)[0] == (
         threading.current_thread().name
     )
+
+
+def test_an_interrupted_wait_drops_the_calls_not_started(monkeypatch):
+    """Ctrl-C while on_threads waits: the queued calls are cancelled, not run behind the user's back."""
+    import time
+
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: 2)
+    started = []
+
+    def slow(i):
+        started.append(i)
+        time.sleep(0.05)
+
+    def interrupted(jobs, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_threads.concurrent.futures, "wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _threads.on_threads(slow, [(i,) for i in range(40)])
+    time.sleep(0.3)
+    assert len(started) <= 4  # the calls the two threads had taken before the interrupt

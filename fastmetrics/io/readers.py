@@ -1059,13 +1059,20 @@ def open_source(
         return Source([table], ["<table>"])
     parts, names = [], []
     paths = list(expand_paths(source, kind=kind))
-    formats = [detect_format(path) if format == "auto" else format for path in paths]
+    formats, problems = [], {}
+    for i, path in enumerate(paths):
+        try:
+            formats.append(detect_format(path) if format == "auto" else format)
+        except Exception as error:  # noqa: BLE001 (raised in the file's turn, after the files before it)
+            formats.append(None)
+            problems[i] = error
     read_ahead = _run_files_at_once(paths, formats, kind, label_name)
     for i, (path, fmt) in enumerate(zip(paths, formats)):
-        if i in read_ahead:
-            table, error = read_ahead.pop(i)
-            if error is not None:
-                raise error
+        table, error = read_ahead.pop(i, (None, problems.get(i)))
+        if error is not None:
+            read_ahead.clear()
+            raise error
+        if table is not None:
             parts.append(table)
         elif fmt == "parquet":
             try:
@@ -1127,15 +1134,20 @@ def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str) -
     ]
     if len(jobs) < 2:
         return {}
+    first_bad = [len(paths)]  # no file after a bad one is read: its error ends the call
 
-    def read(path, fmt):
+    def read(i, path, fmt):
+        if i > first_bad[0]:
+            return None, None
         try:
             return (read_trec_run(path) if fmt == "trec" else _run_file(path, label_name, kind)), None
         except Exception as error:  # noqa: BLE001 (raised by open_source in the file's turn)
+            first_bad[0] = min(first_bad[0], i)
             return None, error
 
-    results = on_threads(read, [(path, fmt) for _, path, fmt in jobs])
-    return {i: result for (i, _, _), result in zip(jobs, results)}
+    results = on_threads(read, jobs)
+    read = zip((i for i, _, _ in jobs), results)
+    return {i: (table, error) for i, (table, error) in read if table is not None or error is not None}
 
 
 def _unique_names(schema: pa.Schema, where: str) -> None:

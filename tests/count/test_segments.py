@@ -11,7 +11,26 @@ from hypothesis import strategies as st
 from fastmetrics._strings import string_buffers
 from fastmetrics.count import _ranks
 
-WORDS = ["", "q1", "q10", "q1000", "doc0000001", "team007/run_primary", "Q1042_R6", "é"]
+# words of equal length that differ in their first, middle or last word of 8 bytes
+WORDS = [
+    "",
+    "q1",
+    "q2",
+    "q1000",
+    "doc0000001",
+    "doc0000002",
+    "team007/run_primary",
+    "team008/run_primary",
+    "Q1042_R6",
+    "Q1043_R6",
+    "abcdefgh",
+    "abcdefgi",
+    "0123456789abcdef",
+    "1123456789abcdef",
+    "0123456789abcdefg",
+    "0123456789abcdefh",
+    "é",
+]
 
 
 def _column(rng, n, p_change):
@@ -42,8 +61,11 @@ def test_chunks_join_to_the_changes_of_neighbouring_rows(seed, n, two, cuts):
     bounds = np.unique(np.r_[0, np.sort(rng.integers(0, n + 1, cuts)), n])
     starts = np.full(max(n, 1), -1, np.int64)
     found = np.zeros(bounds.size - 1, np.int64)
-    for c in range(bounds.size - 1):
+    # the chunks in reverse order (as threads may finish), each writing only its own results
+    for c in reversed(range(bounds.size - 1)):
         _ranks._segment_chunk(off_a, data_a, off_b, data_b, two, bounds[c], bounds[c + 1], starts, found, c)
+    for c in range(bounds.size - 1):
+        assert (starts[bounds[c] + found[c] : bounds[c + 1]] == -1).all()
     got = np.concatenate(
         [starts[bounds[c] : bounds[c] + found[c]] for c in range(found.size)] + [np.zeros(0, np.int64)]
     )

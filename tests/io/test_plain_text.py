@@ -160,3 +160,56 @@ def test_the_first_bad_run_file_in_order_is_named(tmp_path):
         readers.open_source([str(good), str(second), str(third)], format="trec")
     with pytest.raises(ValueError, match=r"c\.trec"):
         readers.open_source([str(good), str(third), str(second)], format="trec")
+
+
+def test_arrays_from_a_used_pool_read_the_same(tmp_path):
+    """The reader's arrays come from Arrow's pool uninitialised: every offset and number it
+    returns is written first (the pool is filled with garbage before the read)."""
+    from fastmetrics import _memory
+
+    text = _random_run(3, lines=2000)
+    expected = readers._read_plain_text(text, RUN_LAYOUTS)[0]
+    for _ in range(3):
+        dirty = _memory.empty(1 << 24, np.uint8)
+        dirty.fill(0xAB)
+        del dirty
+        got = readers._read_plain_text(text, RUN_LAYOUTS)[0]
+        got.validate(full=True)
+        assert got.equals(expected)
+
+
+def test_an_earlier_bad_input_is_named_before_a_later_one(tmp_path):
+    """The formats are detected and the run files read ahead, but the error raised is the first
+    in the order given: a qrels-shaped run before a bad TREC run, a bad TREC run before a file
+    that cannot even be detected (a corrupt gzip)."""
+    good = tmp_path / "a.trec"
+    good.write_bytes(_random_run(2, lines=200))
+    qrels_shaped = tmp_path / "b.txt"
+    qrels_shaped.write_bytes(b"1 0 d1 1\n1 0 d2 0\n")
+    bad = tmp_path / "c.trec"
+    bad.write_bytes(b"1 Q0 a 1 2 t\n1 Q0 b 2 x t\n")
+    corrupt = tmp_path / "d.trec.gz"
+    corrupt.write_bytes(b"\x1f\x8b\x08\x00not gzip at all")
+    with pytest.raises(ValueError, match=r"b\.txt"):
+        readers.open_source([str(good), str(qrels_shaped), str(bad)])
+    with pytest.raises(ValueError, match=r"c\.trec"):
+        readers.open_source([str(good), str(bad), str(corrupt)])
+    with pytest.raises(ValueError, match=r"d\.trec\.gz"):
+        readers.open_source([str(good), str(corrupt), str(bad)])
+
+
+def test_no_file_after_a_bad_one_is_read(tmp_path, monkeypatch):
+    """The first bad run file ends the call: the files after it are not parsed."""
+    bad = tmp_path / "a.trec"
+    bad.write_bytes(b"1 Q0 a 1 2 t\n1 Q0 b 2 x t\n")
+    paths = [str(bad)]
+    for i in range(20):
+        path = tmp_path / f"r{i:02d}.trec"
+        path.write_bytes(_random_run(i, lines=3000))
+        paths.append(str(path))
+    read = []
+    original = readers.read_trec_run
+    monkeypatch.setattr(readers, "read_trec_run", lambda path: read.append(path) or original(path))
+    with pytest.raises(ValueError, match=r"a\.trec"):
+        readers.open_source(paths, format="trec")
+    assert len(read) <= 4  # the bad file and what the other thread had taken meanwhile
