@@ -1059,13 +1059,7 @@ def open_source(
         return Source([table], ["<table>"])
     parts, names = [], []
     paths = list(expand_paths(source, kind=kind))
-    formats, problems = [], {}
-    for i, path in enumerate(paths):
-        try:
-            formats.append(detect_format(path) if format == "auto" else format)
-        except Exception as error:  # noqa: BLE001 (raised in the file's turn, after the files before it)
-            formats.append(None)
-            problems[i] = error
+    formats, problems = _formats_of(paths, format)
     read_ahead = _run_files_at_once(paths, formats, kind, label_name)
     for i, (path, fmt) in enumerate(zip(paths, formats)):
         table, error = read_ahead.pop(i, (None, problems.get(i)))
@@ -1110,6 +1104,19 @@ def open_source(
             + "; ".join(f"{n}: {', '.join(p.schema.names)}" for n, p in zip(names, parts))
         )
     return Source(parts, names)
+
+
+def _formats_of(paths: list, format: str) -> tuple[list, dict]:
+    """``(formats, {position: error})``: each file's format (None where it could not be told, its
+    error kept to be raised in the file's turn, after the errors of the files before it)."""
+    formats, problems = [], {}
+    for i, path in enumerate(paths):
+        try:
+            formats.append(detect_format(path) if format == "auto" else format)
+        except Exception as error:  # noqa: BLE001 (raised by open_source in the file's turn)
+            formats.append(None)
+            problems[i] = error
+    return formats, problems
 
 
 def _run_file(path: str, label_name: str, kind: str) -> pa.Table:
