@@ -327,4 +327,9 @@ def client_for(scheduler: str):
             silence_logs=logging.CRITICAL,
         )
         return Client(cluster)
-    return Client(scheduler)
+    try:
+        return Client(scheduler)
+    except (ValueError, OSError, TimeoutError) as exc:  # a mistyped or unreachable address
+        raise ParameterError(
+            f"scheduler {scheduler!r}: cannot reach a Dask scheduler ({exc}); give 'local', 'local:N' or HOST:PORT."
+        ) from None

@@ -286,3 +286,18 @@ def test_a_category_column_that_also_groups_is_refused(binary, capsys):
 )
 def test_options_typed_where_they_have_no_effect_are_refused(binary, capsys, argv, match):
     _refused(capsys, *[a.format(runs=binary[0]) for a in argv], match=match)
+
+
+def test_a_scheduler_address_that_cannot_be_meant(capsys, binary):
+    """A mistyped --scheduler address is the user's mistake: one line and exit 2, not the
+    ValueError of Dask's address parser."""
+    pytest.importorskip("distributed")
+    path, _ = binary
+    for address in ("bogus", "bogus:1:2"):
+        _refused(capsys, "evaluate", path, "--scheduler", address, match=r"scheduler '.*': cannot reach a Dask")
+
+
+def test_spaces_around_the_score_columns(binary, capsys):
+    """--score 'score, nope' names the columns 'score' and 'nope', not a column ' nope'."""
+    path, _ = binary
+    _refused(capsys, "evaluate", path, "--score", "score, nope", match=r"column 'nope'|'nope'.*--score")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._errors import ParameterError
 from . import options
 from .counting import count_from_args, measure_list, task_of
-from .options import DEFAULT_MEASURES, int_at_least, positive_int, split
+from .options import int_at_least, positive_int, split
 from .output import emit_result
 from .reading import grouping, open_runs
 
@@ -83,7 +83,7 @@ def _stability(args):
         raise ParameterError("meta stability counts items, not weights: drop --weight.")
     if getattr(args, "thresholds", None) is not None:
         raise ParameterError("meta stability counts the hard predictions of each half: drop --thresholds.")
-    measures = args.measures.split(",") if args.measures else DEFAULT_MEASURES["binary"].split(",")
+    measures = measure_list(args, "binary")
     return meta.stability(
         open_runs(args),
         args.gold,

@@ -24,7 +24,7 @@ def open_runs(args):
         args.system, args.topic = roles["system"], roles["topic"]  # counts saved with --system/--topic
     distinct_columns(args)
     named = [(args.system, "system", "--system"), (args.topic, "topic", "--topic"), (args.item, "item", "--item")]
-    named += [(c, "score", "--score") for c in args.score.split(",")] if hasattr(args, "score") else []
+    named += [(c, "score", "--score") for c in score_columns(args)] if hasattr(args, "score") else []
     named += [(args.weight, None, "--weight")] if getattr(args, "weight", None) else []
     named += [(args.pred, "pred", "--pred")] if hasattr(args, "pred") else []
     for column, default, option in named:
@@ -52,9 +52,14 @@ def probability_scores(src, score: str) -> bool:
     )
 
 
+def score_columns(args) -> list[str]:
+    """The columns of --score: one, or one per class (comma-separated, spaces around names dropped)."""
+    return [c.strip() for c in args.score.split(",")]
+
+
 def distinct_columns(args) -> None:
     """One column cannot play two parts (--pred gold would score the gold against itself)."""
-    scores = [c.strip() for c in args.score.split(",")] if "," in args.score else [args.score]
+    scores = score_columns(args)
     named = [
         ("--system", args.system),
         ("--topic", args.topic),
@@ -86,7 +91,7 @@ def grouping(args, topic: bool = True) -> tuple:
 def columns(args) -> dict:
     """The count options naming the runs' columns (--item, --gold-column, --pred, --score, --weight)."""
     # several score columns, one per class, are class probabilities (fastmetrics.count.probabilities)
-    score = [c.strip() for c in args.score.split(",")] if "," in args.score else args.score
+    score = score_columns(args) if "," in args.score else args.score
     names = dict(system=args.system, topic=args.topic, item=args.item, gold_column=args.gold_column, pred=args.pred)
     return dict(names, score=score, weight=args.weight)
 

@@ -56,13 +56,18 @@ def _add(flat, cells, weight, ok) -> None:
         np.add.at(flat, cells[ok], weight[ok])
 
 
+def _weights_checked(ok, weight, n, err):
+    """``ok`` without the rows whose weight is negative, infinite or NaN (the first one noted)."""
+    return _checked(ok, ~((weight[:n] >= 0.0) & (weight[:n] < np.inf)), err, WEIGHT)
+
+
 def hard(n, a, b, stride_a, gold, pred, weight, p, err) -> bool:
     """``_kernels._hard_chunk`` over rows ``0:n``, items not checked."""
     group, label, ok = _group_gold(n, a, b, stride_a, gold, err)
     guess = codes(pred, n)
     ok = _checked(ok, guess < 0, err, VALUE)
     if weight is not None:
-        ok = _checked(ok, ~((weight[:n] >= 0.0) & (weight[:n] < np.inf)), err, WEIGHT)
+        ok = _weights_checked(ok, weight, n, err)
     m = p.shape[1]
     _add(p.reshape(-1), (group * m + label) * m + guess, None if weight is None else weight[:n], ok)
     return True
@@ -75,7 +80,7 @@ def sweep(n, a, b, stride_a, gold, score, weight, thresholds, p, err) -> bool:
     values = np.asarray(score[:n], np.float64)
     ok = _checked(ok, ~np.isfinite(values), err, VALUE)
     if weight is not None:
-        ok = _checked(ok, ~((weight[:n] >= 0.0) & (weight[:n] < np.inf)), err, WEIGHT)
+        ok = _weights_checked(ok, weight, n, err)
     bucket = np.searchsorted(thresholds, np.where(ok, values, 0.0), side="right")
     _add(p.reshape(-1), (group * 2 + label) * p.shape[2] + bucket, None if weight is None else weight[:n], ok)
     return True

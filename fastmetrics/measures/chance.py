@@ -137,10 +137,16 @@ def _outcomes(n: float) -> int:
 _BATCH_CELLS = 1 << 20  # outcomes evaluated in one call: memory stays bounded however many topics
 
 
-def _at_expected_counts(spec, ap, an, smoothing) -> float:
+def _quiet_compute(spec, tp, fp, fn, tn, smoothing):
+    """The measure of the counts, its undefined values NaN without a warning (a baseline's
+    outcomes include the degenerate ones by design)."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return float(compute(spec, tp=ap / 2.0, fp=an / 2.0, fn=ap / 2.0, tn=an / 2.0, smoothing=smoothing, warn=False))
+        return compute(spec, tp=tp, fp=fp, fn=fn, tn=tn, smoothing=smoothing, warn=False)
+
+
+def _at_expected_counts(spec, ap, an, smoothing) -> float:
+    return float(_quiet_compute(spec, ap / 2.0, an / 2.0, ap / 2.0, an / 2.0, smoothing))
 
 
 def _expectations(spec, batch, smoothing, out) -> None:
@@ -150,9 +156,7 @@ def _expectations(spec, batch, smoothing, out) -> None:
     fp = np.concatenate([f for _, _, _, (_, f, _) in batch])
     fn = np.concatenate([a - t for _, a, _, (t, _, _) in batch])
     tn = np.concatenate([n - f for _, _, n, (_, f, _) in batch])
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        values = compute(spec, tp=tp, fp=fp, fn=fn, tn=tn, smoothing=smoothing, warn=False)
+    values = _quiet_compute(spec, tp, fp, fn, tn, smoothing)
     values = np.where(np.isfinite(values), values, np.nan)
     at = 0
     for i, _, _, (t, _, w) in batch:

@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
+from ..count.encoders import string_codes
 from ..io.labels import require_columns, weight_values
 from ..io.readers import gold_table, open_source
 from ..measures import api, registry
@@ -236,15 +237,12 @@ def item_matrix(
 
 
 def _sorted_codes(column) -> tuple[list, np.ndarray]:
-    """The distinct labels of ``column`` in sorted order (as :func:`fastmetrics.count` orders a
-    system axis) and each row's code among them: the order of the pairs does not depend on the
-    order of the rows, which a join with a separate gold does not keep."""
-    encoded = pc.dictionary_encode(column).combine_chunks()
-    labels = encoded.dictionary.to_pylist()
-    order = sorted(range(len(labels)), key=labels.__getitem__)
-    rank = np.empty(len(labels), np.int64)
-    rank[order] = np.arange(len(labels))
-    return [labels[k] for k in order], rank[encoded.indices.to_numpy()]
+    """The distinct labels of ``column`` in sorted order and each row's code among them, as
+    :func:`fastmetrics.count` codes a system axis (:func:`~fastmetrics.count.encoders.string_codes`):
+    the order of the pairs does not depend on the order of the rows, which a join with a separate
+    gold does not keep."""
+    coded = string_codes(column).combine_chunks()
+    return coded.dictionary.to_pylist(), coded.indices.to_numpy().astype(np.int64)
 
 
 def _with_gold(table: pa.Table, labels: pa.Table, keys: list, item: str) -> tuple[pa.Table, str]:

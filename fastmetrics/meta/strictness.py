@@ -159,7 +159,9 @@ class Workspace:
         where, members, levels = (a[:n_rows, :size] for a in (self.where, self.members, self.levels))
         buckets = (self.start[:n_rows], members, self.sorted[:n_rows], self.wanted[:n_rows])
         key = (size, th.tobytes())
-        counts = self.counts[key] if key in self.counts else self.counts.setdefault(key, level_counts(th, size))
+        if key not in self.counts:
+            self.counts[key] = level_counts(th, size)
+        counts = self.counts[key]
         in_ranges(_kernels.row_levels, n_rows, kept, counts, where, *buckets, levels)
         chunks = max(1, min(4 * thread_count(), size // 4096))
         minima = np.full((chunks, n_rows, th.size + 1, n_rows), np.inf)
