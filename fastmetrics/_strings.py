@@ -136,8 +136,11 @@ def _same_block(offsets, data, r, p, stop):
     """
     shift = np.int64(offsets[r]) - np.int64(offsets[p])
     differ = np.int64(0)
-    for i in range(stop - r + 1):
-        differ |= np.int64(offsets[r + i]) - np.int64(offsets[p + i]) - shift
+    # unsigned indices: numba wraps a signed index that may be negative, and the wrap turns
+    # this loop's vector loads into gathers (4x slower on this loop)
+    at, back = np.uint64(r), np.uint64(p)
+    for i in range(np.uint64(stop - r + 1)):
+        differ |= np.int64(offsets[at + i]) - np.int64(offsets[back + i]) - shift
     if differ != 0:
         return False
     a, b, end = np.int64(offsets[p]), np.int64(offsets[r]), np.int64(offsets[stop])
@@ -171,11 +174,16 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
         p = r - period
         if r >= blocks_from and p >= start and r + _BLOCK <= stop:
             if _same_block(offsets, data, r, p, r + _BLOCK):
+                # unsigned indices, a plain loop: a slice assignment or a wrapped signed index
+                # costs more than the comparison of the block (see _same_block)
+                at, back = np.uint64(r), np.uint64(p)
                 if period == 1:  # a fill: copying each code from the one just written would chain the stores
-                    codes[r : r + _BLOCK] = codes[r - 1]
+                    fill = codes[r - 1]
+                    for i in range(np.uint64(_BLOCK)):
+                        codes[at + i] = fill
                 else:
-                    for i in range(_BLOCK):
-                        codes[r + i] = codes[p + i]
+                    for i in range(np.uint64(_BLOCK)):
+                        codes[at + i] = codes[back + i]
                 r += _BLOCK
                 c = codes[r - 1]
                 continue
@@ -284,5 +292,5 @@ def code_into(offsets, data, start, stop, codes, first, hashes, sizes, k):
 @njit(cache=True, nogil=True)
 def recode(codes, start, stop, table):
     """``codes[r] = table[codes[r]]`` for ``start <= r < stop``, in place."""
-    for r in range(start, stop):
-        codes[r] = table[codes[r]]
+    for r in range(np.uint64(start), np.uint64(stop)):  # unsigned: see _same_block
+        codes[r] = table[np.uint64(codes[r])]

@@ -56,6 +56,9 @@ def code_of(col, r):
     - ``(bitmap, bit_offset)``: a boolean column, code = the bit;
     - ``(values, lo, size)``: integers over a contiguous range, code = value - lo;
     - ``(values, lut, lo)``: a table over the values' range (or a dictionary's indices).
+
+    Rows are indexed unsigned: numba wraps a signed index that might be negative, which costs
+    instructions on every row and turns a vectorised loop's loads into gathers.
     """
     raise NotImplementedError("code_of is only callable from numba kernels")
 
@@ -67,21 +70,21 @@ def _code_of(col, r):
     if len(col) == 2:
 
         def bit(col, r):
-            b = col[1] + r
-            return np.int64((col[0][b >> 3] >> (b & 7)) & 1)
+            b = np.uint64(col[1] + r)
+            return np.int64((col[0][b >> np.uint64(3)] >> (b & np.uint64(7))) & np.uint8(1))
 
         return bit
     if isinstance(col[1], types.Array):
 
         def lookup(col, r):
             # one unsigned comparison checks both ends of the range
-            i = np.uint64(np.int64(col[0][r]) - col[2])
+            i = np.uint64(np.int64(col[0][np.uint64(r)]) - col[2])
             return np.int64(col[1][i]) if i < np.uint64(col[1].size) else np.int64(-1)
 
         return lookup
 
     def offset(col, r):
-        i = np.uint64(np.int64(col[0][r]) - col[1])
+        i = np.uint64(np.int64(col[0][np.uint64(r)]) - col[1])
         return np.int64(i) if i < np.uint64(col[2]) else np.int64(-1)
 
     return offset
@@ -131,7 +134,7 @@ def _raw_of(col, r):
         return lambda col, r: np.int64(0)
     if len(col) == 2:
         return lambda col, r: code_of(col, r)
-    return lambda col, r: np.int64(col[0][r])
+    return lambda col, r: np.int64(col[0][np.uint64(r)])
 
 
 @njit(cache=True, inline="always")
@@ -372,6 +375,37 @@ def _scratch_of(templates, patterns, c):
 
 
 @njit(cache=True, nogil=True)
+def _sweep_rows(gold, score, weight, start, stop, hist, thresholds, guide, cells, lo, inv_step, err):
+    """hist[gold class, bucket] += 1 (or the weight) for rows ``start:stop`` of one group.
+
+    A multiplication finds the score's cell of a fine even grid and one load of ``guide``
+    (:func:`~fastmetrics.count.grid.bucket_guide`) its bucket; only a score in a cell that a
+    threshold splits walks up the thresholds from the cell's first bucket, so ties count as
+    positive (score >= t). A call a group's run, not inlined: the loop keeps its few values in
+    registers, where the whole kernel's spill to the stack.
+    """
+    k = thresholds.size
+    for r in range(start, stop):
+        i = code_of(gold, r)
+        s = np.float64(score[np.uint64(r)])
+        if i < 0 or not (s > -np.inf and s < np.inf):
+            _note(err, GOLD if i < 0 else VALUE, r)
+            continue
+        x = (s - lo) * inv_step + 1.0
+        # written so that a NaN (inf * 0: bucket_guide then makes every cell a walk) becomes 0:
+        # a float -> int cast of NaN is undefined, and min/max pass NaN through
+        bucket = np.int64(guide[np.int64(min(x, cells)) if x > 0.0 else np.int64(0)])
+        if bucket < 0:
+            bucket = -bucket - 1
+            while bucket < k and thresholds[bucket] <= s:
+                bucket += 1
+        if weight is None:
+            hist[i, bucket] += 1
+        elif _weight_ok(weight, r, err):
+            hist[i, bucket] += weight[r]
+
+
+@njit(cache=True, nogil=True)
 def _sweep_chunk(
     start,
     stop,
@@ -394,56 +428,17 @@ def _sweep_chunk(
     p,
     err,
 ):
-    """Histogram rows by the number of thresholds <= score (0 ... k).
-
-    One multiplication guesses the bucket -- directly on an evenly spaced grid (``guide`` is
-    None: numba compiles that case without the table), through the table ``guide`` of a
-    finer even grid otherwise -- and a short walk settles it against the stored values, so
-    ties count as positive (score >= t). The guess is clamped to [0, cells] (a NaN guess, from a
-    range near the float limits, becomes 0 and the walk finds the bucket all the same). The
-    walk is written here rather than in a helper: numba's inlining of one cost 30 % of the
-    kernel's time."""
-    k = thresholds.size
-    width = np.uint64(p.shape[2])
-    flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
+    """Histogram rows ``start:stop`` by the number of thresholds <= score (0 ... k), a run of
+    one group at a time (:func:`_run`, :func:`_sweep_rows`)."""
     words = seen.view(np.uint64)
-    run_end, g = np.int64(start), np.int64(-1)
-    for r in range(start, stop):
-        if r == run_end:  # a run of one group (see _run) starts
-            run_end, g = _run(a, b, stride_a, r, stop, err)
-            if g >= 0 and not _new_keys(item, n_items, words, g, g % stride_a, r, run_end, templates, patterns, err):
+    r = start
+    while r < stop:
+        run_end, g = _run(a, b, stride_a, r, stop, err)
+        if g >= 0:
+            if not _new_keys(item, n_items, words, g, g % stride_a, r, run_end, templates, patterns, err):
                 return False
-        if g < 0:
-            continue
-        i = code_of(gold, r)
-        if i < 0:
-            _note(err, GOLD, r)
-            continue
-        s = np.float64(score[r])
-        if not (s > -np.inf and s < np.inf):
-            _note(err, VALUE, r)
-            continue
-        x = (s - lo) * inv_step + 1.0
-        # written so that a NaN guess (inf * 0 near the float limits) also becomes 0: a float
-        # -> int cast of NaN is undefined, and min/max pass NaN through
-        c = np.int64(min(x, cells)) if x > 0.0 else np.int64(0)
-        if guide is None:
-            bucket = c
-        else:
-            bucket = np.int64(guide[c])
-        if bucket < k and thresholds[bucket] <= s:
-            bucket += 1
-            while bucket < k and thresholds[bucket] <= s:
-                bucket += 1
-        elif bucket > 0 and thresholds[bucket - 1] > s:
-            bucket -= 1
-            while bucket > 0 and thresholds[bucket - 1] > s:
-                bucket -= 1
-        cell = (np.uint64(g) * np.uint64(2) + np.uint64(i)) * width + np.uint64(bucket)
-        if weight is None:
-            flat[cell] += 1
-        elif _weight_ok(weight, r, err):
-            flat[cell] += weight[r]
+            _sweep_rows(gold, score, weight, r, run_end, p[g], thresholds, guide, cells, lo, inv_step, err)
+        r = run_end
     return True
 
 

@@ -11,6 +11,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
+from .. import _memory
 from .._errors import InputError
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
@@ -121,7 +122,8 @@ def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
 def _partials_to_counts(partial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(counts[g, k, 2, 2], rows[g])`` from per-thread sweep histograms ``partial[c, g, gold, b]``."""
     n_groups, width = partial.shape[1], partial.shape[-1]
-    counts = np.empty((n_groups, width - 1, 2, 2), partial.dtype)
+    # in Arrow's pool (fastmetrics._memory.empty): a sweep's counts are tens of MiB a call
+    counts = _memory.empty((n_groups, width - 1, 2, 2), partial.dtype)
     if partial.size > (1 << 16) or partial.dtype.kind == "f":
         rows = np.empty(n_groups, partial.dtype)
         k.partials_to_counts(partial, counts, rows)

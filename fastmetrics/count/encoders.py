@@ -83,30 +83,33 @@ def is_text(data_type: pa.DataType) -> bool:
     return pa.types.is_string(data_type) or pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
 
 
-def string_codes(column) -> pa.ChunkedArray:
-    """Dictionary-encode a string column (no nulls) with a sorted dictionary of its distinct values.
+def string_codes(column, sort: bool = True) -> pa.ChunkedArray:
+    """Dictionary-encode a string column (no nulls) with a dictionary of its distinct values.
 
     The codes come from :mod:`fastmetrics._strings`: each string's bytes are compared with
     the row one period back before any hash is computed, so grouped and repeated ids (systems,
-    topics, the items of each topic) cost a comparison each, on every thread. The dictionary is
-    sorted (byte order, as :func:`sorted_union` sorts labels), so when a plan's labels are the
-    dictionary its codes are read as they are.
+    topics, the items of each topic) cost a comparison each, on every thread.
 
     Parameters
     ----------
     column : pyarrow.Array or ChunkedArray
         ``string``, ``large_string`` or ``string_view`` values without nulls.
+    sort : bool, default True
+        Sort the dictionary (byte order, as :func:`sorted_union` sorts labels), which costs a
+        pass rewriting every code unless the values first appear in sorted order. False keeps
+        them in order of first appearance: the count reads codes through a table from the
+        dictionary to its sorted labels, made once a column, so it need not pay for the pass.
 
     Returns
     -------
     pyarrow.ChunkedArray
         ``dictionary<int32, string or large_string>``, chunked as ``column``; every chunk shares
-        the one sorted dictionary, which holds exactly the values present.
+        the one dictionary, which holds exactly the values present.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     total = sum(len(c) for c in chunks)
     if total < SMALL:
-        return _small_string_codes(chunks)
+        return _small_string_codes(chunks, sort)
     codes = _memory.empty(total, np.int32)
     first, hashes = np.empty(total, np.int64), np.empty(total, np.uint64)
     threads = max(1, numba.get_num_threads())
@@ -144,20 +147,25 @@ def string_codes(column) -> pa.ChunkedArray:
         n_values,
         [None, pa.py_buffer(s_offsets[: n_values + 1].astype(offset_type)), pa.py_buffer(s_data[:n_bytes].copy())],
     )
-    order = pc.sort_indices(found).to_numpy()
-    rank = np.empty(n_values, np.int32)
-    rank[order] = np.arange(n_values, dtype=np.int32)
-    calls = []
-    for mapped, (_, a, b, base) in zip(maps, ranges):
-        table = rank[mapped]
-        if not (table == np.arange(table.size)).all():
-            calls.append((codes, base + a, base + b, table))
+    if sort:
+        order = pc.sort_indices(found).to_numpy()
+        rank = np.empty(n_values, np.int32)
+        rank[order] = np.arange(n_values, dtype=np.int32)
+        maps = [rank[mapped] for mapped in maps]
+        found = found.take(pa.array(order))
+    # a range whose values first appear in the dictionary's order keeps its codes
+    calls = [
+        (codes, base + a, base + b, table.astype(np.int32, copy=False))
+        for table, (_, a, b, base) in zip(maps, ranges)
+        if not (table == np.arange(table.size)).all()
+    ]
     _threads.on_threads(_strings.recode, calls)
-    return _chunked_like(chunks, codes, found.take(pa.array(order)))
+    return _chunked_like(chunks, codes, found)
 
 
 def code_text_columns(src, columns) -> dict:
-    """Code the string ``columns`` of a source's in-memory parts in place (:func:`string_codes`).
+    """Code the string ``columns`` of a source's in-memory parts in place (:func:`string_codes`,
+    each dictionary in order of first appearance: the plan reads codes through a table to its labels).
 
     Parquet parts are left alone: their string columns are read as the dictionaries their pages
     hold. A column with nulls is left as it is, for the count to name the null.
@@ -181,7 +189,7 @@ def code_text_columns(src, columns) -> dict:
             column = part.column(name)
             if not is_text(column.type) or column.null_count:
                 continue
-            coded = string_codes(column)
+            coded = string_codes(column, sort=False)
             part = part.set_column(part.schema.get_field_index(name), name, coded)
             if coded.num_chunks:
                 found.setdefault(name, []).append(coded.chunk(0).dictionary)
@@ -190,11 +198,13 @@ def code_text_columns(src, columns) -> dict:
     return {name: values for name, values in found.items() if whole and len(values) == len(src.parts)}
 
 
-def _small_string_codes(chunks) -> pa.ChunkedArray:
+def _small_string_codes(chunks, sort: bool) -> pa.ChunkedArray:
     """:func:`string_codes` of a few rows by Arrow's hash: no kernel to compile on a first call."""
     value_type = pa.large_string() if any(pa.types.is_large_string(c.type) for c in chunks) else pa.string()
     whole = pa.chunked_array([c.cast(value_type) for c in chunks], value_type).combine_chunks()
     encoded = pc.dictionary_encode(whole)
+    if not sort:
+        return _chunked_like(chunks, encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary)
     order = pc.sort_indices(encoded.dictionary).to_numpy()
     rank = np.empty(len(order), np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
@@ -294,7 +304,7 @@ class Encoder:
                 return (int_view(array), lo, len(self.labels))
             return (int_view(array), lut, lo)
         if is_text(array.type) and len(array) > SMALL:
-            coded = string_codes(array).chunk(0)
+            coded = string_codes(array, sort=False).chunk(0)
             return self._dictionary(coded.indices, coded.dictionary)
         if array.type != self.labels.type:
             array = _cast(array, self.labels.type, self.column, part)
@@ -428,8 +438,15 @@ def code_column(codes: np.ndarray, size: int):
 def score_range(values: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
     """Return ``(min, max)`` of the finite scores; note the first non-finite row in ``errors[0, VALUE]``.
 
-    Small arrays go through numpy (no kernel to compile), large ones through a parallel kernel.
+    numpy's ``min`` and ``max`` (vectorised, and a NaN comes out of either) settle the common case
+    of finite scores in two passes that run at memory speed; only when one of them is not finite
+    does a kernel (on a large array) or a mask (on a small one) look for the first bad row.
     """
+    if values.size == 0:
+        return np.inf, -np.inf
+    lo, hi = float(values.min()), float(values.max())
+    if np.isfinite(lo) and np.isfinite(hi):
+        return lo, hi
     if values.size > SMALL:
         return check_scores(values, errors)
     finite = np.isfinite(values)

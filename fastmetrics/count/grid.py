@@ -76,24 +76,44 @@ def _even_values(lo: float, hi: float, k: int) -> np.ndarray:
 
 
 def bucket_guide(grid: np.ndarray) -> tuple:
-    """``(guide, cells, lo, inv_step)``: how the sweep kernel guesses a score's bucket.
+    """``(guide, cells, lo, inv_step)``: how the sweep kernel finds a score's bucket.
 
-    An evenly spaced grid needs no table (``guide`` None): the guess is
-    ``(score - lo) * inv_step + 1``. Any other grid gets a finer even grid of ``cells`` points
-    and ``guide[c]`` = the number of thresholds <= its point ``c - 1``, so the guess lands at or
-    just below the bucket and a short walk settles it. Computed without overflow on any finite
-    grid (a range too wide for a finite step gives inv_step 0: every guess walks).
+    The kernel maps a score ``s`` to a cell ``c = int(min((s - lo) * inv_step + 1, cells))``
+    (0 when that is not positive) of an even grid about 64 times finer than the thresholds,
+    and reads ``guide[c]``:
+
+    - ``guide[c] >= 0``: every score of the cell has exactly that many thresholds ``<= s``;
+      one table load is the whole search;
+    - ``guide[c] = -(b + 1)``: a threshold falls inside the cell. The ``b`` thresholds below
+      the cell are ``<= s`` and those above it are not, so a walk up from ``b`` settles it.
+
+    The cell of a score only rises with the score (each step of the formula rounds
+    monotonically), so a threshold ``t`` splits a cell exactly when ``t`` and the float just
+    below it fall in the same cell. The cells are found here by the kernel's own formula in
+    float64, so the table agrees with the kernel to the last bit. A range too wide for a finite
+    step (inv_step 0) makes every cell a walk from 0: a NaN cell there would not be monotone.
     """
     k = grid.size
-    even, lo, inv_step = _even(grid)
-    if even:
-        return None, float(k), lo, inv_step
-    cells = max(64, 4 * k)
-    virtual = _even_points(grid[0], grid[-1], cells)
-    inv_step = _inverse_step(grid[0], grid[-1], cells)
-    guide = np.zeros(cells + 1, np.int32)
-    guide[1:] = np.searchsorted(grid, virtual, side="right")
-    return guide, float(cells), float(grid[0]), inv_step
+    lo, hi = float(grid[0]), float(grid[-1])
+    cells = int(min(max(64, 64 * k), 1 << 16))
+    inv_step = _inverse_step(lo, hi, cells)
+    dtype = np.int16 if k < np.iinfo(np.int16).max else np.int32
+    if inv_step == 0.0:
+        return np.full(cells + 1, -1, dtype), float(cells), lo, 0.0
+    at = _cell_of(grid, lo, inv_step, cells)
+    with np.errstate(over="ignore"):  # the float below -MAX is -inf: cell 0, as the kernel's
+        below = _cell_of(np.nextafter(grid, -np.inf), lo, inv_step, cells)
+    guide = np.searchsorted(at, np.arange(cells + 1), side="right").astype(dtype)
+    split = at[below == at]
+    guide[split] = -np.searchsorted(at, split, side="left").astype(dtype) - 1
+    return guide, float(cells), lo, inv_step
+
+
+def _cell_of(values: np.ndarray, lo: float, inv_step: float, cells: int) -> np.ndarray:
+    """The sweep kernel's cell of each value (see :func:`bucket_guide`), computed as it does."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = (values - lo) * inv_step + 1.0
+        return np.where(x > 0.0, np.minimum(x, float(cells)), 0.0).astype(np.int64)
 
 
 def _inverse_step(lo: float, hi: float, n: int) -> float:
@@ -101,20 +121,3 @@ def _inverse_step(lo: float, hi: float, n: int) -> float:
         step = hi / (n - 1) - lo / (n - 1)
         inverse = 1.0 / step if step > 0.0 else 0.0
     return float(inverse) if np.isfinite(inverse) else 0.0
-
-
-def _even_points(lo: float, hi: float, n: int) -> np.ndarray:
-    f = np.arange(n, dtype=np.float64) / (n - 1)
-    return lo * (1.0 - f) + hi * f
-
-
-def _even(grid: np.ndarray) -> tuple[bool, float, float]:
-    """Whether the grid is (nearly) evenly spaced, its first value and 1 / step."""
-    if grid.size < 2:
-        return False, 0.0, 0.0
-    inv_step = _inverse_step(grid[0], grid[-1], grid.size)
-    if inv_step == 0.0:
-        return False, 0.0, 0.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        deviation = np.max(np.abs(grid - _even_points(grid[0], grid[-1], grid.size))) * inv_step
-    return bool(deviation <= 1e-6), float(grid[0]), inv_step

@@ -13,6 +13,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
+from .. import _memory
 from .._errors import InputError, ParameterError
 from . import _kernels as k
 from . import _small
@@ -51,7 +52,8 @@ class Tally:
         # one partial count array per thread, kept across batches and summed by `acc`
         cell_bytes = int(np.prod(shape, dtype=np.int64)) * 8 if shape else 0
         chunks = max(1, min(threads, _PARTIAL_BYTES // max(cell_bytes, 1)))
-        self.partial = np.zeros((chunks,) + shape, dtype) if shape else None
+        # in Arrow's pool (fastmetrics._memory.empty): a sweep's partials are tens of MiB a call
+        self.partial = _memory.zeros((chunks,) + shape, dtype) if shape else None
         self.errors = np.full((threads, k.N_KINDS), -1, np.int64)
         self.seen, self.keys, self.n_keys = self._key_space()
 

@@ -89,10 +89,12 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
             m = min(header >> 1, count - n)
             if m > 0:
                 top = max(top, value)
-                if table is None:
-                    out[start + n : start + n + m] = value
-                elif value < np.uint64(limit):
-                    out[start + n : start + n + m] = table[value]
+                if table is None or value < np.uint64(limit):
+                    # a loop over unsigned indices: numba's slice assignment costs more per run
+                    fill = value if table is None else table[value]
+                    base = np.uint64(start + n)
+                    for k in range(np.uint64(m)):
+                        out[base + k] = fill
             n += m
         else:
             size = (header >> 1) * bit_width  # bytes: 8 values of bit_width bits a group
@@ -100,11 +102,12 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
                 return n
             m = min((header >> 1) * 8, count - n)
             safe = m if at + size + 8 <= buf.size else max(0, m - 16)  # values a word load may read
+            base = np.uint64(start + n)  # unsigned: numba wraps a signed index, a cost per value
             for k in range(safe):
                 bit = k * bit_width
                 value = (_load(buf, at + (bit >> 3)) >> np.uint64(bit & 7)) & mask
                 top = max(top, value)
-                out[start + n + k] = value
+                out[base + np.uint64(k)] = value
             for k in range(safe, m):
                 bit = k * bit_width
                 word = np.uint64(0)

@@ -8,6 +8,7 @@ import pytest
 
 from fastmetrics.count import _kernels as k
 from fastmetrics.count import _small
+from fastmetrics.count.grid import bucket_guide
 
 N_GROUPS_A, N_GROUPS_B, N_ITEMS = 3, 4, 25
 
@@ -65,9 +66,8 @@ def test_hard_and_sweep_counts_and_errors_equal_the_kernels(seed, weighted, bad)
     grid = np.array([-1.0, -0.2, 0.0, 0.5, 1.5])
     s_kernel, s_numpy = np.zeros((groups, 2, grid.size + 1), dtype), np.zeros((groups, 2, grid.size + 1), dtype)
     e_kernel, e_numpy = _errors(), _errors()
-    step = (grid.size - 1) / (grid[-1] - grid[0])
     args = (a, b, stride, gold, d["score"], weight)
-    k._sweep_chunk(0, n, *args, *no_marks, grid, None, grid.size, grid[0], step, s_kernel, e_kernel)
+    k._sweep_chunk(0, n, *args, *no_marks, grid, *bucket_guide(grid), s_kernel, e_kernel)
     _small.sweep(n, *args, grid, s_numpy, e_numpy)
     np.testing.assert_array_equal(s_numpy, s_kernel)
     np.testing.assert_array_equal(e_numpy, e_kernel)
