@@ -144,21 +144,28 @@ def _decimal(buf, a, b):
     digits = 0  # significant digits taken
     exponent = 0
     whole = 0
-    while at < b and 48 <= buf[at] <= 57:
-        if digits or buf[at] != 48:
+    # each byte loaded once, by an unsigned index (numba wraps a signed one, a cost a byte)
+    while at < b:
+        c = buf[np.uint64(at)]
+        if c < 48 or c > 57:
+            break
+        if digits or c != 48:
             digits += 1
-            mantissa = mantissa * np.uint64(10) + np.uint64(buf[at] - 48)
+            mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
         whole += 1
         at += 1
     if whole == 0:
         return 0.0, MALFORMED
-    if at < b and buf[at] == 46:
+    if at < b and buf[np.uint64(at)] == 46:
         at += 1
         fraction = 0
-        while at < b and 48 <= buf[at] <= 57:
-            if digits or buf[at] != 48:
+        while at < b:
+            c = buf[np.uint64(at)]
+            if c < 48 or c > 57:
+                break
+            if digits or c != 48:
                 digits += 1
-                mantissa = mantissa * np.uint64(10) + np.uint64(buf[at] - 48)
+                mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
             exponent -= 1
             fraction += 1
             at += 1

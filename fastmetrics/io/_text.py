@@ -73,19 +73,19 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
     row = 0
     i = start
     while i < stop:
-        k = cls[buf[i]]
+        k = cls[buf[np.uint64(i)]]
         if k == BLANK or k == END:
             i += 1
             continue
         if buf[i] == 35:  # '#': a comment line
-            while i < stop and cls[buf[i]] != END:
+            while i < stop and cls[buf[np.uint64(i)]] != END:
                 i += 1
             continue
         f = 0
         s = 0
         x = 0
         while i < stop:
-            k = cls[buf[i]]
+            k = cls[buf[np.uint64(i)]]
             if k == END:
                 break
             if k == BLANK:
@@ -96,20 +96,23 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
             kind = kinds[f]
             j = i
             if kind == STRING:
-                here = at[s] - i
-                while j < stop:
-                    c = buf[j]
+                # unsigned indices: numba wraps a signed one that might be negative, a cost a byte
+                here = np.uint64(at[s] - i)
+                u, end = np.uint64(j), np.uint64(stop)
+                while u < end:
+                    c = buf[u]
                     k = cls[c]
                     if k != TEXT:
                         break
-                    data[s, here + j] = c
-                    j += 1
-                at[s] = here + j
-                offsets[s, row + 1] = here + j
+                    data[s, here + u] = c
+                    u += np.uint64(1)
+                j = np.int64(u)
+                at[s] = np.int64(here + u)
+                offsets[s, row + 1] = np.int64(here + u)
                 s += 1
             else:
                 while j < stop:
-                    k = cls[buf[j]]
+                    k = cls[buf[np.uint64(j)]]
                     if k != TEXT:
                         break
                     j += 1
@@ -133,15 +136,17 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
 def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined_offsets, joined, joined_numbers):
     """Copy one chunk's columns into the joined ones: its rows from ``row`` on, its bytes of string
     column ``s`` from ``field_at[s] + chunk_at[s]`` on."""
+    # unsigned indices (see _parse_chunk): these loops are vector loads and stores, not gathers
+    first, count, one = np.uint64(row), np.uint64(rows), np.uint64(1)
     for s in range(offsets.shape[0]):
         base = chunk_at[s]
-        for r in range(rows):
-            joined_offsets[s, row + r + 1] = offsets[s, r + 1] + base
+        for r in range(count):
+            joined_offsets[s, first + r + one] = offsets[s, r + one] + base
         # memmove: numba compiles a byte loop of element assignments, several times slower
         _move(joined, field_at[s] + base, strings[s], 0, np.int64(offsets[s, rows]))
     for x in range(numbers.shape[0]):
-        for r in range(rows):
-            joined_numbers[x, row + r] = numbers[x, r]
+        for r in range(count):
+            joined_numbers[x, first + r] = numbers[x, r]
 
 
 def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers):
