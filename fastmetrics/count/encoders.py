@@ -164,11 +164,12 @@ def string_codes(column, sort: bool = True) -> pa.ChunkedArray:
 
 
 def code_text_columns(src, columns) -> dict:
-    """Code the string ``columns`` of a source's in-memory parts in place (:func:`string_codes`,
-    each dictionary in order of first appearance: the plan reads codes through a table to its labels).
+    """Code the string ``columns`` of a source's in-memory parts in place (:func:`string_codes`).
 
-    Parquet parts are left alone: their string columns are read as the dictionaries their pages
-    hold. A column with nulls is left as it is, for the count to name the null.
+    Each dictionary keeps its values in order of first appearance: the plan reads the codes
+    through a table to its sorted labels. Parquet parts are left alone: their string columns are
+    read as the dictionaries their pages hold. A column with nulls is left as it is, for the
+    count to name the null.
 
     Parameters
     ----------

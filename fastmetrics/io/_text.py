@@ -81,9 +81,7 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
             while i < stop and cls[buf[np.uint64(i)]] != END:
                 i += 1
             continue
-        f = 0
-        s = 0
-        x = 0
+        f, s, x = 0, 0, 0
         while i < stop:
             k = cls[buf[np.uint64(i)]]
             if k == END:
@@ -106,9 +104,8 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
                         break
                     data[s, here + u] = c
                     u += np.uint64(1)
-                j = np.int64(u)
-                at[s] = np.int64(here + u)
-                offsets[s, row + 1] = np.int64(here + u)
+                j, at[s] = np.int64(u), np.int64(here + u)
+                offsets[s, row + 1] = at[s]
                 s += 1
             else:
                 while j < stop:

@@ -145,12 +145,13 @@ def half_swaps(values, tolerance):
     the two halves order differently (differences within ``tolerance`` are ties)."""
     swaps = 0
     comparisons = 0
-    n_systems = values.shape[2]
+    n_systems = np.uint64(values.shape[2])
     for r in range(values.shape[0]):
         a, b = values[r, 0], values[r, 1]
         for i in range(n_systems):
-            # without a branch, so that the loop over j is a vector loop
-            for j in range(i + 1, n_systems):
+            # without a branch, and unsigned (numba wraps a signed index, a gather a lane), so
+            # that the loop over j is a vector loop
+            for j in range(i + np.uint64(1), n_systems):
                 d0 = a[i] - a[j]
                 d1 = b[i] - b[j]
                 both = (d0 == d0) & (d1 == d1)
@@ -165,8 +166,11 @@ def half_swaps(values, tolerance):
 def _upper_rows(block, start, out):
     """``out`` = the cells of ``block`` (rows ``start, start + 1, ...`` of a square matrix)
     right of the matrix's diagonal, row after row: its upper triangle's order."""
-    at = 0
+    at = np.uint64(0)
+    n = np.uint64(block.shape[1])
     for i in range(block.shape[0]):
-        for j in range(start + i + 1, block.shape[1]):
-            out[at] = block[i, j]
-            at += 1
+        # unsigned indices: a signed one numba would wrap, which made this copy a gather
+        first = np.uint64(start + i + 1)
+        for j in range(first, n):
+            out[at + j - first] = block[i, j]
+        at += n - first if n > first else np.uint64(0)

@@ -23,6 +23,9 @@ from ._common import MetaResult, labels_array, system_topic_values
 from ._kernels import _spearman_pairs, _unit_ranks, _upper_rows
 
 _BLOCK_CELLS = 1 << 22  # correlations of one block of rows (32 MiB of float64)
+# a block's rows go to the matrix product in about this many bands, each of at least this many
+# rows (fewer rows per product than that and BLAS loses more than the band's triangle saves)
+_BANDS, _BAND_ROWS = 4, 128
 
 
 def _rank_rows(values: np.ndarray, by_numpy: bool):
@@ -123,13 +126,22 @@ class _Measure:
         at least ``(stop - start) * n_topics`` floats) and written to the start of ``dest`` when
         given (the caller's table of every pair: no copy of it made and copied again)."""
         n_topics = self.z.shape[0]
-        size = (stop - start) * (2 * n_topics - start - stop - 1) // 2
-        block = np.matmul(self.z[start:stop], self.z.T, out=block[: (stop - start) * n_topics].reshape(-1, n_topics))
+        size = _upper_cells(n_topics, start, stop)
         out = np.empty(size) if dest is None else dest[:size]
-        if self.by_numpy:  # a few topics: numpy's mask, no kernel compiled
-            out[:] = block[_right_of_diagonal(n_topics, start, stop)]
-        else:
-            _upper_rows(block, start, out)  # no mask of the block's cells built and read
+        # a few bands of rows, each multiplied only by the topics from its first row on: the
+        # product of the cells left of the diagonal (half the flops of a square) is not made
+        step = max(_BAND_ROWS, -(-(stop - start) // _BANDS))
+        at = 0
+        for lo in range(start, stop, step):
+            hi = min(lo + step, stop)
+            width = n_topics - lo
+            band = np.matmul(self.z[lo:hi], self.z[lo:].T, out=block[: (hi - lo) * width].reshape(-1, width))
+            cells = _upper_cells(width, 0, hi - lo)
+            if self.by_numpy:  # a few topics: numpy's mask, no kernel compiled
+                out[at : at + cells] = band[_right_of_diagonal(width, 0, hi - lo)]
+            else:
+                _upper_rows(band, 0, out[at : at + cells])  # no mask of the band's cells built and read
+            at += cells
         if not self.dirty.any():
             return out
         upper = _right_of_diagonal(n_topics, start, stop)
@@ -138,6 +150,11 @@ class _Measure:
             first, second = np.nonzero(touched)
             out[touched[upper]] = _ranked_anew(self.values_t, self.order, first + start, second, self.by_numpy)
         return out
+
+
+def _upper_cells(n_topics: int, start: int, stop: int) -> int:
+    """The number of cells of rows ``start:stop`` of an ``n_topics`` square matrix right of its diagonal."""
+    return (stop - start) * (2 * n_topics - start - stop - 1) // 2
 
 
 def _right_of_diagonal(n_topics: int, start: int, stop: int) -> np.ndarray:
@@ -153,15 +170,20 @@ class _Moments:
         self.count = np.zeros(n_measures, np.int64)
         self.mean = np.zeros(n_measures)
         self.m2 = np.zeros(n_measures)
+        self._mask, self._squares = np.empty(0, bool), np.empty(0)
 
     def add(self, m: int, corr: np.ndarray) -> None:
         """Merge the correlations ``corr`` of measure ``m`` (NaN: undefined, not counted)."""
-        undefined = np.isnan(corr)
+        if self._squares.size < corr.size:  # reused block after block, in Arrow's pool (_memory.empty)
+            self._mask, self._squares = _memory.empty(corr.size, bool), _memory.empty(corr.size, np.float64)
+        undefined = np.isnan(corr, out=self._mask[: corr.size])
         ok = corr[~undefined] if undefined.any() else corr
         if ok.size == 0:
             return
+        # numpy's pairwise sums, as before the buffers were reused: the same figures to the last bit
         mean_b = ok.sum() / ok.size
-        m2_b = ((ok - mean_b) ** 2).sum()
+        squares = np.subtract(ok, mean_b, out=self._squares[: ok.size])
+        m2_b = np.multiply(squares, squares, out=squares).sum()
         n_a, n = self.count[m], self.count[m] + ok.size
         delta = mean_b - self.mean[m]
         self.mean[m] += delta * ok.size / n
@@ -332,7 +354,18 @@ def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray, columns: 
 def _repeated(text: str, n: int) -> pa.Array:
     """``n`` copies of ``text`` as a string array, made from its buffers (``pa.repeat`` builds
     the copies one by one: a third of the job on 5M pairs)."""
-    data = text.encode()
-    offsets = np.arange(0, (n + 1) * len(data), len(data), dtype=np.int64)
-    buffer = pa.py_buffer(np.frombuffer(data * n, np.uint8)) if data else None
-    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), buffer]).cast(pa.string())
+    data = np.frombuffer(text.encode(), np.uint8)
+    large = n * data.size >= (1 << 31)  # int32 offsets while they fit: no cast copying the column
+    # both buffers in Arrow's pool (fastmetrics._memory.empty): fresh pages cost more than the copy
+    offsets = _memory.empty(n + 1, np.int64 if large else np.int32)
+    np.multiply(np.arange(n + 1, dtype=offsets.dtype), data.size, out=offsets)
+    values = _memory.empty(n * data.size, np.uint8)
+    values[: data.size if n else 0] = data[: values.size]
+    filled = min(data.size, values.size)
+    while filled < values.size:  # copies doubling in size run at memcpy speed; a broadcast does not
+        step = min(filled, values.size - filled)
+        values[filled : filled + step] = values[:step]
+        filled += step
+    value_type = pa.large_string() if large else pa.string()
+    array = pa.Array.from_buffers(value_type, n, [None, pa.py_buffer(offsets), pa.py_buffer(values)])
+    return array.cast(pa.string()) if large else array

@@ -75,13 +75,22 @@ def test_constant_side_is_counted_not_averaged():
         meta.robustness(scores.sel(topic=0), pairs="all")
 
 
+@pytest.mark.parametrize("path", ["numpy", "kernels"])
+@pytest.mark.parametrize("bands", [None, 1, 2])
 @pytest.mark.parametrize("block", [None, 1, 7])
 @pytest.mark.parametrize("seed", range(6))
-def test_matrix_products_equal_spearmanr_per_pair(monkeypatch, seed, block):
-    """All pairs from blocked products (one row, a few rows, one block), undefined systems,
-    ties and constant topics included: each value is scipy's on the systems both topics define."""
+def test_matrix_products_equal_spearmanr_per_pair(monkeypatch, seed, block, bands, path):
+    """All pairs from blocked products (one row, a few rows, one block), each block multiplied in
+    bands of rows (one band, bands of one or two rows), by numpy's mask or the kernels, undefined
+    systems, ties and constant topics included: each value is scipy's on the systems both topics
+    define."""
     if block is not None:
         monkeypatch.setattr(robustness_module, "_BLOCK_CELLS", block * (5 + seed))
+    if bands is not None:
+        monkeypatch.setattr(robustness_module, "_BAND_ROWS", bands)
+        monkeypatch.setattr(robustness_module, "_BANDS", 1 << 20)
+    if path == "kernels":
+        monkeypatch.setattr(robustness_module._common, "NUMPY_VALUES", -1)
     values = awkward_values(seed, systems=2 + seed, topics=5 + seed)
     result = meta.robustness(values_scores(values), pairs="all")
     rows = result.detail.to_pylist()
