@@ -35,7 +35,7 @@ def on_threads(function, calls) -> list:
     threads = numba.get_num_threads()
     # a call from one of the pool's own threads runs its calls itself: waiting on the pool from
     # inside it could wait for ever
-    if threads < 2 or len(calls) < 2 or threading.current_thread().name.startswith(_PREFIX):
+    if threads < 2 or len(calls) < 2 or in_pool():
         return [function(*args) for args in calls]
     pool = _pool(threads)
     jobs = [pool.submit(function, *args) for args in calls]
@@ -47,6 +47,11 @@ def on_threads(function, calls) -> list:
             job.cancel()
         raise
     return [job.result() for job in jobs]
+
+
+def in_pool() -> bool:
+    """Whether this is one of the pool's threads, whose :func:`on_threads` calls run where they are."""
+    return threading.current_thread().name.startswith(_PREFIX)
 
 
 _PREFIX = "fastmetrics-"
