@@ -77,7 +77,7 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
     top = np.uint64(0)  # the largest value written, checked against limit once
     while n < count and at < stop:
         header, at = _uvarint(buf, at, stop)
-        if at < 0:
+        if at < 0 or header < 0:  # a damaged header (bit 63 set): a negative run would wrap the writes
             return n
         if header & 1 == 0:
             if at + value_bytes > stop:
@@ -89,10 +89,15 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
             m = min(header >> 1, count - n)
             if m > 0:
                 top = max(top, value)
-                if table is None or value < np.uint64(limit):
-                    # a loop over unsigned indices: numba's slice assignment costs more per run
-                    fill = value if table is None else table[value]
-                    base = np.uint64(start + n)
+                # loops over unsigned indices: numba's slice assignment costs more per run. Two
+                # loops, not one of `value if table is None else table[value]`: numba would unify
+                # the two types, a float64 for a signed table, which rounds values past 2**53
+                base = np.uint64(start + n)
+                if table is None:
+                    for k in range(np.uint64(m)):
+                        out[base + k] = value
+                elif value < np.uint64(limit):
+                    fill = table[value]
                     for k in range(np.uint64(m)):
                         out[base + k] = fill
             n += m
@@ -449,7 +454,7 @@ def _hybrid_bits(buf, at, stop, count, out, dst_bit):
     n = 0
     while n < count:
         header, at = _uvarint(buf, at, stop)
-        if at < 0 or at >= stop:
+        if at < 0 or at >= stop or header < 0:  # a damaged header (bit 63 set), as unpack_hybrid's
             return n
         if header & 1 == 0:
             value = buf[at] & 1

@@ -176,3 +176,51 @@ def test_a_damaged_file_is_an_input_error_or_reads_as_pyarrow_reads_it(tmp_path)
         np.testing.assert_array_equal(got, expected)
         compared += 1
     assert compared > 5
+
+
+def _uleb128(value: int) -> list:
+    out = []
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | 0x80 if value else byte)
+        if not value:
+            return out
+
+
+# a run header with bit 63 set: negative as the int64 the decoder reads it into
+NEGATIVE_RUN = _uleb128((1 << 63) | (2 << 40))
+
+
+def test_a_run_header_past_int64_is_refused_not_written():
+    """A damaged hybrid run header whose value sets bit 63 stops the decoding where it is (the
+    page is then damaged, and the file left to pyarrow), instead of a negative run length whose
+    writes land outside the output."""
+    buf = np.array(NEGATIVE_RUN + [3] + list(range(8)), np.uint8)
+    out = np.zeros(16, np.uint32)
+    table = np.arange(256, dtype=np.uint32) * 7
+    assert _parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 16, 256, table) == 0
+    assert _parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 16, 256) == 0
+    assert not out.any()
+    bits = np.zeros(4, np.uint8)
+    assert _parquet._hybrid_bits(buf, 0, buf.size, 16, bits, 0) == 0
+
+
+def test_a_file_with_such_a_header_is_an_input_error(tmp_path):
+    path = str(tmp_path / "damaged.parquet")
+    n = 1024
+    table = pa.table(
+        {
+            "item": (np.arange(n) % 256 * 1000 + 7).astype(np.int32),
+            "gold": np.arange(n) % 2 == 0,
+            "pred": np.arange(n) % 3 == 0,
+        }
+    )
+    pq.write_table(table, path, compression="none", use_dictionary=["item"], data_page_version="1.0")
+    raw = bytearray(open(path, "rb").read())
+    at = raw.find(bytes([8, 0x7F]) + bytes(range(8)))  # bit width 8, the first bit-packed run of the indices
+    assert at > 0
+    patch = bytes(NEGATIVE_RUN + [3] + list(range(8)))  # the negative run, then one bit-packed group
+    raw[at + 1 : at + 1 + len(patch)] = patch
+    open(path, "wb").write(bytes(raw))
+    with pytest.raises(fm.InputError, match="damaged.parquet"):
+        fm.count(path, by=())
