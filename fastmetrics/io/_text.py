@@ -224,8 +224,8 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     n_strings, n_numbers = int((kinds == STRING).sum()), int((kinds == NUMBER).sum())
     # several chunks a thread (they differ in speed), none near the 2 GiB of int32 offsets; one
     # chunk on a pool thread, which parses its file itself (several run files, a file a thread)
-    threads = 1 if in_pool() else numba.get_num_threads()
-    chunks = max(1, min(4 * threads if threads > 1 else 1, buf.size // _MIN_CHUNK), buf.size // (1 << 30) + 1)
+    most = 1 if in_pool() else 4 * numba.get_num_threads()
+    chunks = max(1, min(most, buf.size // _MIN_CHUNK), buf.size // (1 << 30) + 1)
     bounds = _line_starts(buf, np.linspace(0, buf.size, chunks + 1).astype(np.int64))
     calls = [(buf, bounds[c], bounds[c + 1], kinds, n_strings, n_numbers) for c in range(chunks)]
     parts = on_threads(_parsed_chunk, calls)

@@ -1152,9 +1152,8 @@ def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str) -
             first_bad[0] = min(first_bad[0], i)
             return None, error
 
-    results = on_threads(read, jobs)
-    read = zip((i for i, _, _ in jobs), results)
-    return {i: (table, error) for i, (table, error) in read if table is not None or error is not None}
+    results = zip((i for i, _, _ in jobs), on_threads(read, jobs))
+    return {i: (table, error) for i, (table, error) in results if table is not None or error is not None}
 
 
 def _unique_names(schema: pa.Schema, where: str) -> None:

@@ -33,7 +33,7 @@ from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
 from ..count.encoders import string_codes
-from ..io.labels import require_columns, weight_values
+from ..io.labels import no_nulls, require_columns, weight_values
 from ..io.readers import gold_table, open_source
 from ..measures import api, registry
 from ..tensor import Roles
@@ -207,6 +207,8 @@ def item_matrix(
     if gold is not None:
         table, gold_column = _with_gold(table, gold_table(gold), keys, item)
     require_columns(table.column_names, [gold_column], "the runs", " (or give a separate gold)")
+    for column in [system, *keys]:  # a missing id would be coded as no label at all
+        no_nulls(table.column(column), column, "the runs")
     key = (
         pc.binary_join_element_wise(*[pc.cast(table.column(c), pa.string()) for c in keys], "\x1f")
         if len(keys) > 1

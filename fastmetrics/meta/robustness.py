@@ -26,6 +26,7 @@ _BLOCK_CELLS = 1 << 22  # correlations of one block of rows (32 MiB of float64)
 # a block's rows go to the matrix product in about this many bands, each of at least this many
 # rows (fewer rows per product than that and BLAS loses more than the band's triangle saves)
 _BANDS, _BAND_ROWS = 4, 128
+_REPEAT_ROWS = 1 << 20  # rows of the one array the per-pair table's measure column repeats
 
 
 def _rank_rows(values: np.ndarray, by_numpy: bool):
@@ -343,7 +344,7 @@ def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray, columns: 
     topic_a, topic_b = labels.take(first), labels.take(second)
     return pa.table(
         {
-            "measure": pa.chunked_array([_repeated(n, first.size) for n in names], pa.string()),
+            "measure": pa.chunked_array([c for n in names for c in _repeated(n, first.size)], pa.string()),
             columns[0]: pa.chunked_array([topic_a] * len(names), topic_a.type),
             columns[1]: pa.chunked_array([topic_b] * len(names), topic_b.type),
             "value": pa.chunked_array([pa.array(row, pa.float64()) for row in corr], pa.float64()),
@@ -351,21 +352,22 @@ def _detail(names: list, topics: np.ndarray, chosen, corr: np.ndarray, columns: 
     )
 
 
-def _repeated(text: str, n: int) -> pa.Array:
-    """``n`` copies of ``text`` as a string array, made from its buffers (``pa.repeat`` builds
-    the copies one by one: a third of the job on 5M pairs)."""
+def _repeated(text: str, n: int) -> list:
+    """``n`` copies of ``text`` as string arrays: one array of at most :data:`_REPEAT_ROWS` copies
+    (and under 2 GiB), made once and used as every chunk. It is filled in Arrow's pool by copies
+    doubling in size (``pa.repeat`` builds the copies one by one, a third of the job on 5M pairs,
+    and fresh pages cost more than the copies)."""
     data = np.frombuffer(text.encode(), np.uint8)
-    large = n * data.size >= (1 << 31)  # int32 offsets while they fit: no cast copying the column
-    # both buffers in Arrow's pool (fastmetrics._memory.empty): fresh pages cost more than the copy
-    offsets = _memory.empty(n + 1, np.int64 if large else np.int32)
-    np.multiply(np.arange(n + 1, dtype=offsets.dtype), data.size, out=offsets)
-    values = _memory.empty(n * data.size, np.uint8)
-    values[: data.size if n else 0] = data[: values.size]
-    filled = min(data.size, values.size)
-    while filled < values.size:  # copies doubling in size run at memcpy speed; a broadcast does not
+    per = max(1, min(n, _REPEAT_ROWS, ((1 << 31) - 1) // max(data.size, 1)))
+    offsets = _memory.empty(per + 1, np.int32)
+    np.multiply(np.arange(per + 1, dtype=np.int32), data.size, out=offsets)
+    values = _memory.empty(per * data.size, np.uint8)
+    values[: data.size] = data
+    filled = data.size
+    while filled < values.size:
         step = min(filled, values.size - filled)
         values[filled : filled + step] = values[:step]
         filled += step
-    value_type = pa.large_string() if large else pa.string()
-    array = pa.Array.from_buffers(value_type, n, [None, pa.py_buffer(offsets), pa.py_buffer(values)])
-    return array.cast(pa.string()) if large else array
+    chunk = pa.Array.from_buffers(pa.string(), per, [None, pa.py_buffer(offsets), pa.py_buffer(values)])
+    whole, rest = divmod(n, per)
+    return [chunk] * whole + ([chunk.slice(0, rest)] if rest else [])

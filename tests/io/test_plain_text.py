@@ -220,3 +220,17 @@ def test_no_file_after_a_bad_one_is_read(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"Cannot read TREC run '.*a\.trec', line 2"):
         readers.open_source(paths, format="trec")
     assert paths[0] in read and len(read) <= 3
+
+
+def test_a_file_parsed_on_a_pool_thread_as_one_chunk_equals_it_in_chunks():
+    """A file read on a pool thread (several run files, a file a thread) is parsed as one chunk,
+    on the calling thread as several joined: the same arrays."""
+    from fastmetrics import _threads
+
+    text = _random_run(4, lines=40_000)
+    kinds = [_text.STRING, _text.IGNORED, _text.STRING, _text.NUMBER, _text.NUMBER, _text.STRING]
+    assert len(text) > 4 * _text._MIN_CHUNK  # cut in several chunks off the pool
+    chunked = _text.read_fields(text, kinds)
+    whole, again = _threads.on_threads(_text.read_fields, [(text, kinds), (text, kinds)])
+    for arrays in (whole, again):
+        assert len(arrays) == len(chunked) and all(a.equals(b) for a, b in zip(arrays, chunked))

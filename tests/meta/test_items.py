@@ -99,6 +99,17 @@ def test_item_tests_need_shared_binary_items():
         item_tests(one)
 
 
+@pytest.mark.parametrize("column", ["system", "item"])
+def test_a_missing_system_or_item_is_named(column):
+    import fastmetrics as fm
+
+    table, _, _ = _runs(50)
+    values = table.column(column).to_pylist()
+    values[7] = None
+    with pytest.raises(fm.InputError, match=f"Column '{column}'.*missing \\(null\\) value at row 7"):
+        item_tests(table.set_column(table.schema.get_field_index(column), column, pa.array(values)))
+
+
 def test_the_pairs_do_not_depend_on_the_order_of_the_rows():
     """Systems in sorted order, as fm.count orders them, wherever their rows come first: a join
     with a separate gold does not keep the order of the rows (the pairs of a folder of run files

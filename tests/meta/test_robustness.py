@@ -148,3 +148,18 @@ def test_progress_bar_over_blocks(monkeypatch):
     monkeypatch.setattr("sys.stderr", quiet)
     meta.robustness(random_scores(0, topics=20), pairs="all")
     assert quiet.getvalue() == ""
+
+
+@pytest.mark.parametrize("rows", [1, 3, 7])
+def test_the_measure_column_repeats_one_array(monkeypatch, rows):
+    """The per-pair table's measure column is one array of a few copies used as every chunk
+    (here 1, 3 or 7 copies a chunk): the table reads as the pairs' measure, row by row."""
+    monkeypatch.setattr(robustness_module, "_REPEAT_ROWS", rows)
+    values = awkward_values(1, systems=4, topics=6)
+    detail = meta.robustness(values_scores(values), pairs="all").detail
+    measures = list(values_scores(values).measures)
+    assert detail.column("measure").to_pylist() == [m for m in measures for _ in range(15)]
+    for text, n in (("f1", 0), ("é", 8), ("", 5)):
+        chunks = robustness_module._repeated(text, n)
+        assert all(len(c) <= rows for c in chunks)
+        assert [v for c in chunks for v in c.to_pylist()] == [text] * n
