@@ -992,9 +992,12 @@ def _check_hints(batch: pa.RecordBatch, hinted: dict, found: dict, name: str) ->
         values = batch.column(column)
         if len(values) == 0:
             continue
-        bounds = pc.min_max(values)
-        lo, hi = bounds["min"].as_py(), bounds["max"].as_py()
-        if values.null_count or lo is None or not low <= lo <= hi <= high or np.isnan(lo) or np.isnan(hi):
+        if values.null_count:
+            raise StatisticsMismatch(column, (low, high), ("null", "null"), [name])
+        # numpy's reductions over the buffer in place: several times faster than Arrow's min_max
+        array = values.to_numpy(zero_copy_only=False)
+        lo, hi = array.min().item(), array.max().item()  # NaN propagates: never within the range
+        if not low <= lo <= hi <= high:
             raise StatisticsMismatch(column, (low, high), (lo, hi), [name])
         old = found.get(column)
         found[column] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
@@ -1123,6 +1126,10 @@ def _parquet_dataset(path):
     import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
 
     schema = pads.dataset(path, format="parquet").schema
+    try:
+        schema.names  # noqa: B018 (read once here: a damaged name that is not UTF-8 fails here)
+    except UnicodeDecodeError:
+        raise InputError(f"Cannot read Parquet data '{path}': a column name is not UTF-8 text.") from None
     strings = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     if not strings:
         return pads.dataset(path, format="parquet")

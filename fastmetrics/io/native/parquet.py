@@ -521,6 +521,10 @@ class RowGroups:
                 if max_rep or max_def > 1:
                     raise Unsupported("a nested column")
                 record = self.footer.chunks[group, j]
+                # the levels the footer's size statistics count must be the schema's (pyarrow's check)
+                for slot, top in ((thrift.DEF_HISTOGRAM, max_def), (thrift.REP_HISTOGRAM, max_rep)):
+                    if record[slot] > 0 and record[slot] != top + 1:  # an empty list: none kept
+                        raise Unsupported("level histograms that do not fit the schema")
                 chunk = self._chunk(handle, record, rows)
                 physical = PHYSICAL[record[thrift.TYPE]] if 0 <= record[thrift.TYPE] < len(PHYSICAL) else None
                 layout = _layout(physical, self.schema.field(name).type)

@@ -25,7 +25,8 @@ _DEPTH = 64  # nesting a skipped value may have
 TYPE, CODEC, VALUES, UNPACKED, PACKED, DATA, DICTIONARY, NULLS = range(8)
 MAX_AT, MAX_LEN, MIN_AT, MIN_LEN, MAX_VALUE_AT, MAX_VALUE_LEN, MIN_VALUE_AT, MIN_VALUE_LEN = range(8, 16)
 EXTERNAL, SCHEMA_TYPE = 16, 17  # 1: data in another file or encrypted; the schema leaf's type
-RECORD = 18
+REP_HISTOGRAM, DEF_HISTOGRAM = 18, 19  # the sizes of the level histograms of SizeStatistics
+RECORD = 20
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -102,14 +103,24 @@ def _open(buf, at, stop, kind, depth, kinds, values, left, maps):
     the position of its first element, or -1 when its size exceeds the bytes left."""
     if kind == MAP:
         size, at = uvarint(buf, at, stop)
-        if at < 0 or size < 0 or 2 * size > stop - at:  # a key and a value of a byte at least
+        if at < 0 or size < 0 or size > (stop - at) // 2:  # a key and a value of a byte at least
             return -1
-        types = np.int64(buf[at]) if size else 0
+        types = np.int64(buf[at]) if size else 0x11
+        if not (_is_type(types >> 4) and _is_type(types & 0x0F)):
+            return -1
         kinds[depth], values[depth], left[depth], maps[depth] = types >> 4, types & 0x0F, 2 * size, True
         return at + 1 if size else at
     element, size, at = _element_header(buf, at, stop)
+    if not _is_type(element):
+        return -1
     kinds[depth], left[depth], maps[depth] = element, size, False
     return at
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_type(kind):
+    """Whether ``kind`` is a type a value may have (STOP is none)."""
+    return TRUE <= kind <= STRUCT
 
 
 @njit(cache=True, nogil=True)
@@ -306,6 +317,7 @@ def footer(buf, stop, chunks, rows):
             record[VALUES], record[UNPACKED] = _integer(kinds, ints, 5), _integer(kinds, ints, 6)
             record[PACKED], record[DATA] = _integer(kinds, ints, 7), _integer(kinds, ints, 9)
             record[DICTIONARY] = _integer(kinds, ints, 11)
+            size_statistics = starts[16] if kinds[16] == STRUCT else -1
             if kinds[12] == STRUCT:
                 if struct_fields(buf, starts[12], stop, s_kinds, s_ints, s_starts) < 0:
                     return -1
@@ -314,4 +326,10 @@ def footer(buf, stop, chunks, rows):
                 _binary_span(buf, s_kinds, s_starts, 2, stop, record, MIN_AT)
                 _binary_span(buf, s_kinds, s_starts, 5, stop, record, MAX_VALUE_AT)
                 _binary_span(buf, s_kinds, s_starts, 6, stop, record, MIN_VALUE_AT)
+            if size_statistics >= 0:
+                if struct_fields(buf, size_statistics, stop, s_kinds, s_ints, s_starts) < 0:
+                    return -1
+                for field, slot in ((2, REP_HISTOGRAM), (3, DEF_HISTOGRAM)):
+                    if s_kinds[field] == LIST:
+                        record[slot] = _element_header(buf, s_starts[field], stop)[1]
     return 0
