@@ -780,6 +780,7 @@ class Source:
     trust_statistics: bool = True  # False once statistics were found to lie: none used again
     hints: dict = dataclasses.field(default_factory=dict)  # the statistics handed out, checked as batches pass
     footers: dict = dataclasses.field(default_factory=dict, repr=False)  # path -> native_parquet.Footer or None
+    ranges: dict = dataclasses.field(default_factory=dict, repr=False)  # id(batch) -> hinted columns' ranges
 
     @property
     def column_names(self) -> list[str]:
@@ -890,12 +891,7 @@ class Source:
         """The native reading of a local file's footer (kept for its row groups), or None."""
         path = fragment.path
         if path not in self.footers:
-            metadata = fragment.metadata
-            self.footers[path] = (
-                attempt(native_parquet.Footer, path, metadata.num_row_groups, metadata.num_columns)
-                if _is_local(fragment)
-                else None
-            )
+            self.footers[path] = attempt(_native_footer, fragment) if _is_local(fragment) else None
         return self.footers[path]
 
     def loaded(self, columns: Sequence[str], budget: int) -> Source:
@@ -938,6 +934,7 @@ class Source:
                 names += list(read)
                 continue
             names.append(name)
+        self.ranges.clear()  # found for hints this reading does not check
         return Source(parts, names, native=self.native) if parts else self
 
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
@@ -951,10 +948,12 @@ class Source:
         """
         hinted = {c: self.hints[c] for c in columns if c in self.hints}
         found: dict = {}
+        self.ranges.clear()
         for name, part in zip(self.names, self.parts):
             for item in self._part_batches(name, part, list(columns)):
                 if hinted:
-                    _check_hints(item[2], hinted, found, item[0])
+                    batch, ranges = self.ranges.pop(id(item[2]), (None, None))
+                    _check_hints(item[2], hinted, found, item[0], ranges if batch is item[2] else None)
                 yield item
         for column, (low, high) in found.items():
             if (low, high) != hinted[column]:
@@ -969,6 +968,11 @@ class Source:
             for fragment in part.get_fragments():
                 batches = _parquet_batches(fragment, part.schema, list(columns), self)
                 yield from _numbered(fragment.path, batches)
+
+
+def _native_footer(fragment):
+    metadata = fragment.metadata
+    return native_parquet.Footer(fragment.path, metadata.num_row_groups, metadata.num_columns)
 
 
 class StatisticsMismatch(InputError):
@@ -986,21 +990,38 @@ class StatisticsMismatch(InputError):
         )
 
 
-def _check_hints(batch: pa.RecordBatch, hinted: dict, found: dict, name: str) -> None:
-    """Add a batch's range of each hinted column to ``found``; a value outside its hint raises."""
+def _check_hints(batch: pa.RecordBatch, hinted: dict, found: dict, name: str, ranges: dict | None) -> None:
+    """Add a batch's range of each hinted column to ``found`` (``ranges``: those found already,
+    on the thread that decoded it); a value outside its hint raises."""
     for column, (low, high) in hinted.items():
-        values = batch.column(column)
-        if len(values) == 0:
+        bounds = ranges[column] if ranges and column in ranges else _value_range(batch.column(column))
+        if bounds is None:
             continue
-        if values.null_count:
-            raise StatisticsMismatch(column, (low, high), ("null", "null"), [name])
-        # numpy's reductions over the buffer in place: several times faster than Arrow's min_max
-        array = values.to_numpy(zero_copy_only=False)
-        lo, hi = array.min().item(), array.max().item()  # NaN propagates: never within the range
-        if not low <= lo <= hi <= high:
+        lo, hi = bounds
+        if not low <= lo <= hi <= high:  # NaN and nulls fail this too
             raise StatisticsMismatch(column, (low, high), (lo, hi), [name])
         old = found.get(column)
         found[column] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
+
+
+def _value_range(values) -> tuple | None:
+    """``(min, max)`` of a column of numbers (None when it is empty; NaN for a null or a NaN).
+    numpy's reductions over the buffer in place: several times faster than Arrow's min_max."""
+    if len(values) == 0:
+        return None
+    if values.null_count:
+        return (np.nan, np.nan)
+    array = values.to_numpy(zero_copy_only=False)
+    return array.min().item(), array.max().item()  # NaN propagates
+
+
+def _decoded_group(groups, group: int, columns, hinted) -> tuple:
+    """``(batch, ranges)``: row group ``group`` decoded natively (None: pyarrow reads it), and
+    the range of each ``hinted`` column, found here, on the decoding thread, off the counting's."""
+    batch = attempt(groups.read, group, columns)
+    if batch is None or not hinted:
+        return batch, None
+    return batch, {column: _value_range(batch.column(column)) for column in hinted}
 
 
 def _parquet_batches(fragment, schema, columns, src):
@@ -1015,17 +1036,22 @@ def _parquet_batches(fragment, schema, columns, src):
         yield from _arrow_batches(fragment, schema, columns)
         return
     count = len(groups.rows)
+    hinted = [c for c in columns if c in src.hints]
     pieces = None
     with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
-        ahead = collections.deque(pool.submit(attempt, groups.read, g, columns) for g in range(min(count, READAHEAD)))
+        ahead = collections.deque(
+            pool.submit(_decoded_group, groups, g, columns, hinted) for g in range(min(count, READAHEAD))
+        )
         for g in range(count):
-            batch = ahead.popleft().result()
+            batch, ranges = ahead.popleft().result()
             if g + READAHEAD < count:
-                ahead.append(pool.submit(attempt, groups.read, g + READAHEAD, columns))
+                ahead.append(pool.submit(_decoded_group, groups, g + READAHEAD, columns, hinted))
             if batch is None:
                 pieces = pieces or _pieces(fragment)
                 yield from _arrow_batches(pieces[g], schema, columns)
             else:
+                if ranges is not None:
+                    src.ranges[id(batch)] = (batch, ranges)  # the batch kept: its id is not reused meanwhile
                 yield batch
 
 

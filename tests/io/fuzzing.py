@@ -273,10 +273,11 @@ def _footer_span(data: bytes):
     return len(data) - 8 - length, len(data) - 8
 
 
-def _page_events(data: bytes) -> list:
-    """``(events, page bodies)`` of every page header of the file (from the footer's offsets)."""
+def pages(data: bytes) -> list:
+    """``(column, header start, body start, body end, header events, codec)`` of every page of
+    the file, from the footer's offsets (read by pyarrow: the base files are sound)."""
     meta = pq.ParquetFile(io.BytesIO(data)).metadata
-    events, bodies = [], []
+    out = []
     for g in range(meta.num_row_groups):
         for c in range(meta.num_columns):
             chunk = meta.row_group(g).column(c)
@@ -285,13 +286,19 @@ def _page_events(data: bytes) -> list:
             while at < stop:
                 header = []
                 body = walk(data, at, header)
-                size = _varint(data, header[2][2])[0] if len(header) > 2 else 0
-                compressed = next(((s, e) for p, k, s, e in header if p == (3,)), None)
-                size = (lambda r: (r >> 1) ^ -(r & 1))(_varint(data, compressed[0])[0]) if compressed else 0
-                events += [(("page",) + p, k, s, e) for p, k, s, e in header]
-                bodies.append((at, body, body + size, chunk.compression))
-                at = body + size
-    return events, bodies
+                raw = next(_varint(data, s)[0] for p, k, s, e in header if p == (3,))
+                end = body + ((raw >> 1) ^ -(raw & 1))
+                out.append((chunk.path_in_schema, at, body, end, header, chunk.compression))
+                at = end
+    return out
+
+
+def _page_events(data: bytes) -> tuple:
+    """``(events, bodies)``: every page header's integers and sizes, and each page's
+    ``(header start, body start, body end, codec)``."""
+    found = pages(data)
+    events = [(("page",) + p, k, s, e) for *_, header, _ in found for p, k, s, e in header]
+    return events, [(start, body, end, codec) for _, start, body, end, _, codec in found]
 
 
 def _rewrite_int(data: bytes, start: int, end: int, value: int, footer: bool) -> bytes:

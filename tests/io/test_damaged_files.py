@@ -6,7 +6,6 @@ naming the file. Files that once killed the process are read in a subprocess."""
 from __future__ import annotations
 
 import base64
-import io
 import os
 import subprocess
 import sys
@@ -36,20 +35,7 @@ def _uleb(value: int) -> bytes:
 
 def _pages(data: bytes) -> list:
     """``(column, header start, body start, body end, header events)`` of every page."""
-    meta = pq.ParquetFile(io.BytesIO(data)).metadata
-    out = []
-    for g in range(meta.num_row_groups):
-        for c in range(meta.num_columns):
-            chunk = meta.row_group(g).column(c)
-            at = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
-            stop = at + chunk.total_compressed_size
-            while at < stop:
-                events = []
-                body = fuzzing.walk(data, at, events)
-                size = next(fuzzing._varint(data, s)[0] for p, k, s, e in events if p == (3,)) // 2
-                out.append((chunk.path_in_schema, at, body, body + size, events))
-                at = body + size
-    return out
+    return [page[:5] for page in fuzzing.pages(data)]
 
 
 def _page_type(data: bytes, events) -> int:
@@ -74,17 +60,17 @@ def _expect_pyarrows_reading(path, **options):
     return got
 
 
-def _count_in_subprocess(path: str, *args: str) -> subprocess.CompletedProcess:
-    """``fastmetrics evaluate path`` in a process of its own (a crash must not take pytest down)."""
+def _python(*args: str) -> subprocess.CompletedProcess:
+    """``python -c CODE`` or ``python -m ...`` in a process of its own (a crash or a hang must
+    not take pytest down)."""
+    command = [sys.executable, "-c", *args] if len(args) == 1 else [sys.executable, *args]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "fastmetrics", "evaluate", path, "--measures", "f1", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=str(ROOT),
-    )
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
+
+
+def _count_in_subprocess(path: str, *args: str) -> subprocess.CompletedProcess:
+    """``fastmetrics evaluate path`` in a process of its own."""
+    return _python("-m", "fastmetrics", "evaluate", path, "--measures", "f1", *args)
 
 
 def _one_clear_error(done: subprocess.CompletedProcess, name: str):
@@ -181,13 +167,7 @@ def test_a_codec_out_of_range_is_one_clear_error(tmp_path):
         data = data[:s] + _uleb(fuzzing._zigzag(60)) + data[e:]  # codec 60: one byte, as SNAPPY's
     Path(path).write_bytes(data)
     _one_clear_error(_count_in_subprocess(path), "codec.parquet")
-    done = subprocess.run(
-        [sys.executable, "-c", f"import fastmetrics as fm; fm.count({path!r})"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-    )
+    done = _python(f"import fastmetrics as fm; fm.count({path!r})")
     assert done.returncode == 1 and "InputError" in done.stderr and "codec.parquet" in done.stderr
 
 
@@ -212,13 +192,7 @@ def test_a_page_header_with_a_huge_list_of_booleans(tmp_path):
     # a field 15 of type list<bool> of 2^62 elements, before the page header's end
     field = bytes([0x09]) + _uleb(fuzzing._zigzag(15)) + bytes([0xF1]) + _uleb(1 << 62)
     Path(path).write_bytes(fuzzing.splice(data, body - 1, 0, field))
-    done = subprocess.run(
-        [sys.executable, "-c", f"import fastmetrics as fm\ntry:\n fm.count({path!r})\nexcept fm.InputError: pass"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-    )
+    done = _python(f"import fastmetrics as fm\ntry:\n fm.count({path!r})\nexcept fm.InputError: pass")
     assert done.returncode == 0, done.stderr[-2000:]
 
 

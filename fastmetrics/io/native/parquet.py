@@ -88,6 +88,15 @@ def _run(buf, at, stop, bit_width, left):
     return True, values, size, at
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _run_value(buf, at, size):
+    """The value of a repeated run: ``size`` bytes, least significant first."""
+    value = np.uint64(0)
+    for k in range(size):
+        value |= np.uint64(buf[at + k]) << np.uint64(8 * k)
+    return value
+
+
 @njit(cache=True, nogil=True)
 def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None):
     """Decode ``count`` values of the RLE/bit-packed hybrid in ``buf[at:stop]`` into
@@ -112,9 +121,7 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
         if at < 0:
             return n
         if not packed:
-            value = np.uint64(0)
-            for k in range(size):
-                value |= np.uint64(buf[at + k]) << np.uint64(8 * k)
+            value = _run_value(buf, at, size)
             at += size
             if m > 0:
                 top = max(top, value)
@@ -167,10 +174,7 @@ def _all_equal(buf, at, stop, bit_width, count, value):
         if at < 0:
             return False
         if not packed:
-            run = np.int64(0)
-            for k in range(size):
-                run |= np.int64(buf[at + k]) << (8 * k)
-            if run != value and m > 0:
+            if _run_value(buf, at, size) != np.uint64(value) and m > 0:
                 return False
         else:
             for k in range(m):
@@ -587,27 +591,37 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
     source = _memory.empty(max(1, total), np.uint8)
     snappy = pa.Codec("snappy")
     at = 0
-    for page in pages:
-        body, packed, size = int(page[P_AT]), int(page[P_PACKED]), int(page[P_SIZE])
-        levels = int(page[P_DEF] + page[P_REP]) if page[P_TYPE] == _DATA_PAGE_V2 else 0
+    for p, (kind, body, packed, size, compressed, levels, repeated) in enumerate(
+        pages[:, [P_TYPE, P_AT, P_PACKED, P_SIZE, P_COMPRESSED, P_DEF, P_REP]].tolist()
+    ):
+        levels = levels + repeated if kind == _DATA_PAGE_V2 else 0  # levels of v2 pages: never compressed
         source[at : at + levels] = chunk[body : body + levels]
         values, unpacked = chunk[body + levels : body + packed], size - levels
-        if page[P_TYPE] == _DATA_PAGE_V2 and page[P_COMPRESSED] == 0 or page[P_TYPE] == _INDEX_PAGE:
+        if kind == _DATA_PAGE_V2 and compressed == 0 or kind == _INDEX_PAGE:
             if values.size != unpacked:
                 raise Unsupported(_STATUS[DAMAGED])
             source[at + levels : at + size] = values
         elif unpacked:
             # a Snappy block starts with its length: pyarrow's codec fills the buffer only that far
-            claimed, _ = thrift.uvarint(values, 0, values.size)
-            if claimed != unpacked:
+            if _block_length(values) != unpacked:
                 raise Unsupported(_STATUS[DAMAGED])
             try:
                 source[at + levels : at + size] = np.frombuffer(snappy.decompress(values, unpacked), np.uint8)
             except (pa.ArrowException, OSError):
                 raise Unsupported(_STATUS[DAMAGED]) from None
-        page[P_AT] = at
+        pages[p, P_AT] = at
         at += size
     return source, pages
+
+
+def _block_length(block: np.ndarray) -> int:
+    """The uncompressed length a Snappy block states (ULEB128 of at most 5 bytes), or -1."""
+    value = 0
+    for k, byte in enumerate(block[:5].tolist()):
+        value |= (byte & 0x7F) << (7 * k)
+        if byte < 0x80:
+            return value
+    return -1
 
 
 def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int) -> pa.Array:
