@@ -87,7 +87,9 @@ def not_utf8(array) -> np.ndarray | None:
 
 
 def value_at(array, row: int):
-    """``(value, text)``: the Python value of ``array[row]`` (a dictionary's value), and whether it
+    """The Python value of ``array[row]``, and whether it is text.
+
+    ``(value, text)``: the Python value of ``array[row]`` (a dictionary's value), and whether it
     is text or not a string; a string that is not UTF-8 comes as its bytes, ``text`` False."""
     if pa.types.is_dictionary(array.type):
         index = array.indices[row].as_py()

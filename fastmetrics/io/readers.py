@@ -777,10 +777,13 @@ class Source:
     parts: list
     names: list[str]
     native: bool = True
-    trust_statistics: bool = True  # False once statistics were found to lie: none used again
-    hints: dict = dataclasses.field(default_factory=dict)  # the statistics handed out, checked as batches pass
-    footers: dict = dataclasses.field(default_factory=dict, repr=False)  # path -> native_parquet.Footer or None
-    ranges: dict = dataclasses.field(default_factory=dict, repr=False)  # id(batch) -> hinted columns' ranges
+    # the reading's state: False once statistics were found to lie (none used again); the
+    # statistics handed out, checked as batches pass; each file's footer read natively (or None);
+    # the ranges of hinted columns found on the decoding threads, by batch
+    trust_statistics: bool = dataclasses.field(default=True, init=False)
+    hints: dict = dataclasses.field(default_factory=dict, init=False)
+    footers: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
+    ranges: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
 
     @property
     def column_names(self) -> list[str]:

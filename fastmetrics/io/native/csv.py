@@ -370,7 +370,9 @@ def _mapped(path: str) -> np.ndarray | None:
 
 
 def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
-    """The first ``block_size`` bytes (whole lines) of a file the plain parser can read, as
+    """The first block of a file the plain parser can read, as pyarrow reads it.
+
+    The first ``block_size`` bytes (whole lines) of a file the plain parser can read, as
     pyarrow reads them (their column types are the file's), or None for a file to read with
     pyarrow: outside the plain dialect at once, small, or with a column type the parser does
     not make."""
@@ -393,7 +395,9 @@ def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
 
 
 def read_plain_csv(path: str, sample: pa.Table, columns) -> pa.Table | None:
-    """The ``columns`` of the file as a table with dictionary-coded text columns, or None to read
+    """Parse the ``columns`` of a plain CSV file, or give it up to pyarrow.
+
+    The ``columns`` of the file as a table with dictionary-coded text columns, or None to read
     it with pyarrow.
 
     Parameters

@@ -99,7 +99,9 @@ def _run_value(buf, at, size):
 
 @njit(cache=True, nogil=True)
 def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None):
-    """Decode ``count`` values of the RLE/bit-packed hybrid in ``buf[at:stop]`` into
+    """Decode values of the RLE/bit-packed hybrid.
+
+    Decode ``count`` values of the RLE/bit-packed hybrid in ``buf[at:stop]`` into
     ``out[start:start + count]``; return how many were decoded (fewer: the data is short or
     damaged), or -1 when a value is ``limit`` or more (an index past its dictionary).
 
@@ -190,7 +192,9 @@ def _all_equal(buf, at, stop, bit_width, count, value):
 
 @njit(cache=True, nogil=True)
 def copy_bits(src, at, count, dst, dst_bit):
-    """Copy ``count`` bits from byte ``at`` of ``src`` (least significant first) to bit
+    """Copy bits from one bitmap to another.
+
+    Copy ``count`` bits from byte ``at`` of ``src`` (least significant first) to bit
     ``dst_bit`` of ``dst``: whole bytes when ``dst_bit`` is a byte boundary."""
     if dst_bit & 7 == 0:
         first = dst_bit >> 3
@@ -238,7 +242,9 @@ def _u32(buf, at):
 
 @njit(cache=True, nogil=True)
 def plain_byte_arrays(buf, at, stop, count, offsets, data):
-    """Decode ``count`` plain BYTE_ARRAY values (each a 4-byte little-endian length, then the
+    """Decode plain BYTE_ARRAY values into Arrow string buffers.
+
+    Decode ``count`` plain BYTE_ARRAY values (each a 4-byte little-endian length, then the
     bytes) into Arrow string ``offsets`` and ``data``; return the bytes written, or -1 when the
     page is short."""
     size = 0
@@ -274,7 +280,9 @@ def _field(kinds, ints, field, default):
 
 @njit(cache=True, nogil=True)
 def page_table(chunk):
-    """The pages of a column chunk: ``(table, status)``, a row a page (columns ``P_*``; ``P_AT``
+    """List the pages of a column chunk.
+
+    The pages of a column chunk: ``(table, status)``, a row a page (columns ``P_*``; ``P_AT``
     the position of its body in ``chunk``); status 0, or -1 when a header is damaged or a page
     runs past the chunk."""
     pages = np.empty((16, _PAGE), np.int64)
@@ -370,7 +378,9 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
 
 @njit(cache=True, nogil=True)
 def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, dictionary, dict_count):
-    """Decode the data pages ``pages[first:]`` (each ``source[P_AT:P_AT + P_SIZE]``, decompressed);
+    """Decode the data pages of a column chunk.
+
+    Decode the data pages ``pages[first:]`` (each ``source[P_AT:P_AT + P_SIZE]``, decompressed);
     return the values decoded, or a negative status (``DAMAGED``, ``NULL``, ``ENCODING``).
 
     ``kind`` 0 (booleans) writes the bitmap ``out``; 1 (fixed ``width`` values) their bytes to
@@ -462,7 +472,9 @@ class Footer:
             raise Unsupported("a footer this reader cannot parse")
 
     def statistic(self, group: int, column: int):
-        """``(min, max)`` of a column chunk of integers or floats as its statistics state them, or
+        """The range a column chunk's statistics state.
+
+        ``(min, max)`` of a column chunk of integers or floats as its statistics state them, or
         None (no statistics, a null, another type, values of the wrong size)."""
         record = self.chunks[group, column]
         physical = int(record[thrift.TYPE])
@@ -511,7 +523,9 @@ class RowGroups:
             self.leaves[column.path] = (j, column.max_definition_level, column.max_repetition_level)
 
     def read(self, group: int, columns) -> pa.RecordBatch:
-        """Decode row group ``group``'s ``columns`` as a record batch; :class:`Unsupported` when a
+        """Decode the columns of one row group.
+
+        Decode row group ``group``'s ``columns`` as a record batch; :class:`Unsupported` when a
         column is not one this reader decodes."""
         rows = self.rows[group]
         if not 0 <= rows <= MAX_GROUP_ROWS:

@@ -31,7 +31,9 @@ RECORD = 20
 
 @njit(cache=True, nogil=True, inline="always")
 def uvarint(buf, at, stop):
-    """ULEB128 at ``at``: (value, next position); position -1 when it runs past ``stop`` or past
+    """Read a ULEB128 varint.
+
+    ULEB128 at ``at``: (value, next position); position -1 when it runs past ``stop`` or past
     ten bytes. Bits beyond 64 are dropped (a value of bit 63 is negative as an int64)."""
     value, shift = np.int64(0), 0
     if at < 0:
@@ -54,7 +56,9 @@ def zigzag(n):
 
 @njit(cache=True, nogil=True, inline="always")
 def field_header(buf, at, stop, last):
-    """The next field of a struct at ``at``, after field ``last``: (type, id, position after the
+    """Read the header of a struct's next field.
+
+    The next field of a struct at ``at``, after field ``last``: (type, id, position after the
     header); type ``STOP`` at the struct's end; position -1 when the header is damaged."""
     if at < 0 or at >= stop:
         return STOP, 0, -1
@@ -125,7 +129,9 @@ def _is_type(kind):
 
 @njit(cache=True, nogil=True)
 def skip(buf, at, stop, kind):
-    """Position after one value of type ``kind`` at ``at`` (nested containers walked with an
+    """Skip one value of the compact protocol.
+
+    Position after one value of type ``kind`` at ``at`` (nested containers walked with an
     explicit stack); -1 when it runs past ``stop``, nests deeper than 64, or holds a type the
     protocol does not have. Each step consumes a byte or closes a container, so the walk ends
     within ``stop - at`` steps whatever sizes the bytes declare."""
@@ -190,7 +196,9 @@ def skip(buf, at, stop, kind):
 
 @njit(cache=True, nogil=True)
 def struct_fields(buf, at, stop, kinds, ints, starts):
-    """Read the struct at ``at``: for each field id ``f < FIELDS``, ``kinds[f]`` its type (0:
+    """Read a struct's integer fields and where its other fields are.
+
+    Read the struct at ``at``: for each field id ``f < FIELDS``, ``kinds[f]`` its type (0:
     absent), ``ints[f]`` its value when an integer (booleans 1/0) and ``starts[f]`` the position
     of its value (a nested struct, list or string is read from there). Return the position after
     the struct, or -1 when it is damaged: an integer outside its type's range, a field beyond
@@ -270,7 +278,9 @@ def _leaf_types(buf, at, stop, out):
 
 @njit(cache=True, nogil=True)
 def footer(buf, stop, chunks, rows):
-    """Read a Parquet footer (``FileMetaData``) from ``buf[:stop]``: each column chunk's record
+    """Read the column chunk records of a Parquet footer.
+
+    Read a Parquet footer (``FileMetaData``) from ``buf[:stop]``: each column chunk's record
     into ``chunks[group, column]`` (slots ``TYPE`` ... ``SCHEMA_TYPE``, -1 when absent; positions
     of statistics are in ``buf``) and each row group's rows into ``rows``. Return 0, or -1 when
     the footer is damaged or its shape is not ``chunks``'s."""
