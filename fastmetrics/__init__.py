@@ -15,8 +15,21 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import sys as _sys
 import types as _types
 
+from . import _stages
 from ._errors import FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning, UnknownMeasureError
 from ._version import __version__ as __version__
+
+
+def _evaluate(tensor, measures, **options):
+    """What ``ConfusionTensor.evaluate`` runs: the measures stage, loaded on the first call (the
+    containers import no later stage; the root, above them all, links the two, see
+    :mod:`fastmetrics._stages`)."""
+    from .measures.evaluation import evaluate
+
+    return evaluate(tensor, measures, **options)
+
+
+_stages.bind_evaluator(_evaluate)
 
 # The stages load on first use (module __getattr__ below): numba and the kernels' modules are most
 # of a second, which `fastmetrics --help`, `fastmetrics measures` or an import to read the version

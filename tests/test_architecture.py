@@ -26,6 +26,7 @@ STAGES = {
     "fastmetrics._strings": "base",
     "fastmetrics._html": "base",
     "fastmetrics._formats": "base",
+    "fastmetrics._stages": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",

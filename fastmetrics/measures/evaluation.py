@@ -1,8 +1,8 @@
 """Evaluation: measures over every cell of a tensor, the counts checked once per call.
 
 :func:`evaluate` is what ``ConfusionTensor.evaluate`` and ``MultilabelTensor.evaluate`` run (the
-tensor module holds containers only; importing this stage binds the methods to these functions,
-see :func:`fastmetrics.tensor.bind_evaluator`).
+containers import no later stage: the package root binds them to it, see
+:mod:`fastmetrics._stages`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError, plain, suggest
-from ..tensor import ConfusionTensor, MultilabelTensor, Scores, bind_evaluator, group_starts
+from ..tensor import ConfusionTensor, MultilabelTensor, Scores, group_starts
 from . import _groups, api, averaging, curves, intervals, positive, registry
 
 MULTILABEL_AVERAGES = (None, "micro", "macro", "weighted", "samples")
@@ -693,6 +693,3 @@ def _per_object(tensor, spec, undefined) -> np.ndarray:
     if undefined is not None:
         out = np.where(tensor.object_counts[..., k] > 0, out, float(undefined))
     return out
-
-
-bind_evaluator(evaluate)
