@@ -60,6 +60,7 @@ import numpy as np
 
 from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
+from .._numbers import count
 from .._seeding import rng_of
 from .._threads import on_threads, thread_count
 from . import _resample_kernels, api, registry
@@ -209,7 +210,7 @@ def bootstrap_intervals(
     if totals.size and totals.max() >= _MAX_ITEMS:
         cell = np.unravel_index(int(np.argmax(totals)), totals.shape)
         raise InputError(
-            f"A bootstrap resamples a cell's items: cell {tuple(int(i) for i in cell)} holds {totals.max():.3g} "
+            f"A bootstrap resamples a cell's items: cell {tuple(int(i) for i in cell)} holds {count(totals.max())} "
             f"(at most 2**62); use method='wilson' or 'jeffreys' for proportions of counts this large."
         )
     rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))

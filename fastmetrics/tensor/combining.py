@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._errors import ParameterError
+from .._numbers import parameter
 from .labels import group_starts
 
 
@@ -178,7 +179,7 @@ def _disjoint(axis: str, per_part: list) -> None:
 
 
 def _shown(values: np.ndarray, n: int = 4) -> str:
-    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values.tolist()[:n]) + (
+    return ", ".join(parameter(v) if isinstance(v, float) else str(v) for v in values.tolist()[:n]) + (
         " ..." if values.size > n else ""
     )
 
