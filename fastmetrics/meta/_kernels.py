@@ -108,20 +108,32 @@ def _unit_ranks(start, stop, values, order, z):
             z[r, s] /= norm
 
 
+TILE = 64  # outputs a job of last_axis_first copies: one cache line of reads per slice
+
+
 @njit(cache=True, nogil=True)
-def _last_axis_first(start, stop, values, out):
-    """out[k, m, o] = values[m, o, k] for the tiles start <= job < stop of 64 outputs (row
-    ``job // tiles``), so that reads and writes stay in cache lines (numpy's copy of the
-    transposed view walks memory with the last axis' stride)."""
-    size, n_last = values.shape[1], values.shape[2]
-    tiles = (size + 63) // 64
+def last_axis_first(start, stop, values, first, signs, out, holes):
+    """``out[k, m, o] = signs[m] * values[m, o, first + k]`` for the ``out.shape[0]`` slices from
+    ``first``, and ``holes[k, job]`` the NaN among them, for the jobs start <= job < stop: a job
+    is a tile of :data:`TILE` outputs ``o`` of row ``m = job // tiles``, so that reads and writes
+    stay in cache lines (numpy's copy of the transposed view walks memory with the last axis'
+    stride) and the threads share even a few rows evenly. The one transpose of the meta jobs:
+    every slice of the values at once (:func:`fastmetrics.meta._common.slices_first`) or a block
+    of slices at a time (strictness)."""
+    size = values.shape[1]
+    tiles = (size + TILE - 1) // TILE
     for job in range(start, stop):
         m = job // tiles
-        lo = (job % tiles) * 64
-        hi = min(size, lo + 64)
-        for k in range(n_last):
+        lo = (job % tiles) * TILE
+        hi = min(size, lo + TILE)
+        sign = signs[m]
+        for k in range(out.shape[0]):
+            nan = 0
             for o in range(lo, hi):
-                out[k, m, o] = values[m, o, k]
+                v = sign * values[m, o, first + k]
+                out[k, m, o] = v
+                nan += v != v
+            holes[k, job] = nan
 
 
 @njit(cache=True, nogil=True)
