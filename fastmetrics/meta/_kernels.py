@@ -47,7 +47,7 @@ def _subset_ranks(x, order, keep, ranks):
 
 
 @njit(cache=True, nogil=True)
-def _spearman_pairs(start, stop, values, order, first, second, out):
+def spearman_pairs(start, stop, values, order, first, second, out):
     """out[p] for start <= p < stop = Spearman (average ranks) of the rows first[p], second[p]
     of ``values[topic, system]`` over the systems defined on both; NaN when fewer than two
     remain or a side is constant. ``order[t]`` sorts row t ascending, NaN last."""
@@ -81,7 +81,7 @@ def _spearman_pairs(start, stop, values, order, first, second, out):
 
 
 @njit(cache=True, nogil=True)
-def _unit_ranks(start, stop, values, order, z):
+def unit_ranks(start, stop, values, order, z):
     """z[r] for start <= r < stop = the average ranks of ``values[r]`` centred and scaled to unit
     length (so that the Spearman correlation of two rows is their dot product); NaN where the row
     has an undefined entry, is constant or has fewer than two entries. ``order[r]`` sorts row r
@@ -175,7 +175,7 @@ def half_swaps(values, tolerance):
 
 
 @njit(cache=True, nogil=True)
-def _upper_rows(block, start, out):
+def upper_rows(block, start, out):
     """``out`` = the cells of ``block`` (rows ``start, start + 1, ...`` of a square matrix)
     right of the matrix's diagonal, row after row: its upper triangle's order."""
     at = np.uint64(0)

@@ -19,7 +19,7 @@ KERNELS = {
     "_common": ("last_axis_first",),
     "_strictness_kernels": ("gather_outputs", "row_levels", "level_minima", "lowest_ranks"),
     "_inconsistency_kernels": ("inconsistency_counts",),
-    "robustness": ("_unit_ranks", "_spearman_pairs", "_upper_rows"),
+    "robustness": ("unit_ranks", "spearman_pairs", "upper_rows"),
 }
 
 
