@@ -8,8 +8,9 @@ import os as _os
 
 # The counting kernels run on numba's OpenMP threads while Arrow's threads decode the next
 # record batches. libgomp's default lets a thread that has finished its chunk spin for a while,
-# taking the core the decoder needs: passive waiting makes a Parquet stream ~10 % faster. It is
-# read when libgomp loads (the first parallel kernel), and a value the user set is kept.
+# taking the core the decoder needs: passive waiting lets the decoder run (a Parquet stream is
+# faster; the figure is in docs/guides/performance.md). It is read when libgomp loads (the first
+# parallel kernel), and a value the user set is kept.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import sys as _sys

@@ -329,7 +329,7 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
 
     def write(fh):
         if suffix == ".parquet":
-            import pyarrow.parquet as pq  # ~15 ms of import, paid only by Parquet output
+            import pyarrow.parquet as pq  # a module of its own to import: paid only by Parquet output
 
             pq.write_table(table, fh)
         elif suffix == ".csv":
