@@ -27,6 +27,7 @@ STAGES = {
     "fastmetrics._html": "base",
     "fastmetrics._formats": "base",
     "fastmetrics._stages": "base",
+    "fastmetrics._numbers": "base",
     "fastmetrics.io": "io",
     "fastmetrics.tensor": "tensor",
     "fastmetrics.count": "count",
