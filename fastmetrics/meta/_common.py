@@ -197,11 +197,11 @@ def slices_first(rows: np.ndarray, signs: np.ndarray | None = None) -> np.ndarra
             values *= signs[:, None]
     else:
         values = np.empty((n_slices, n_measures, n_systems * n_topics))
-        transpose_slices(flat, 0, np.ones(n_measures) if signs is None else signs, values)
+        transpose_slices(flat, 0, np.ones(n_measures) if signs is None else signs, values, holes=False)
     return values.reshape(n_slices, n_measures, n_systems, n_topics)
 
 
-def transpose_slices(rows: np.ndarray, first: int, signs: np.ndarray, out: np.ndarray) -> np.ndarray:
+def transpose_slices(rows: np.ndarray, first: int, signs: np.ndarray, out: np.ndarray, holes: bool = True):
     """``out[k, m, o] = signs[m] * rows[m, o, first + k]`` by :func:`~fastmetrics.meta._kernels.last_axis_first`
     on the threads, and whether each slice ``k`` holds no NaN.
 
@@ -213,17 +213,19 @@ def transpose_slices(rows: np.ndarray, first: int, signs: np.ndarray, out: np.nd
     signs : ndarray of float64, shape (n_measures,)
     out : ndarray of float64, shape (k, n_measures, n_outputs)
         Written: the ``k`` slices from ``first``.
+    holes : bool, default True
+        Say which slices hold no NaN (counted as the values are copied).
 
     Returns
     -------
-    ndarray of bool, shape (k,)
-        The slices without a NaN.
+    ndarray of bool, shape (k,), or None
+        The slices without a NaN; None without ``holes``.
     """
     n_measures, n_outputs, _ = rows.shape
     jobs = n_measures * ((n_outputs + TILE - 1) // TILE)
-    holes = np.empty((out.shape[0], jobs), np.int64)
-    in_ranges(last_axis_first, jobs, rows, first, signs, out, holes)
-    return holes.sum(axis=1) == 0
+    found = np.empty((out.shape[0], jobs) if holes else (0, 0), np.int64)
+    in_ranges(last_axis_first, jobs, rows, first, signs, out, found, holes)
+    return found.sum(axis=1) == 0 if holes else None
 
 
 def measure_rows(scores, *, system: str = "system", topic: str = "topic"):

@@ -112,14 +112,15 @@ TILE = 64  # outputs a job of last_axis_first copies: one cache line of reads pe
 
 
 @njit(cache=True, nogil=True)
-def last_axis_first(start, stop, values, first, signs, out, holes):
+def last_axis_first(start, stop, values, first, signs, out, holes, count):
     """``out[k, m, o] = signs[m] * values[m, o, first + k]`` for the ``out.shape[0]`` slices from
-    ``first``, and ``holes[k, job]`` the NaN among them, for the jobs start <= job < stop: a job
-    is a tile of :data:`TILE` outputs ``o`` of row ``m = job // tiles``, so that reads and writes
-    stay in cache lines (numpy's copy of the transposed view walks memory with the last axis'
-    stride) and the threads share even a few rows evenly. The one transpose of the meta jobs:
-    every slice of the values at once (:func:`fastmetrics.meta._common.slices_first`) or a block
-    of slices at a time (strictness)."""
+    ``first``, and with ``count`` ``holes[k, job]`` the NaN among them, for the jobs start <= job
+    < stop: a job is a tile of :data:`TILE` outputs ``o`` of row ``m = job // tiles``, so that
+    reads and writes stay in cache lines (numpy's copy of the transposed view walks memory with
+    the last axis' stride) and the threads share even a few rows evenly. The one transpose of the
+    meta jobs: every slice of the values at once (:func:`fastmetrics.meta._common.slices_first`)
+    or a block of slices at a time (strictness, which counts the NaN). Counting is a loop of its
+    own: the running count in the copy's loop slows the copy even where nothing asks for it."""
     size = values.shape[1]
     tiles = (size + TILE - 1) // TILE
     for job in range(start, stop):
@@ -128,12 +129,16 @@ def last_axis_first(start, stop, values, first, signs, out, holes):
         hi = min(size, lo + TILE)
         sign = signs[m]
         for k in range(out.shape[0]):
-            nan = 0
-            for o in range(lo, hi):
-                v = sign * values[m, o, first + k]
-                out[k, m, o] = v
-                nan += v != v
-            holes[k, job] = nan
+            if count:
+                nan = 0
+                for o in range(lo, hi):
+                    v = sign * values[m, o, first + k]
+                    out[k, m, o] = v
+                    nan += v != v
+                holes[k, job] = nan
+            else:
+                for o in range(lo, hi):
+                    out[k, m, o] = sign * values[m, o, first + k]
 
 
 @njit(cache=True, nogil=True)
