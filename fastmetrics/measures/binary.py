@@ -174,7 +174,8 @@ def _accuracy_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _f1_kernel(tp, fp, fn, tn):
-    return safe_div(2.0 * tp, 2.0 * tp + fp + fn)
+    # tp + tp is 2 tp to the bit, and keeps a float32 loop in float32 (a literal 2.0 is a float64)
+    return safe_div(tp + tp, tp + tp + fp + fn)
 
 
 @binary_ufunc(1)
