@@ -12,6 +12,8 @@ from numba import guvectorize, njit, typeof, vectorize
 from numba import types as nbtypes
 from numba.extending import intrinsic, overload, typeof_impl
 
+from ._numpy_ufunc import plain_ufunc
+
 NAN = np.nan
 # Up to SMALL_CELLS cells a scalar ufunc runs as a cached loop over its element function: building
 # the ufunc's loop wrapper is paid for each measure in every process (numba cannot cache it), most
@@ -56,7 +58,6 @@ class LazyUfunc:
         self._layout = layout
         self._cache = cache
         self._built = None
-        self._numba_object = None
         self._element = None
         self._scalar = None
         functools.update_wrapper(self, py_func)
@@ -73,15 +74,14 @@ class LazyUfunc:
     @property
     def ufunc(self):
         """The numpy ufunc with one loop per signature (a gufunc with ``layout``), built on first
-        use. numba's ``vectorize`` gives a ``DUFunc`` whose call runs Python first; the plain
-        ``numpy.ufunc`` inside it is what is returned (numpy's dispatch only, and what dask and
-        xarray recognise through ``__array_ufunc__``), and the numba object is kept alive with
-        the wrapper, as it owns the compiled loops."""
+        use. numba's ``vectorize`` gives a ``DUFunc`` whose call runs Python first, and whose
+        ufunc inside refuses ``where=``: its loops are handed to numpy's own constructor
+        (:func:`~fastmetrics.measures._numpy_ufunc.plain_ufunc`), which gives a plain
+        ``numpy.ufunc`` (numpy's dispatch only, the whole protocol, and what dask and xarray
+        recognise through ``__array_ufunc__``)."""
         if self._built is None:
             if self._layout is None:
-                built = vectorize(self._signatures, cache=self._cache)(_named(self.py_func, self.name))
-                self._numba_object = built
-                self._built = getattr(built, "ufunc", built)
+                self._built = plain_ufunc(vectorize(self._signatures, cache=self._cache)(self.py_func), self.name)
             else:
                 self._built = guvectorize(self._signatures, self._layout, cache=self._cache)(self.py_func)
         return self._built
@@ -146,9 +146,7 @@ class LazyUfunc:
         return getattr(self.ufunc, name)
 
 
-_OWN_ATTRIBUTES = frozenset(
-    ("_built", "_numba_object", "_element", "_scalar", "_signatures", "_layout", "_cache", "py_func", "name")
-)
+_OWN_ATTRIBUTES = frozenset(("_built", "_element", "_scalar", "_signatures", "_layout", "_cache", "py_func", "name"))
 
 
 def _writable_into(out, shape) -> bool:
@@ -158,13 +156,14 @@ def _writable_into(out, shape) -> bool:
 def _renamed(py_func, suffix: str):
     """A copy of ``py_func`` under another name: two dispatchers of one function (njit, vectorize,
     other flags) must not share one cache file."""
-    return _named(py_func, py_func.__name__ + suffix, py_func.__qualname__ + suffix)
-
-
-def _named(py_func, name: str, qualname: str | None = None):
-    """A copy of ``py_func`` called ``name`` (and ``qualname``, by default ``name``)."""
-    clone = types.FunctionType(py_func.__code__, py_func.__globals__, name, py_func.__defaults__, py_func.__closure__)
-    clone.__qualname__ = qualname or name
+    clone = types.FunctionType(
+        py_func.__code__,
+        py_func.__globals__,
+        py_func.__name__ + suffix,
+        py_func.__defaults__,
+        py_func.__closure__,
+    )
+    clone.__qualname__ = py_func.__qualname__ + suffix
     return clone
 
 
