@@ -87,16 +87,18 @@ def ufunc(measure) -> _np.ufunc:
 
 
 def inputs(measure) -> tuple[str, ...]:
-    """The names of a point measure's ufunc inputs, in order: the four counts, then its
-    parameters (``("tp", "fp", "fn", "tn", "beta")`` for ``fbeta``).
+    """The names of a point measure's ufunc inputs, in order.
 
     Parameters
     ----------
     measure : str or Measure
+        A name or alias, or its record.
 
     Returns
     -------
     tuple of str
+        The four counts, then the measure's parameters: ``("tp", "fp", "fn", "tn", "beta")`` for
+        ``fbeta``.
     """
     return _COUNTS + tuple(p.name for p in _registry.get(measure).params)
 
