@@ -58,6 +58,7 @@ class LazyUfunc:
         self._layout = layout
         self._cache = cache
         self._built = None
+        self._float64 = None
         self._element = None
         self._scalar = None
         functools.update_wrapper(self, py_func)
@@ -91,6 +92,18 @@ class LazyUfunc:
         """Whether the ufunc exists already (its loop wrapper was paid for in this process)."""
         return self._built is not None
 
+    def _float64_ufunc(self):
+        """The ufunc whose float64 loop :meth:`__call__` runs: :attr:`ufunc` once it exists, else
+        one of the float64 loop alone -- the same compiled kernel, so the same values, without the
+        float32 loop's wrapper, which a command that never asks for it would pay for in every
+        process (a wrapper is built, not read from numba's cache)."""
+        if self._built is None and self._float64 is None:
+            float64 = [s for s in self._signatures if s.startswith("float64(")]
+            if float64 == self._signatures:
+                return self.ufunc
+            self._float64 = plain_ufunc(vectorize(float64, cache=self._cache)(self.py_func), self.name)
+        return self._built if self._built is not None else self._float64
+
     def __call__(self, *args, out=None):
         """The float64 values (what :func:`fastmetrics.compute` returns) whatever the inputs'
         type: few cells through :meth:`_small_call`, others through the ufunc's float64 loop."""
@@ -98,7 +111,7 @@ class LazyUfunc:
             values = self._small_call(args, out)
             if values is not None:
                 return values
-            return self.ufunc(*args, out=out, dtype=np.float64)
+            return self._float64_ufunc()(*args, out=out, dtype=np.float64)
         return self.ufunc(*args) if out is None else self.ufunc(*args, out=out)
 
     def _small_call(self, args, out):
@@ -116,7 +129,7 @@ class LazyUfunc:
         except ValueError:
             return None
         size = math.prod(shape)
-        limit = SMALL_CELLS if self._built is not None else FIRST_CALL_CELLS
+        limit = SMALL_CELLS if self._built is not None or self._float64 is not None else FIRST_CALL_CELLS
         if size > limit or not (out is None or _writable_into(out, shape)):
             return None
         x = np.empty((len(arrays), size))
@@ -146,7 +159,9 @@ class LazyUfunc:
         return getattr(self.ufunc, name)
 
 
-_OWN_ATTRIBUTES = frozenset(("_built", "_element", "_scalar", "_signatures", "_layout", "_cache", "py_func", "name"))
+_OWN_ATTRIBUTES = frozenset(
+    ("_built", "_float64", "_element", "_scalar", "_signatures", "_layout", "_cache", "py_func", "name")
+)
 
 
 def _writable_into(out, shape) -> bool:

@@ -29,11 +29,14 @@ def _as_count_array(value, name: str) -> np.ndarray:
         or np.issubdtype(arr.dtype, np.complexfloating)
     ):
         raise InputError(f"Expected '{name}' to be real numeric counts, but got an array of dtype {arr.dtype}.")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)):
-            raise InputError(f"Expected '{name}' to be finite counts, but it contains NaN or infinity.")
-    if arr.size and np.min(arr) < 0:
-        raise InputError(f"Expected '{name}' to be non-negative counts, but its minimum is {np.min(arr)}.")
+    if not arr.size:
+        return arr
+    # two reductions and no temporary array: a NaN makes the minimum NaN, an infinity is an extreme
+    low = np.min(arr)
+    if np.issubdtype(arr.dtype, np.floating) and not (np.isfinite(low) and np.isfinite(np.max(arr))):
+        raise InputError(f"Expected '{name}' to be finite counts, but it contains NaN or infinity.")
+    if low < 0:
+        raise InputError(f"Expected '{name}' to be non-negative counts, but its minimum is {low}.")
     return arr
 
 

@@ -136,6 +136,26 @@ def test_compute_runs_the_same_float64_loop_on_any_counts(name):
     np.testing.assert_array_equal(single, large)
 
 
+def test_compute_before_the_ufunc_exists_gives_the_ufuncs_values():
+    """A large first call of fm.compute builds the float64 loop alone (the public ufunc, with its
+    float32 loop, is built when asked for): the same kernel, the same values."""
+    code = textwrap.dedent(
+        """
+        import numpy as np, warnings
+        import fastmetrics as fm
+        from fastmetrics.measures import registry
+        c = np.random.default_rng(8).integers(0, 9, size=(4, 600_000))
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            first = fm.compute("k", *c)
+            print(registry.get("k").kernel.built)
+            print(np.array_equal(first, fm.ufuncs.k(*c), equal_nan=True), np.isnan(first).any())
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
 def test_xarray_inputs_of_different_dimensions_align_and_broadcast():
     xr = pytest.importorskip("xarray")
     counts = np.random.default_rng(5).integers(0, 30, size=(4, 2, 3))
