@@ -87,12 +87,15 @@ _UFUNC_TEXT = """\
 Every measure of one confusion matrix is a numpy ufunc, `fm.ufuncs.<name>` (or
 `fm.ufunc("name or alias")`), over its counts `tp, fp, fn, tn` followed by its parameters, all
 broadcasting together: `fm.ufuncs.fbeta(tp, fp, fn, tn, beta)`. It has a float32 and a float64
-loop (integer counts are cast by numpy's type resolution: int64 and int32 to float64) and returns
-NaN where the measure is undefined. Being a real `numpy.ufunc`, it takes `out=`, `where=`,
-`dtype=` and inputs that implement numpy's `__array_ufunc__`. It does no validation and gives no
-`UndefinedMeasureWarning`: `fm.compute` is the validating entry point around the same float64
-loop. As numpy's own division does, an undefined cell may raise numpy's floating-point warning
-(`invalid value encountered in f1`); `np.errstate` silences it.
+loop (integer counts are cast by numpy's type resolution, as for `np.sqrt`: int64 and int32 to
+float64, int16 and narrower to float32; `dtype=` chooses) and returns NaN where the measure is
+undefined. Being a real `numpy.ufunc`, it takes `out=`, `where=`, `dtype=` and inputs that
+implement numpy's `__array_ufunc__`. It does no validation and gives no `UndefinedMeasureWarning`:
+`fm.compute` is the validating entry point around the same float64 loop. The float32 loop computes
+in float32 where the formula allows, within 1e-5 of the float64 value (relative to
+max(1, |value|)) for counts below 2^24, which float32 holds exactly. As numpy's own division does,
+an undefined cell may raise numpy's floating-point warning (`invalid value encountered in f1`);
+`np.errstate` silences it.
 
 ```python
 import numpy as np

@@ -3,14 +3,19 @@
 Every point measure of the registry -- a function of one confusion matrix, ``kind == "point"`` in
 :func:`fastmetrics.measures` -- is a :class:`numpy.ufunc` over its counts ``tp, fp, fn, tn``
 followed by its parameters (``fm.ufuncs.fbeta(tp, fp, fn, tn, beta)``), all broadcasting together.
-It has a float32 and a float64 loop; integer counts are cast by numpy's type resolution (int64 and
-int32 to float64). Where the measure is undefined (its record's ``undefined_when``) the value is
-NaN. Being a real ufunc, it takes numpy's whole protocol: broadcasting, ``out=``, ``where=``,
-``dtype=``, and inputs that implement ``__array_ufunc__`` -- a ``dask.array`` stays lazy, an xarray
-``DataArray`` keeps its dimensions and coordinates.
+It has a float32 and a float64 loop; integer counts are cast by numpy's type resolution, as for
+``np.sqrt`` (int64 and int32 to float64, int16 and narrower to float32; ``dtype=`` chooses).
+Where the measure is undefined (its record's ``undefined_when``) the value is NaN. Being a real
+ufunc, it takes numpy's whole protocol: broadcasting, ``out=``, ``where=``, ``dtype=``, and
+inputs that implement ``__array_ufunc__`` -- a ``dask.array`` stays lazy, an xarray ``DataArray``
+keeps its dimensions and coordinates. The float32 loop computes in float32 where the formula
+allows: within 1e-5 of the float64 value (relative to max(1, |value|)) for counts exact in
+float32 (below 2^24).
 
 A ufunc does no validation: negative or non-finite counts and parameters outside their domain give
-whatever the formula gives, and undefined cells are NaN without a warning.
+whatever the formula gives, and undefined cells are NaN without a ``UndefinedMeasureWarning``
+(numpy's floating-point warning, ``invalid value encountered in f1``, may come as it comes from
+numpy's own division; ``np.errstate`` silences it).
 :func:`fastmetrics.compute` is the validating entry point around the same ufuncs (it checks the
 counts and parameters, warns on undefined cells, averages and smooths).
 

@@ -164,8 +164,8 @@ def test_not_smoothable_measures_refuse_smoothing(name):
 # --- the ufuncs (fm.ufuncs.<name>): every point measure, numpy's protocol -------------------
 
 # float32 loops against float64 ones, counts below 2^24 (exact in float32): |f32 - f64| <=
-# FLOAT32_TOLERANCE * max(1, |f64|); docs/guides/ufuncs.md quotes it (the largest seen is 3e-6,
-# the entropies of proficiency)
+# FLOAT32_TOLERANCE * max(1, |f64|); the catalog (docs/hooks.py) and fm.ufuncs' docstring quote
+# it (the largest seen is 3e-6, the entropies of proficiency)
 FLOAT32_TOLERANCE = 1e-5
 # a ufunc, as numpy's own division, may raise numpy's floating-point warning on undefined cells
 QUIET = pytest.mark.filterwarnings("ignore:.*encountered in:RuntimeWarning")
