@@ -1,6 +1,6 @@
 """The measures as ufuncs against the numpy expression a user would write, on 10^7 cells.
 
-    python benchmarks/ufuncs.py [--cells 10000000] [--repeat 9]
+    python benchmarks/ufuncs.py [--cells 10000000] [--repeat 11]
 
 One run, every peer in the same process, interleaved: for each repetition, each measure (f1, mcc,
 Sebastiani's K) and each type of counts (int64, as ``fm.count`` gives them; float64; float32),
@@ -160,7 +160,7 @@ def report(median: dict, times: dict, cells: int) -> None:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=10_000_000)
-    parser.add_argument("--repeat", type=int, default=9, help="timed runs of each call (the median is shown)")
+    parser.add_argument("--repeat", type=int, default=11, help="timed runs of each call (the median is shown)")
     args = parser.parse_args(argv)
     print(
         f"# fm.ufuncs vs numpy vs fm.compute -- {args.cells:,} cells, median of {args.repeat} interleaved runs; "

@@ -92,7 +92,8 @@ float64, int16 and narrower to float32; `dtype=` chooses) and returns NaN where 
 undefined. Being a real `numpy.ufunc`, it takes `out=`, `where=`, `dtype=` and inputs that
 implement numpy's `__array_ufunc__`. It does no validation and gives no `UndefinedMeasureWarning`:
 `fm.compute` is the validating entry point around the same float64 loop. The float32 loop computes
-in float32 where the formula allows, within 1e-5 of the float64 value (relative to
+in float32 where the formula allows (proficiency, a ratio of two entropies that may both be near 0,
+computes in float64 inside it), within 1e-5 of the float64 value (relative to
 max(1, |value|)) for counts below 2^24, which float32 holds exactly. As numpy's own division does,
 an undefined cell may raise numpy's floating-point warning (`invalid value encountered in f1`);
 `np.errstate` silences it.

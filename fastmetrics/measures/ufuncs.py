@@ -9,7 +9,8 @@ Where the measure is undefined (its record's ``undefined_when``) the value is Na
 ufunc, it takes numpy's whole protocol: broadcasting, ``out=``, ``where=``, ``dtype=``, and
 inputs that implement ``__array_ufunc__`` -- a ``dask.array`` stays lazy, an xarray ``DataArray``
 keeps its dimensions and coordinates. The float32 loop computes in float32 where the formula
-allows: within 1e-5 of the float64 value (relative to max(1, |value|)) for counts exact in
+allows (proficiency, a ratio of two entropies that may both be near 0, computes in float64
+inside it): within 1e-5 of the float64 value (relative to max(1, |value|)) for counts exact in
 float32 (below 2^24).
 
 A ufunc does no validation: negative or non-finite counts and parameters outside their domain give
