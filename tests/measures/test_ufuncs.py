@@ -4,6 +4,7 @@ validating fm.compute around the same loops, laziness of the build, labelled and
 """
 
 import gc
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -192,3 +193,12 @@ def test_import_builds_no_ufunc_and_an_access_builds_one():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[:2] == ["[]", "['f1', 'mcc']"]
+
+
+def test_a_ufunc_pickles_by_name_for_another_process():
+    """Distributed dask workers and multiprocessing receive a ufunc pickled: numpy pickles it as
+    its module's attribute, which the loading process builds on first access."""
+    blob = pickle.dumps(fm.ufunc("sensitivity"))
+    code = "import pickle, sys; u = pickle.loads(sys.stdin.buffer.read()); print(u.__name__, u(3, 1, 1, 5))"
+    done = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True)
+    assert done.stdout.decode().split() == ["recall", "0.75"]
