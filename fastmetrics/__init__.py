@@ -44,6 +44,8 @@ _PUBLIC = {
     "evaluate": ".measures",
     "measures": ".measures",
     "ordinal_costs": ".measures",
+    "ufunc": ".measures",
+    "ufuncs": ".measures",
     "ConfusionTensor": ".tensor",
     "MultilabelTensor": ".tensor",
     "Scores": ".tensor",
@@ -66,6 +68,8 @@ __all__ = [
     "read_gold",
     "read_runs",
     "score",
+    "ufunc",
+    "ufuncs",
 ]
 
 

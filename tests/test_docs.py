@@ -121,19 +121,40 @@ def _run(block: Block, folder: Path, namespace: dict, where: str) -> str:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_example_runs(page, demo_folder, tmp_path):
     """Each page's examples in order, in a copy of the demo folder of its own."""
-    found = blocks(page)
+    _run_examples(blocks(page), str(page.relative_to(ROOT)), demo_folder, tmp_path)
+
+
+@pytest.mark.parametrize("builder", ["measure_catalog"])
+def test_every_example_of_a_generated_page_runs(builder, demo_folder, tmp_path):
+    """The pages docs/hooks.py generates run their examples the same way (the catalog's section on
+    the ufuncs: numpy, dask and xarray inputs)."""
+    page = tmp_path / f"{builder}.md"
+    page.write_text(getattr(_hooks(), builder)())
+    _run_examples(blocks(page), f"docs/hooks.py {builder}()", demo_folder, tmp_path)
+
+
+def _run_examples(found: list, name: str, demo_folder: Path, tmp_path: Path) -> None:
     if not found:
         pytest.skip("no example on this page")
     folder = tmp_path / "work"
     subprocess.run(["cp", "-r", str(demo_folder), str(folder)], check=True)
     namespace: dict = {"__name__": "__docs__"}
     for block in found:
-        where = f"{page.relative_to(ROOT)}:{block.line}"
+        where = f"{name}:{block.line}"
         if block.not_run:
             continue
         got = _run(block, folder, namespace, where)
         if block.output is not None:
             assert _matches(block.output, got), f"{where} printed:\n{got}\nexpected:\n{block.output}"
+
+
+def _hooks():
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    return hooks
 
 
 def test_few_examples_are_not_run():
@@ -143,11 +164,7 @@ def test_few_examples_are_not_run():
 
 
 def test_the_generated_pages_cover_the_registry_and_the_parser():
-    sys.path.insert(0, str(ROOT / "docs"))
-    try:
-        import hooks
-    finally:
-        sys.path.remove(str(ROOT / "docs"))
+    hooks = _hooks()
     from fastmetrics.cli import build_parser
     from fastmetrics.measures import registry
 
@@ -155,6 +172,10 @@ def test_the_generated_pages_cover_the_registry_and_the_parser():
     for measure in registry.all_measures():
         assert f"### `{measure.name}`" in catalog
         assert measure.undefined_when in catalog
+        if measure.kind == "point":
+            assert f"| ufunc | `fm.ufuncs.{measure.name}(tp, fp, fn, tn" in catalog
+        else:
+            assert f"`{measure.name}`" in catalog.split("## Measures of one confusion matrix")[0]
     reference = hooks.cli_reference()
     commands = next(a for a in build_parser()._actions if hasattr(a, "choices") and isinstance(a.choices, dict))
     for name in commands.choices:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ._kernels import NAN, binary_ufunc, mutual_information2, safe_div, unit_scale
+from ._kernels import NAN, binary_ufunc, mutual_information2, nan_like, one_like, safe_div, unit_scale
 
 
 @binary_ufunc()
@@ -47,15 +47,16 @@ def mcc_kernel(tp, fp, fn, tn):
 def k_kernel(tp, fp, fn, tn):
     ap = tp + fn
     an = fp + tn
-    # 2 (tn / an) is (2 tn) / an to the bit (doubling is exact): the branches share two quotients,
-    # so a vector of cells divides twice, not four times
-    if ap > 0.0 and an > 0.0:
-        return tp / ap + tn / an - 1.0
-    if an > 0.0:  # AP = 0: recall undefined, K defaults to rescaled specificity (eq. 5)
-        return 2.0 * (tn / an) - 1.0
-    if ap > 0.0:  # AN = 0: specificity undefined, K defaults to rescaled recall
-        return 2.0 * (tp / ap) - 1.0
-    return NAN
+    # AP = 0: recall undefined, K defaults to rescaled specificity 2 (tn / an) - 1 (eq. 5), and
+    # AN = 0 to rescaled recall; 2 x is x + x to the bit. Written as choices between two
+    # quotients, with no division by zero, so that a vector of cells divides twice and takes no
+    # branch (the branches kept the float64 loop from being vectorised), and in the counts' type.
+    recall = tp / (ap if ap > 0.0 else one_like(ap))
+    specificity = tn / (an if an > 0.0 else one_like(an))
+    first = recall if ap > 0.0 else specificity
+    second = specificity if an > 0.0 else recall
+    value = first + second - one_like(first)
+    return value if ap + an > 0.0 else nan_like(value)
 
 
 @binary_ufunc()

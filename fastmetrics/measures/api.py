@@ -29,11 +29,14 @@ def _as_count_array(value, name: str) -> np.ndarray:
         or np.issubdtype(arr.dtype, np.complexfloating)
     ):
         raise InputError(f"Expected '{name}' to be real numeric counts, but got an array of dtype {arr.dtype}.")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)):
-            raise InputError(f"Expected '{name}' to be finite counts, but it contains NaN or infinity.")
-    if arr.size and np.min(arr) < 0:
-        raise InputError(f"Expected '{name}' to be non-negative counts, but its minimum is {np.min(arr)}.")
+    if not arr.size:
+        return arr
+    # two reductions and no temporary array: a NaN makes the minimum NaN, an infinity is an extreme
+    low = np.min(arr)
+    if np.issubdtype(arr.dtype, np.floating) and not (np.isfinite(low) and np.isfinite(np.max(arr))):
+        raise InputError(f"Expected '{name}' to be finite counts, but it contains NaN or infinity.")
+    if low < 0:
+        raise InputError(f"Expected '{name}' to be non-negative counts, but its minimum is {low}.")
     return arr
 
 
@@ -131,14 +134,15 @@ def compute(
         scikit-learn's ``zero_division=0``).
     smoothing : {None, "laplace", "noninformative"}, default None
         Estimate the measure's conditional probabilities with Laplace's correction or with
-        seed 004's non-informative prior (§5; see :mod:`fastmetrics.measures.smoothing`).
+        the non-informative prior of Amigó et al. (2020, §5; see :mod:`fastmetrics.measures.smoothing`).
         Only for measures whose record has ``smoothable`` true, on binary (or one-vs-rest) counts.
     average : {None, "micro", "macro", "weighted"}, default None
-        One-vs-rest averaging over the classes of ``counts`` (seed 003 §2; see
+        One-vs-rest averaging over the classes of ``counts`` (Gösgens et al. (2021) §2; see
         :mod:`fastmetrics.measures.averaging` for classes absent from a matrix). ``None``: the
         binary definition (``m = 2``) or the native multiclass one.
     out : ndarray of float64, optional
-        Array to write the result into (ufunc semantics).
+        Array of the result's shape to write the result into (the ufunc's own ``out=``, checked
+        first: float64 and of the counts' broadcast shape).
     warn : bool, default True
         Whether to issue the undefined-cells warning.
     **params
@@ -160,6 +164,12 @@ def compute(
     ParameterError
         A parameter is outside its domain, or a multiclass matrix meets a measure with no native
         multiclass definition and no ``average``.
+
+    See Also
+    --------
+    fastmetrics.ufunc : The measure's numpy ufunc (``fm.ufuncs.<name>``), which this function
+        validates around: its float64 loop gives these values. No validation, float32 loops,
+        ``where=``, dask and xarray inputs.
 
     Examples
     --------
@@ -363,12 +373,12 @@ def _native_values(spec, c, extra, smoothing, out) -> np.ndarray:
         raise ParameterError(
             f"Measure '{spec.measure.name}' has no native multiclass definition; these counts have "
             f"{c.shape[-1]} classes. Pass average='micro', 'macro' or 'weighted' (--average; one-vs-rest, "
-            f"seed 003 §2), or write '{spec.measure.name}@macro' in a measure list "
+            f"Gösgens et al. (2021) §2), or write '{spec.measure.name}@macro' in a measure list "
             f"('{spec.measure.name}@none': one value per class)."
         )
     if smoothing is not None:
         raise ParameterError(
-            "Smoothing (seed 004 §5) estimates binary conditional probabilities; for "
+            "Smoothing (Amigó et al. (2020) §5) estimates binary conditional probabilities; for "
             f"{c.shape[-1]} classes pass average='micro', 'macro' or 'weighted' (--average) with it."
         )
     kwargs = {} if out is None else {"out": out}

@@ -1,8 +1,8 @@
 """Binary measures over (tp, fp, fn, tn): the core set.
 
-Each measure is a float64 numba ufunc (``_<name>_kernel``; the kernels other kernels build on --
-the four rates, MCC, K -- are in :mod:`fastmetrics.measures._binary_kernels`) plus one
-:class:`Measure` record. The kernels return NaN exactly where the record's ``undefined_when``
+Each measure is a numba ufunc with a float32 and a float64 loop (``_<name>_kernel``; the kernels
+other kernels build on -- the four rates, MCC, K -- are in :mod:`fastmetrics.measures._binary_kernels`)
+plus one :class:`Measure` record. The kernels return NaN exactly where the record's ``undefined_when``
 says; :func:`fastmetrics.compute` turns that into a warning or into the caller's ``undefined=``
 value.
 
@@ -12,6 +12,8 @@ recall ``ρ = tp/AP``, specificity ``σ = tn/AN``.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from . import _multiclass_kernels as _mc
 from . import multilabel as _ml
@@ -174,7 +176,8 @@ def _accuracy_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _f1_kernel(tp, fp, fn, tn):
-    return safe_div(2.0 * tp, 2.0 * tp + fp + fn)
+    # tp + tp is 2 tp to the bit, and keeps a float32 loop in float32 (a literal 2.0 is a float64)
+    return safe_div(tp + tp, tp + tp + fp + fn)
 
 
 @binary_ufunc(1)
@@ -216,13 +219,19 @@ def _informedness_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _proficiency_kernel(tp, fp, fn, tn):
-    n = tp + fp + fn + tn
+    # in float64 in the float32 loop too: with nearly all items of one gold class the mutual
+    # information and the entropy are both near 0, and float32's rounding of the ratios inside the
+    # logarithms (and of sums past 2^24) moved their quotient by up to 0.06, below 0
+    # (np.float64, not float(), which keeps float32; new names, as numba types a reassigned argument
+    # as the argument)
+    a, b, c, d = np.float64(tp), np.float64(fp), np.float64(fn), np.float64(tn)
+    n = a + b + c + d
     if n == 0.0:
         return NAN
-    h_actual = entropy2(tp + fn, fp + tn, n)
+    h_actual = entropy2(a + c, b + d, n)
     if h_actual == 0.0:
         return NAN
-    return mutual_information2(tp, fp, fn, tn) / h_actual
+    return mutual_information2(a, b, c, d) / h_actual
 
 
 register(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .._errors import ParameterError, UnknownMeasureError, parameter_error, suggest
 from .._numbers import parameter
+from ._kernels import POINT_TYPES, LazyUfunc, float_signatures
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 # point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
@@ -344,10 +345,10 @@ def register_function(
     ...     return tp / (tp + fn) + tn / (fp + tn) - 1.0
     >>> m = register_function("my_youden", youden)
     """
-    from numba import vectorize
-
-    # not cached: the function may live in a notebook or a test, where numba cannot cache
-    kernel = vectorize(["float64(float64, float64, float64, float64)"])(function)
+    # not cached: the function may live in a notebook or a test, where numba cannot cache; built
+    # now, so that a function numba cannot compile is refused here
+    kernel = LazyUfunc(function, float_signatures(4, POINT_TYPES), name=name, cache=False)
+    kernel.ufunc  # noqa: B018
     return register(
         Measure(
             name=name,

@@ -161,6 +161,154 @@ def test_not_smoothable_measures_refuse_smoothing(name):
         fm.compute(name, 1, 2, 3, 4, smoothing="laplace")
 
 
+# --- the ufuncs (fm.ufuncs.<name>): every point measure, numpy's protocol -------------------
+
+# float32 loops against float64 ones, counts below 2^24 (exact in float32): |f32 - f64| <=
+# FLOAT32_TOLERANCE * max(1, |f64|); the catalog (docs/hooks.py) and fm.ufuncs' docstring quote
+# it (the largest seen is 8e-7, cd_prime; proficiency computes in float64 in its float32 loop)
+FLOAT32_TOLERANCE = 1e-5
+# a ufunc, as numpy's own division, may raise numpy's floating-point warning on undefined cells
+QUIET = pytest.mark.filterwarnings("ignore:.*encountered in:RuntimeWarning")
+
+
+def ufunc_inputs(name, seed=6, size=300):
+    """Counts of every undefined case (GRID) and random ones, int64, with the measure's default
+    parameters as further broadcasting inputs: (inputs, the same as fm.compute's keywords)."""
+    c = np.concatenate([GRID, random_counts(seed, size=size, high=1000)], axis=1)
+    params = {p.name: p.default for p in registry.get(name).params}
+    return (*c, *params.values()), params
+
+
+def within_float32_tolerance(single, double) -> bool:
+    """NaN in the same cells, and the float32 values within FLOAT32_TOLERANCE of the float64 ones."""
+    single = np.asarray(single, dtype=np.float64)
+    same_nan = np.array_equal(np.isnan(single), np.isnan(double))
+    bound = FLOAT32_TOLERANCE * np.maximum(1.0, np.abs(double))
+    return same_nan and bool(np.all(~(np.abs(single - double) > bound)))
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_is_a_numpy_ufunc_reached_by_name_and_alias(name):
+    m = registry.get(name)
+    u = fm.ufunc(name)
+    assert isinstance(u, np.ufunc) and u.__name__ == name
+    assert u is getattr(fm.ufuncs, name) and all(fm.ufunc(a) is u for a in m.aliases)
+    assert (u.nin, u.nout) == (4 + len(m.params), 1)
+    assert u.types == ["f" * u.nin + "->f", "d" * u.nin + "->d"]
+    assert fm.ufuncs.inputs(name) == ("tp", "fp", "fn", "tn", *(p.name for p in m.params))
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_equals_compute_exactly_in_float64(name):
+    """Including every undefined cell (NaN in both); int64 counts take the float64 loop."""
+    args, params = ufunc_inputs(name)
+    values = fm.ufunc(name)(*args)
+    assert values.dtype == np.float64
+    np.testing.assert_array_equal(values, quiet(name, *args[:4], **params))
+
+
+def lopsided_counts(seed=7, size=100):
+    """Cells with one count large (up to a total just below 2^24, float32's last exact integer)
+    and the other three 0 to 3: every count in turn, where a formula is a ratio of two quantities
+    near 0 (the entropies of proficiency) and float32's rounding counts most."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 4, size=(4, 4 * size))
+    for i in range(4):
+        c[i, i * size : (i + 1) * size] = rng.integers(1_000, 2**24 - 16, size=size)
+    return c
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_float32_loop_within_tolerance(name):
+    args, _ = ufunc_inputs(name)
+    single = fm.ufunc(name)(*(np.float32(a) for a in args))
+    assert single.dtype == np.float32
+    assert within_float32_tolerance(single, fm.ufunc(name)(*args))
+    lopsided = (*lopsided_counts(), *args[4:])
+    assert within_float32_tolerance(fm.ufunc(name)(*lopsided, dtype=np.float32), fm.ufunc(name)(*lopsided))
+    # dtype= picks the loop whatever the inputs are; int32 counts are cast to float64 as numpy's
+    # own float ufuncs cast them
+    np.testing.assert_array_equal(fm.ufunc(name)(*args, dtype=np.float32), single)
+    assert fm.ufunc(name)(*(np.int32(a) for a in args)).dtype == np.float64
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_broadcasts_its_parameters_with_the_counts(name):
+    args, _ = ufunc_inputs(name, size=20)
+    counts, params = args[:4], args[4:]
+    grid = [np.reshape(counts[0], (1, -1)), counts[1], counts[2][None, :], counts[3]]
+    stacked = fm.ufunc(name)(*grid, *(np.full((3, 1), p) for p in params))
+    expected = fm.ufunc(name)(*counts, *params)
+    assert stacked.shape == ((3, expected.size) if params else (1, expected.size))
+    np.testing.assert_array_equal(stacked, np.broadcast_to(expected, stacked.shape))
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_out_and_where_as_numpy_defines_them(name):
+    """out= and where= give what np.add gives with the same out and where on the full values:
+    cells where `where` is False keep what `out` held, a float32 out takes the float64 loop's
+    values cast, a 1-d mask broadcasts over 2-d inputs."""
+    args, _ = ufunc_inputs(name, size=62)  # 256 + 62 cells: 2 x 159
+    args = [np.reshape(a, (2, -1)) if np.ndim(a) else a for a in args]
+    u = fm.ufunc(name)
+    values = u(*args)
+    where = np.random.default_rng(7).random(values.shape[1]) < 0.5
+    for dtype in (np.float64, np.float32):
+        expected = np.full(values.shape, -7.0, dtype)
+        np.add(values, 0.0, out=expected, where=where)
+        out = np.full(values.shape, -7.0, dtype)
+        returned = u(*args, out=out, where=where)
+        assert returned is out
+        np.testing.assert_array_equal(out, expected)
+    out = np.empty(values.shape)
+    assert u(*args, out=(out,)) is out and np.array_equal(out, values, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_keeps_dask_arrays_lazy(name):
+    da = pytest.importorskip("dask.array")
+    args, _ = ufunc_inputs(name, size=44)  # 300 cells
+    reads = []
+    lazy = [da.from_array(Counted(a, reads), chunks=100) for a in args[:4]]
+    before = len(reads)
+    result = fm.ufunc(name)(*lazy, *args[4:])
+    assert isinstance(result, da.Array) and len(reads) == before, "computed before .compute()"
+    np.testing.assert_array_equal(result.compute(), fm.ufunc(name)(*args))
+    assert len(reads) > before
+
+
+@pytest.mark.parametrize("name", ALL)
+@QUIET
+def test_ufunc_keeps_xarray_dimensions_and_coordinates(name):
+    xr = pytest.importorskip("xarray")
+    args, _ = ufunc_inputs(name, size=44)
+    dims = ("system", "topic")
+    coords = {"system": [f"s{i}" for i in range(3)], "topic": np.arange(100)}
+    labelled = [xr.DataArray(np.reshape(a, (3, 100)), dims=dims, coords=coords) for a in args[:4]]
+    result = fm.ufunc(name)(*labelled, *args[4:])
+    assert isinstance(result, xr.DataArray) and result.dims == dims
+    assert all(result.coords[d].equals(labelled[0].coords[d]) for d in dims)
+    np.testing.assert_array_equal(result.values, fm.ufunc(name)(*args).reshape(3, 100))
+
+
+class Counted:
+    """An array-like that records every read, to see when dask reads its input."""
+
+    def __init__(self, array, reads):
+        self.array, self.reads = np.asarray(array), reads
+        self.shape, self.dtype, self.ndim = self.array.shape, self.array.dtype, self.array.ndim
+
+    def __getitem__(self, key):
+        self.reads.append(key)
+        return self.array[key]
+
+
 # --- meta-tests: the checkers above can fail ------------------------------------------------
 
 
@@ -175,6 +323,27 @@ def test_meta_undefined_check_detects_a_wrong_table():
     values = quiet("f1", *GRID)
     wrong = np.array([UNDEFINED["precision"](*c) for c in GRID.T])
     assert not np.array_equal(np.isnan(values), wrong)
+
+
+@QUIET
+def test_meta_float32_checker_detects_a_wrong_value_or_nan():
+    double = fm.ufuncs.f1(*random_counts(8))
+    assert within_float32_tolerance(double.astype(np.float32), double)
+    assert not within_float32_tolerance((double * (1 + 1e-4)).astype(np.float32), double)
+    moved = double.copy()
+    moved[0] = np.nan
+    assert not within_float32_tolerance(moved, double)
+
+
+def test_meta_dask_laziness_check_detects_a_computation():
+    """fm.compute validates its counts with numpy: a dask array is read at once (the check sees
+    it), where the ufunc leaves it lazy."""
+    da = pytest.importorskip("dask.array")
+    reads = []
+    lazy = [da.from_array(Counted(a, reads), chunks=100) for a in random_counts(9)]
+    before = len(reads)
+    quiet("f1", *lazy)
+    assert len(reads) > before
 
 
 def test_unknown_measure_suggests_close_names():
