@@ -429,7 +429,10 @@ def _counted(seg: _Segments, score: np.ndarray, joined, missing: str, names=("sy
     order = np.lexsort((topic, system))
     segs = np.append(first, seg.topic.size)
     segs_start, segs_stop = segs[:-1][order], segs[1:][order]
-    picked = np.concatenate([np.arange(a, b) for a, b in zip(segs_start, segs_stop)])
+    # the segments of each group in turn: one arange with a shift a group (a Python loop over
+    # 50,000 groups of 1,000 runs x 50 topics took 0.3 s)
+    lengths = segs_stop - segs_start
+    picked = np.arange(int(lengths.sum())) + np.repeat(segs_start - (np.cumsum(lengths) - lengths), lengths)
     topic, system, rows = topic[order], system[order], rows[order]
     group_out = np.append(0, np.cumsum(rows))
     counts, rank = _memory.empty((group_out[-1], 2, 2), np.int64), _memory.empty(group_out[-1], np.int64)
