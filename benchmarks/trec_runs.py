@@ -59,7 +59,7 @@ DEPTH, JUDGED = 1000, 100
 # the modules the leaderboard command loads (the command line imports them in its commands)
 START_UP = (
     "import numpy as np, fastmetrics.cli, fastmetrics.board, fastmetrics.count, fastmetrics.report; "
-    "from fastmetrics.io import _text; _text.first_field_count(np.zeros(1, np.uint8))"
+    "from fastmetrics.io.native import text; text.first_field_count(np.zeros(1, np.uint8))"
 )
 RANX = """
 import sys

@@ -14,7 +14,6 @@ A renamed measure field, command or option changes these pages (or breaks the st
 from __future__ import annotations
 
 import argparse
-import math
 
 _GENERATED = {
     "reference/measures.md": "measure_catalog",
@@ -32,9 +31,9 @@ def on_files(files, config):
 
 
 def _value(x: float) -> str:
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return f"{x:g}"
+    from fastmetrics._numbers import parameter
+
+    return parameter(x)
 
 
 def measure_catalog() -> str:
@@ -80,7 +79,7 @@ def _measure_section(m) -> list:
         ("undefined when", m.undefined_when),
     ]
     if m.params:
-        rows.append(("parameters", ", ".join(f"`{p.name}` (default {p.default:g})" for p in m.params)))
+        rows.append(("parameters", ", ".join(f"`{p.name}` (default {_value(p.default)})" for p in m.params)))
     if m.multiclass_formula:
         rows.append(("multiclass", f"`{m.multiclass_formula}`"))
     if m.aliases:

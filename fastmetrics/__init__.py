@@ -8,15 +8,29 @@ import os as _os
 
 # The counting kernels run on numba's OpenMP threads while Arrow's threads decode the next
 # record batches. libgomp's default lets a thread that has finished its chunk spin for a while,
-# taking the core the decoder needs: passive waiting makes a Parquet stream ~10 % faster. It is
-# read when libgomp loads (the first parallel kernel), and a value the user set is kept.
+# taking the core the decoder needs: passive waiting lets the decoder run (a Parquet stream is
+# faster; the figure is in docs/guides/performance.md). It is read when libgomp loads (the first
+# parallel kernel), and a value the user set is kept.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import sys as _sys
 import types as _types
 
+from . import _stages
 from ._errors import FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning, UnknownMeasureError
 from ._version import __version__ as __version__
+
+
+def _evaluate(tensor, measures, **options):
+    """What ``ConfusionTensor.evaluate`` runs: the measures stage, loaded on the first call (the
+    containers import no later stage; the root, above them all, links the two, see
+    :mod:`fastmetrics._stages`)."""
+    from .measures.evaluation import evaluate
+
+    return evaluate(tensor, measures, **options)
+
+
+_stages.bind_evaluator(_evaluate)
 
 # The stages load on first use (module __getattr__ below): numba and the kernels' modules are most
 # of a second, which `fastmetrics --help`, `fastmetrics measures` or an import to read the version

@@ -1,5 +1,6 @@
 """Tables as compact HTML for notebooks (``_repr_html_`` of Scores and of meta-evaluation and
-leaderboard results): the first rows only, numbers rounded, each interval beside its value.
+leaderboard results): the first rows only, numbers written by :mod:`fastmetrics._numbers` (4
+decimals, ``NaN`` where undefined), each interval beside its value.
 
 An interval's bounds are found by the names fastmetrics gives them: ``ci_low``/``ci_high`` after
 ``value`` (tidy scores), ``<measure> ci_low``/``<measure> ci_high`` (wide scores) and
@@ -10,9 +11,11 @@ containers call it; the tables themselves are what code should read.
 from __future__ import annotations
 
 import html
-import math
 
 import pyarrow as pa
+
+from ._numbers import bounds as interval_bounds
+from ._numbers import cell
 
 MAX_ROWS = 20
 STYLE = (
@@ -36,14 +39,6 @@ def _bounds(names: list) -> dict:
     return found
 
 
-def _number(x, digits: int) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{digits}g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
-    return html.escape(str(x))
-
-
 def table_html(table: pa.Table, title: str, digits: int = 4, max_rows: int = MAX_ROWS) -> str:
     """``table``'s first ``max_rows`` rows as an HTML table under ``title``.
 
@@ -53,7 +48,7 @@ def table_html(table: pa.Table, title: str, digits: int = 4, max_rows: int = MAX
     title : str
         A line above the table (escaped).
     digits : int, default 4
-        Significant digits of floats.
+        Decimals of floats (NaN is written ``NaN``, a null as an empty cell).
     max_rows : int, default 20
         Rows shown; a last line says how many were left out.
 
@@ -66,15 +61,18 @@ def table_html(table: pa.Table, title: str, digits: int = 4, max_rows: int = MAX
     hidden = {c for pair in bounds.values() for c in pair}
     shown = [c for c in names if c not in hidden]
     rows = table.slice(0, max_rows).to_pylist()
+
+    def text_of(x) -> str:
+        return html.escape(cell(x, digits))
+
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown)
     body = []
     for row in rows:
         cells = []
         for c in shown:
-            text = _number(row[c], digits)
+            text = text_of(row[c])
             if c in bounds and row[bounds[c][0]] is not None:
-                low, high = (_number(row[b], digits) for b in bounds[c])
-                text += f' <span class="ci">[{low}, {high}]</span>'
+                text += f' <span class="ci">{interval_bounds(*(row[b] for b in bounds[c]), text_of)}</span>'
             cells.append(f"<td>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = table.num_rows - len(rows)

@@ -98,8 +98,8 @@ def empty(shape, dtype) -> np.ndarray:
 
     numpy takes an array over 32 MiB (glibc's largest ``mmap`` threshold) from the system and
     gives it back when it is dropped, so the next call faults every page in again; on a virtual
-    machine whose host reclaims freed memory that costs about 2.5 ms a MiB, more than the count
-    that fills the array. Arrow's pool (mimalloc or jemalloc) keeps freed pages for the next
+    machine whose host reclaims freed memory that can cost more than the count that fills the
+    array (docs/guides/performance.md). Arrow's pool (mimalloc or jemalloc) keeps freed pages for the next
     allocation, as DuckDB's buffer manager and polars' allocator do;
     ``pyarrow.default_memory_pool().release_unused()`` hands them back.
     """

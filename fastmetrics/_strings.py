@@ -1,6 +1,6 @@
 """Numba kernels that turn strings into integer codes. Private: used by
 :func:`fastmetrics.count.encoders.string_codes` (Arrow string buffers) and
-:mod:`fastmetrics.io._csv` (the fields of a CSV file, coded as they are parsed).
+:mod:`fastmetrics.io.native.csv` (the fields of a CSV file, coded as they are parsed).
 
 Each row's bytes are compared first with the row one *period* back, where the period is the
 distance between the last two occurrences of a value met through the hash table. Ids come

@@ -76,8 +76,8 @@ def in_ranges(function, n: int, *args, parts: int | None = None) -> list:
     the threads (:func:`on_threads`).
 
     With no more ranges than threads, the calling thread takes the first range itself and the
-    pool the others: a thread fewer to wake (tens of microseconds a handover, which a job
-    calling a kernel per slice of a sweep pays hundreds of times). Errors as :func:`on_threads`:
+    pool the others: a thread fewer to wake (a handover costs more than a small range's work, and
+    a job calling a kernel per slice of a sweep pays it hundreds of times). Errors as :func:`on_threads`:
     every range ends, then the error of the first range (in order) that raised one is raised.
 
     Parameters

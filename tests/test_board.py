@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.board import leaderboard, macro_leaderboard, random_baseline
+from fastmetrics.board import leaderboard, random_baseline
 from fastmetrics.demo import generate
 from fastmetrics.measures import registry
 from tests.meta._data import semeval_paths
@@ -26,27 +26,30 @@ def k_eq5(gold, pred):
     return 2 * tn / an - 1 if an else 2 * tp / ap - 1
 
 
-def test_macro_leaderboard_equals_loop():
+def test_demo_leaderboard_macro_k_equals_loop():
+    """The leaderboard the demo prints: K's macro mean per system equals eq. 5 looped over the raw
+    rows, ranks are competition ranks by it, and MCC is undefined on the two topics without a
+    positive item where K is defined."""
     raw = generate().to_pandas()
-    table = macro_leaderboard(fm.count(generate()).evaluate(["k", "mcc"])).summary.to_pylist()
+    table = leaderboard(fm.count(generate()), ["k", "mcc"], baselines=False).summary.to_pylist()
     expected = {}
     for system, rows in raw.groupby("system"):
         ks = [k_eq5(g.gold.to_numpy(), g.pred.to_numpy()) for _, g in rows.groupby("topic")]
         expected[system] = float(np.mean(ks))
-    assert [r["rank"] for r in table] == list(range(1, 21))
-    for r in table:
-        assert r["mean_k"] == pytest.approx(expected[r["system"]], abs=1e-12)
-    means = [r["mean_k"] for r in table]
-    assert means == sorted(means, reverse=True)
-    # the two topics with no positive leave MCC undefined, K is defined there (eq. 5)
-    assert all(r["undefined_topics"] == 2 for r in table)
-    assert all(not math.isnan(r["mean_mcc"]) for r in table)
+    k = [r for r in table if r["measure"] == "k"]
+    assert len(k) == 20
+    for r in k:
+        assert r["macro"] == pytest.approx(expected[r["system"]], abs=1e-12)
+        assert r["rank"] == 1 + sum(v > expected[r["system"]] for v in expected.values())
+        assert r["undefined_topics"] == 0
+    mcc = [r for r in table if r["measure"] == "mcc"]
+    assert all(r["undefined_topics"] == 2 and not math.isnan(r["macro"]) for r in mcc)
 
 
-def test_macro_leaderboard_needs_system_and_topic():
-    scores = fm.count(generate(), by=("system",)).evaluate("k")
-    with pytest.raises(fm.ParameterError, match="system, topic"):
-        macro_leaderboard(scores)
+def test_leaderboard_needs_a_system_axis():
+    tensor = fm.count(generate(), by=("topic",))
+    with pytest.raises(fm.ParameterError, match=r"counts over \(system\[, topic\]\)"):
+        leaderboard(tensor, ["k"])
 
 
 # --- the full leaderboard -----------------------------------------------------------------------
@@ -124,7 +127,7 @@ def test_random_baselines_of_many_topics_equal_each_topics_own(measure, monkeypa
     """One evaluation over the outcomes of a batch of topics, batches cut mid-list, an empty
     topic and topics past the exact limit (the measure at the expected counts): each topic's
     number is the one it gets alone."""
-    from fastmetrics import board
+    from fastmetrics.board import baselines
     from fastmetrics.measures import chance
 
     ap = [3, 0, 40, 0, 7, 500, 12, 1]
@@ -132,9 +135,9 @@ def test_random_baselines_of_many_topics_equal_each_topics_own(measure, monkeypa
     spec = registry.parse_spec(measure)
     alone = [random_baseline(spec, a, n) for a, n in zip(ap, an)]
     monkeypatch.setattr(chance, "_BATCH_CELLS", 300)
-    monkeypatch.setattr(board, "_RANDOM_EXACT_CELLS", 10_000)  # the fifth topic's outcomes are past it
-    together = board.random_baselines(spec, ap, an)
-    past = [board.random_baseline(spec, 500, 700)]
+    monkeypatch.setattr(baselines, "_RANDOM_EXACT_CELLS", 10_000)  # the fifth topic's outcomes are past it
+    together = baselines.random_baselines(spec, ap, an)
+    past = [baselines.random_baseline(spec, 500, 700)]
     np.testing.assert_array_equal(together, alone[:5] + past + alone[6:])
     assert past != [alone[5]] or np.isnan(alone[5])
 

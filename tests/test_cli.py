@@ -75,17 +75,24 @@ def test_measures_catalog_lists_registry():
     assert md.splitlines()[0].startswith("| name | aliases | formula")
 
 
-def test_demo_prints_leaderboard(tmp_path):
-    proc = run("demo", "--data-dir", tmp_path / "demo")
+def test_demo_prints_the_leaderboard(tmp_path):
+    """The one leaderboard (fm.board.leaderboard): systems ranked by K's macro mean (competition
+    ranks), then the baselines; --out writes its tidy table."""
+    proc = run("demo", "--data-dir", tmp_path / "demo", "--out", tmp_path / "board.csv")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "demo" / "runs.parquet").exists()
     lines = proc.stdout.splitlines()
-    header = lines[1].split()
-    assert header[:4] == ["rank", "system", "mean_k", "mean_mcc"]
-    body = [line.split() for line in lines[3:]]
-    assert len(body) == 20
-    mean_k = [float(r[2]) for r in body]
-    assert mean_k == sorted(mean_k, reverse=True)
+    assert lines[1].split()[0] == "k" and set(lines[1].split()[1]) == {"-"}
+    assert lines[2].split()[:5] == ["rank", "system", "macro", "micro", "topics"]
+    body = [line.split() for line in lines[4:27]]
+    assert [r[0] for r in body] == [str(i) for i in range(1, 21)] + ["baseline"] * 3
+    assert [r[1] for r in body[20:]] == ["placebo", "zero", "random"]
+    macro_k = [float(r[2]) for r in body[:20]]
+    assert macro_k == sorted(macro_k, reverse=True)
+    rows = pacsv.read_csv(tmp_path / "board.csv").to_pylist()
+    k = {r["system"]: r for r in rows if r["measure"] == "k" and r["kind"] == "system"}
+    assert len(rows) == 4 * 23 and len(k) == 20
+    assert {r[1]: int(r[0]) for r in body[:20]} == {s: r["rank"] for s, r in k.items()}
     # deterministic generator: a second run writes the same file
     first = pq.read_table(tmp_path / "demo" / "runs.parquet")
     run("demo", "--data-dir", tmp_path / "demo")

@@ -87,4 +87,4 @@ def test_meta_results_name_their_detail(tensor):
 def test_undefined_values_and_markup_in_labels():
     table = pa.table({"system": ["<b>a&b</b>"], "value": [float("nan")], "ci_low": [None], "ci_high": [None]})
     cells = _parse(table_html(table, "t"))
-    assert cells.rows == [["<b>a&b</b>", "–"]]  # the label as text, not markup; NaN as a dash
+    assert cells.rows == [["<b>a&b</b>", "NaN"]]  # the label as text, not markup; NaN as everywhere

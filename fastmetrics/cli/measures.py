@@ -33,6 +33,7 @@ def action(args) -> None:
     """Print the measure catalog in the format of ``--format``."""
     import pyarrow as pa
 
+    from .._numbers import parameter
     from ..measures import api as measures_api
     from ..report import to_markdown
 
@@ -51,4 +52,7 @@ def action(args) -> None:
         view = catalog.select(list(COLUMNS))
         view = view.set_column(1, "aliases", pa.array([", ".join(a) for a in view.column("aliases").to_pylist()]))
         view = view.set_column(2, "formula", pa.array([f"`{f}`" for f in view.column("formula").to_pylist()]))
-        sys.stdout.write(to_markdown(view, digits=2))
+        for end in ("range_low", "range_high"):  # written as a parameter is: -1, 0.5, inf
+            i = view.schema.get_field_index(end)
+            view = view.set_column(i, end, pa.array([parameter(v) for v in view.column(i).to_pylist()]))
+        sys.stdout.write(to_markdown(view))

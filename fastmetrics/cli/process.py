@@ -61,9 +61,9 @@ class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     imported.
 
     numba imports them when its first kernel runs (compiled or read from the cache):
-    ``numba.np.arraymath`` looks for BLAS by importing ``scipy.linalg`` (0.3 s, a third of a small
-    command) and ``numba.core.typing.cffi_utils`` builds a ``cffi.FFI`` (40 ms), for nothing
-    fastmetrics calls. Without them numba's ``np.convolve``/``np.correlate`` use their own
+    ``numba.np.arraymath`` looks for BLAS by importing ``scipy.linalg`` (a large share of a small
+    command) and ``numba.core.typing.cffi_utils`` builds a ``cffi.FFI``, for nothing fastmetrics
+    calls. Without them numba's ``np.convolve``/``np.correlate`` use their own
     inner-product loop (``np.dot`` and ``np.linalg`` still find scipy when a kernel uses them)
     and jitted code cannot call cffi functions.
     """
@@ -116,7 +116,7 @@ def skip_unused_imports(args) -> None:
     """Keep scipy, cffi and pandas out of the process: no command calls them.
 
     scipy and cffi are numba's probes (:class:`_NumbaWithout`), pandas pyarrow's optional uses:
-    0.35 s and 0.3 s of a small command.
+    together most of the start-up of a small command (docs/guides/performance.md).
 
     pyarrow imports pandas where it could meet pandas objects (its first array, ``pyarrow.dataset``,
     which Arrow's group-by and joins load) and goes without it where it is not installed. No

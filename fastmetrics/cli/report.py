@@ -49,8 +49,8 @@ def action(args) -> None:
     thresholds = positive_int(args.thresholds, "--thresholds")
     pairs = "all" if args.pairs == "all" else positive_int(args.pairs, "--pairs")
     scatter = _scatter_pairs(args.scatter)
-    # matplotlib is imported (pure Python, ~0.5 s) while numba compiles the kernels, whose LLVM
-    # passes release the GIL: on a first call the two overlap instead of adding up
+    # matplotlib is imported (pure Python, a large part of a small report) while numba compiles the
+    # kernels, whose LLVM passes release the GIL: on a first call the two overlap instead of adding up
     threading.Thread(target=_import_figures, daemon=True).start()
     src = open_runs(args)
     tensor = count_from_args(args, src)

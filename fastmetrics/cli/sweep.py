@@ -116,7 +116,7 @@ def _curve_table(tensor, measures, select) -> pa.Table:
 
     from ..measures import registry
     from ..measures.curves import POINTS
-    from ..measures.evaluation import operating_points
+    from ..measures.sweeps import operating_points
 
     if select != "same":
         raise ParameterError(

@@ -19,6 +19,7 @@ from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._progress import Progress
 from ..io.labels import empty_input, require_columns
+from ..io.native import setting as native_setting
 from ..io.readers import Source, open_source
 from ..io.readers import gold_table as load_gold
 from ..tensor import ConfusionTensor, MultilabelTensor
@@ -64,6 +65,7 @@ def count(
     grid="global",
     multiclass="ovr",
     progress=False,
+    native=None,
 ) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
@@ -139,6 +141,10 @@ def count(
     progress : bool, default False
         A progress bar of the rows counted, with the time left, on stderr (on a terminal, for
         inputs that take more than about a second).
+    native : bool, optional
+        False reads every file (the runs and a gold file) with pyarrow only, instead of
+        fastmetrics' own Parquet, CSV and run-file readers; None: ``FASTMETRICS_NATIVE`` (see
+        :func:`fastmetrics.io.open_source`). The counts are the same either way.
 
     Returns
     -------
@@ -155,40 +161,41 @@ def count(
         ``(system, topic, item)`` anywhere in the input (any batch, row group, file), gold
         items missing from a run, empty input, unreadable files.
     """
-    _check_column_options(system=system, topic=topic, pred=pred, score=score, gold_column=gold_column, item=item)
-    src = open_source(source, format=format)
-    saved = saved_layout(src.schema).get("roles")
-    if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
-        system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
-    check_roles(src.column_names, src.names[0], system, topic)
-    grouped = (system, topic, item, *([] if by is None else [by] if isinstance(by, str) else by))
-    if category is not None and category in grouped:
-        raise ParameterError(
-            f"category='{category}' (--category) is also a grouping or item column: the categories of a "
-            f"multilabel input need a column of their own."
+    with native_setting(native):
+        _check_column_options(system=system, topic=topic, pred=pred, score=score, gold_column=gold_column, item=item)
+        src = open_source(source, format=format)
+        saved = saved_layout(src.schema).get("roles")
+        if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
+            system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
+        check_roles(src.column_names, src.names[0], system, topic)
+        grouped = (system, topic, item, *([] if by is None else [by] if isinstance(by, str) else by))
+        if category is not None and category in grouped:
+            raise ParameterError(
+                f"category='{category}' (--category) is also a grouping or item column: the categories of a "
+                f"multilabel input need a column of their own."
+            )
+        options = dict(
+            by=(system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by),
+            system=system,
+            topic=topic,
+            pred=pred,
+            score=score,
+            gold_column=gold_column,
+            item=item,
+            weight=weight,
+            missing=missing,
+            task=task,
+            classes=classes,
+            coords=coords,
+            unjudged=unjudged,
         )
-    options = dict(
-        by=(system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by),
-        system=system,
-        topic=topic,
-        pred=pred,
-        score=score,
-        gold_column=gold_column,
-        item=item,
-        weight=weight,
-        missing=missing,
-        task=task,
-        classes=classes,
-        coords=coords,
-        unjudged=unjudged,
-    )
-    how = dict(thresholds=thresholds, grid=grid, ties=ties, category=category, multiclass=multiclass)
-    tensor = _count_source(src, gold, options, progress=progress, **how)
-    if weight is not None and type(tensor) is ConfusionTensor:
-        tensor.squares = _weight_squares(src, gold, options, tensor.counts.shape, how)
-    elif type(tensor) is ConfusionTensor and saved_layout(src.schema).get("weighted"):
-        tensor.squares = np.full(tensor.counts.shape, np.nan)  # saved weighted counts: squares unknown
-    return tensor
+        how = dict(thresholds=thresholds, grid=grid, ties=ties, category=category, multiclass=multiclass)
+        tensor = _count_source(src, gold, options, progress=progress, **how)
+        if weight is not None and type(tensor) is ConfusionTensor:
+            tensor.squares = _weight_squares(src, gold, options, tensor.counts.shape, how)
+        elif type(tensor) is ConfusionTensor and saved_layout(src.schema).get("weighted"):
+            tensor.squares = np.full(tensor.counts.shape, np.nan)  # saved weighted counts: squares unknown
+        return tensor
 
 
 def _weight_squares(src, gold, options: dict, shape, how: dict) -> np.ndarray:
@@ -282,6 +289,14 @@ def _count_source(
         # text labels are surveyed by reading them (numbers by the files' statistics): decoded
         # once rather than twice; without them, streaming overlaps decoding and counting
         src = src.loaded(read, min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4))
+    tensor = assemble(src.verified(lambda: _tally(src, gold, thresholds, options, progress)))
+    if options["weight"] is not None and isinstance(tensor, ConfusionTensor) and not tensor.cells:
+        tensor.present = _classes_present(tensor, src, gold, options)
+    return tensor
+
+
+def _tally(src, gold, thresholds, options: dict, progress: bool) -> Tally:
+    """Pass 1 (the plan) and pass 2 (every batch counted) of :func:`_count_source`."""
     count_plan = plan(src, gold, thresholds=thresholds, **options)
     tally = Tally(count_plan)
     try:
@@ -291,10 +306,7 @@ def _count_source(
                 bar.advance(batch.num_rows)
     except DuplicateItem as error:
         raise error.located(src) from None
-    tensor = assemble(tally)
-    if options["weight"] is not None and isinstance(tensor, ConfusionTensor) and not tensor.cells:
-        tensor.present = _classes_present(tensor, src, gold, options)
-    return tensor
+    return tally
 
 
 def _classes_present(tensor, src, gold, options) -> np.ndarray | None:

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from .. import _memory, _strings, _threads
 from .._errors import InputError
-from ..io.labels import no_nans, no_nulls, where
+from ..io.labels import no_nans, no_nulls, not_text_error, not_utf8, value_at, where
 from ._kernels import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
@@ -317,7 +317,7 @@ class Encoder:
         # dictionary is kept with it, so no other array can take its buffers' addresses.
         key = _buffers_key(dictionary)
         if self._lut_of is None or self._lut_of[0] != key:
-            self._lut_of = (key, self._lut(dictionary), dictionary)
+            self._lut_of = (key, _text_only(self._lut(dictionary), dictionary), dictionary)
         lut = self._lut_of[1]
         if lut is None:  # the dictionary is the labels: its indices are the codes
             return (int_view(indices), 0, len(self.labels))
@@ -348,7 +348,9 @@ class Encoder:
             return (codes, 0, 2)
         if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
             encoded = pc.dictionary_encode(array)
-            lowered = pc.utf8_lower(encoded.dictionary)
+            bad = not_utf8(encoded.dictionary)  # unknown (-1), named by explain
+            text = encoded.dictionary if bad is None else pc.if_else(pa.array(bad), "", encoded.dictionary)
+            lowered = pc.utf8_lower(text)
             lut = np.full(len(lowered), -1, np.int32)
             lut[pc.is_in(lowered, value_set=pa.array(TRUE_STRINGS)).to_numpy(zero_copy_only=False)] = 1
             lut[pc.is_in(lowered, value_set=pa.array(FALSE_STRINGS)).to_numpy(zero_copy_only=False)] = 0
@@ -357,13 +359,26 @@ class Encoder:
 
     def explain(self, array: pa.Array, row: int, part) -> InputError:
         """The error for a row this encoder decoded to -1."""
-        value = array[row].as_py()
+        value, text = value_at(array, row)
+        if not text:
+            return not_text_error(self.column, part, row, value)
         if self.binary:
             return InputError(
                 f"Column '{self.column}'{where(part)} must be binary (bool, 0/1 or true/false) "
                 f"for binary measures; found the value {value!r} at row {row}."
             )
         return InputError(f"Column '{self.column}'{where(part)} has the value {value!r} at row {row}, {self.unknown}.")
+
+
+def _text_only(lut, dictionary):
+    """A dictionary's table to codes with its values that are not UTF-8 text made unknown (-1),
+    for the count to refuse the first row holding one (:meth:`Encoder.explain` names it)."""
+    bad = not_utf8(dictionary)
+    if bad is None:
+        return lut
+    lut = np.arange(len(dictionary), dtype=np.int32) if lut is None else lut.copy()
+    lut[bad] = -1
+    return lut
 
 
 def _buffers_key(array: pa.Array) -> tuple:

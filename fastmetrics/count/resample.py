@@ -180,6 +180,10 @@ def split_halves(source, gold=None, *, replicates: int = 500, seed: int = 0, for
 def _read_rows(src, gold, count, options):
     """The tally of every row (the plan's whole counts) and the rows kept for the halves: as
     item masks where they fit (:class:`ItemMasks`), else as :class:`KeptRows`."""
+    return src.verified(lambda: _rows(src, gold, count, options))
+
+
+def _rows(src, gold, count, options):
     count_plan = plan(src, gold, **count, **options)
     if count_plan.mode != "hard":
         raise InputError(

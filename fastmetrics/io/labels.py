@@ -61,6 +61,58 @@ def no_nans(array, column: str, part: str, offset: int = 0) -> None:
             )
 
 
+def not_utf8(array) -> np.ndarray | None:
+    """A mask of the values of a string array that are not valid UTF-8, or None when all are.
+
+    Arrow's readers do not all check (Parquet's does not, and an array built from buffers is
+    not checked): an id that is not text must be refused where it is met, naming its row, not
+    fail later where it is shown. The check is Arrow's validation (fast, in place); the values
+    are looked at one by one only when it fails.
+    """
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return None
+    try:
+        array.validate(full=True)
+        return None
+    except pa.ArrowInvalid:
+        pass
+    mask = np.zeros(len(array), np.bool_)
+    for i, value in enumerate(array.cast(pa.large_binary()).to_pylist()):
+        if value is not None:
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                mask[i] = True
+    return mask if mask.any() else None
+
+
+def value_at(array, row: int):
+    """The Python value of ``array[row]``, and whether it is text.
+
+    ``(value, text)``: the Python value of ``array[row]`` (a dictionary's value), and whether it
+    is text or not a string; a string that is not UTF-8 comes as its bytes, ``text`` False."""
+    if pa.types.is_dictionary(array.type):
+        index = array.indices[row].as_py()
+        if index is None:
+            return None, True
+        array, row = array.dictionary, index
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        raw = array.slice(row, 1).cast(pa.large_binary())[0].as_py()
+        try:
+            return (None if raw is None else raw.decode("utf-8")), True
+        except UnicodeDecodeError:
+            return raw, False
+    return array[row].as_py(), True
+
+
+def not_text_error(column: str, part: str, row: int, raw: bytes) -> InputError:
+    """The error for an id that is not UTF-8 text."""
+    return InputError(
+        f"Column '{column}'{where(part)} has a value that is not UTF-8 text at row {row}: {raw!r}; "
+        "ids and labels must be text (decode the file to UTF-8)."
+    )
+
+
 def sorted_labels(arrays: list, column: str) -> pa.Array:
     """The sorted distinct values of a column over several chunks."""
     uniques = pa.chunked_array([pc.unique(a) for a in arrays])

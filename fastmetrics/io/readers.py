@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import dataclasses
 import glob
 import os
 import re
@@ -37,8 +38,11 @@ import pyarrow.csv as pacsv
 from .._errors import InputError, parameter_error
 from .._formats import INPUT_FORMATS
 from .._threads import on_threads
-from . import _parquet, _text
-from ._csv import CONVERT, SAMPLE_BYTES, plain_sample, read_plain_csv
+from .labels import not_text_error, not_utf8, value_at
+from .native import attempt, enabled
+from .native import parquet as native_parquet
+from .native import text as native_text
+from .native.csv import CONVERT, SAMPLE_BYTES, plain_sample, read_plain_csv
 
 RUN_COLUMNS = ("topic", "item", "rank", "score", "label")
 PARQUET_SUFFIXES = {".parquet", ".pq", ".parq"}
@@ -48,6 +52,9 @@ COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
 FORMATS = INPUT_FORMATS
 BATCH_ROWS = 1 << 20
 READAHEAD = 4
+# What pyarrow raises when it cannot read a file: every error of its own (ArrowInvalid,
+# ArrowNotImplementedError for a damaged embedded schema, ...) and the operating system's.
+ARROW_ERRORS = (pa.ArrowException, OSError)
 
 # What a folder holds beside its runs: skipped when a folder (or a glob) is expanded.
 SKIPPED_SUFFIXES = {
@@ -352,7 +359,7 @@ def _read_bytes(path: str) -> bytes:
             return fh.read()
     except OSError as exc:
         raise InputError(f"Cannot read '{path}': {getattr(exc, 'strerror', None) or exc}.") from None
-    except pa.ArrowInvalid as exc:
+    except pa.ArrowException as exc:
         raise InputError(f"Cannot read '{path}': {_arrow_reason(exc)}") from None
 
 
@@ -379,7 +386,7 @@ def _first_data_line(path: str, chunk: int = 1 << 16):
                 chunk *= 2
     except OSError as exc:
         raise InputError(f"Cannot read '{path}': {getattr(exc, 'strerror', None) or exc}.") from None
-    except pa.ArrowInvalid as exc:
+    except pa.ArrowException as exc:
         raise InputError(f"Cannot read '{path}': {_arrow_reason(exc)}") from None
 
 
@@ -479,10 +486,11 @@ def _locate_error(data: bytes, path: str, layouts: dict, layout: _Layout) -> Inp
     return None
 
 
-def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
+def _read_text(path: str, layouts: dict, native: bool | None = None) -> tuple[pa.Table, _Layout]:
     """Read a whitespace-separated text file with the layout whose field count the first data line
-    has (``layouts``: {field count: layout}; the first is the default)."""
-    fast = _read_plain_file(path, layouts)
+    has (``layouts``: {field count: layout}; the first is the default): by the native reader
+    unless it is off (``native``, see :func:`fastmetrics.io.native.enabled`) or gives up."""
+    fast = attempt(_read_plain_file, path, layouts) if enabled(native) else None
     if fast is not None:
         return fast
     data = _read_bytes(path)
@@ -512,7 +520,7 @@ def _read_text(path: str, layouts: dict) -> tuple[pa.Table, _Layout]:
                 quoted_strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+    except ARROW_ERRORS as exc:
         error = _locate_error(data, path, layouts, layout)
         if error is None:
             error = InputError(f"{_where(layout, path)}: {_arrow_reason(exc)} (expected lines {layout.expected}).")
@@ -538,17 +546,18 @@ def _read_plain_file(path: str, layouts: dict):
 
 
 def _read_plain_text(data: bytes, layouts: dict):
-    """``(table, layout)`` of a plain text file by :mod:`._text`'s reader, or None when the file is
-    not plain (or its layout has a boolean field): Arrow's parser then reads it and names any error."""
-    layout = layouts.get(_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data[:3] == _BOM else 0 :]))
-    kinds = {"string": _text.STRING, "number": _text.NUMBER, None: _text.IGNORED}
+    """``(table, layout)`` of a plain text file by :mod:`.native.text`'s reader, or None when the file
+    is not plain (or its layout has a boolean field): Arrow's parser then reads it and names any error."""
+    first = native_text.first_field_count(np.frombuffer(data, np.uint8)[3 if data[:3] == _BOM else 0 :])
+    layout = layouts.get(first)
+    kinds = {"string": native_text.STRING, "number": native_text.NUMBER, None: native_text.IGNORED}
     if layout is None or any(kind not in kinds for _, kind in layout.fields):
         return None
-    arrays = _text.read_fields(data, [kinds[kind] for _, kind in layout.fields])
+    arrays = native_text.read_fields(data, [kinds[kind] for _, kind in layout.fields])
     return None if arrays is None else (pa.table(dict(zip(layout.kept, arrays))), layout)
 
 
-def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
+def read_run_file(path: str, *, label_name: str = "pred", native: bool | None = None) -> pa.Table:
     """Read one ``topic item rank score label`` run file.
 
     Fields are separated by any run of spaces or tabs (as the SemEval scorer's ``line.split()``);
@@ -562,6 +571,8 @@ def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
     label_name : str, default "pred"
         Name of the label column: ``"pred"`` for a run, ``"gold"`` for a gold file in the same
         layout.
+    native : bool, optional
+        False reads the file with pyarrow's CSV parser only (see :func:`open_source`).
 
     Returns
     -------
@@ -569,11 +580,11 @@ def read_run_file(path: str, *, label_name: str = "pred") -> pa.Table:
         ``topic, item, rank, score, <label_name>``.
     """
     layout = replace(SEMEVAL, what="gold file") if label_name == "gold" else SEMEVAL
-    table, _ = _read_text(path, {5: layout})
+    table, _ = _read_text(path, {5: layout}, native)
     return table.rename_columns(["topic", "item", "rank", "score", label_name])
 
 
-def read_trec_run(path: str) -> pa.Table:
+def read_trec_run(path: str, *, native: bool | None = None) -> pa.Table:
     """Read one TREC run, ``qid Q0 docno rank score tag`` per line.
 
     The ``Q0`` field is ignored; a TREC run has scores and no hard label.
@@ -582,6 +593,8 @@ def read_trec_run(path: str) -> pa.Table:
     ----------
     path : str
         The run file; lines of 5 fields (no tag) are accepted.
+    native : bool, optional
+        False reads the file with pyarrow's CSV parser only (see :func:`open_source`).
 
     Returns
     -------
@@ -589,13 +602,13 @@ def read_trec_run(path: str) -> pa.Table:
         ``topic, item, rank, score, system``: topic = qid, item = docno, system = the tag, or
         the file's ``<parent>/<stem>`` when the lines have no tag.
     """
-    table, _ = _read_text(path, {6: TREC_RUN, 5: TREC_RUN_UNTAGGED})
+    table, _ = _read_text(path, {6: TREC_RUN, 5: TREC_RUN_UNTAGGED}, native)
     if "system" not in table.column_names:
         table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
     return table
 
 
-def read_qrels(path: str, *, relevance_level: float = 1) -> pa.Table:
+def read_qrels(path: str, *, relevance_level: float = 1, native: bool | None = None) -> pa.Table:
     """Read TREC qrels, ``qid iter docno rel`` per line, as a binary gold table.
 
     Parameters
@@ -605,6 +618,8 @@ def read_qrels(path: str, *, relevance_level: float = 1) -> pa.Table:
     relevance_level : number, default 1
         Lowest relevance grade that counts as relevant: ``gold = rel >= relevance_level``
         (graded judgements made binary, as ``trec_eval -l``).
+    native : bool, optional
+        False reads the file with pyarrow's CSV parser only (see :func:`open_source`).
 
     Returns
     -------
@@ -612,7 +627,7 @@ def read_qrels(path: str, *, relevance_level: float = 1) -> pa.Table:
         ``topic, item, gold`` with topic = qid, item = docno and a boolean gold.
     """
     level = _relevance_level(relevance_level)
-    table, _ = _read_text(path, {4: QRELS})
+    table, _ = _read_text(path, {4: QRELS}, native)
     gold = pc.greater_equal(table.column("relevance"), pa.scalar(level, pa.float64()))
     return pa.table({"topic": table.column("topic"), "item": table.column("item"), "gold": gold})
 
@@ -654,7 +669,7 @@ class CsvFile:
     """A CSV file opened: its column names and types now, its values when a column is read.
 
     The types are those pyarrow infers from the file's first block (``SAMPLE_BYTES``). A file the
-    plain parser reads (:mod:`fastmetrics.io._csv`) has only the columns asked for parsed -- a
+    plain parser reads (:mod:`fastmetrics.io.native.csv`) has only the columns asked for parsed -- a
     count of hard labels does not parse the scores, as DuckDB's and polars' readers do not -- and
     the last table read is kept, so the passes of one count parse the file once; any other file
     (small, compressed, another dialect) is read whole by pyarrow when opened.
@@ -663,12 +678,14 @@ class CsvFile:
     ----------
     path : str
         The file (uncompressed, or compressed as its suffix says).
+    native : bool, default True
+        False reads it with pyarrow only.
     """
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, native: bool = True):
         self.path = path
-        plain = Path(path).suffix.lower() not in COMPRESSED_SUFFIXES
-        self._sample = plain_sample(path) if plain else None
+        plain = native and Path(path).suffix.lower() not in COMPRESSED_SUFFIXES
+        self._sample = attempt(plain_sample, path) if plain else None
         self._table = None if self._sample is not None else self._pyarrow(None)
         self.schema = (self._sample if self._sample is not None else self._table).schema
 
@@ -693,7 +710,7 @@ class CsvFile:
         return self.to_table([] if self._table is not None else self.schema.names[:1]).num_rows
 
     def _read(self, columns: list) -> pa.Table:
-        table = read_plain_csv(self.path, self._sample, columns)
+        table = attempt(read_plain_csv, self.path, self._sample, columns)
         return table if table is not None else self._pyarrow(columns)
 
     def _pyarrow(self, columns: list | None) -> pa.Table:
@@ -704,16 +721,26 @@ class CsvFile:
             options = pacsv.ConvertOptions(
                 strings_can_be_null=CONVERT.strings_can_be_null,
                 null_values=CONVERT.null_values,
+                check_utf8=CONVERT.check_utf8,
                 include_columns=columns,
                 column_types=self._sample.schema,
             )
         try:
-            return pacsv.read_csv(self.path, read_options=_CSV_READ, convert_options=options)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+            table = pacsv.read_csv(self.path, read_options=_CSV_READ, convert_options=options)
+        except ARROW_ERRORS as exc:
             raise InputError(f"Cannot read CSV file '{self.path}': {_arrow_reason(exc)}") from None
+        for name, column in zip(table.column_names, table.columns):
+            bad = not_utf8(column.combine_chunks())
+            if bad is not None:
+                raise not_text_error(name, self.path, int(np.argmax(bad)), _value(column, int(np.argmax(bad))))
+        return table
 
 
 _CSV_READ = pacsv.ReadOptions(block_size=CSV_BLOCK)
+
+
+def _value(column, row: int):
+    return value_at(column.combine_chunks(), row)[0]
 
 
 def _read_ipc(path: str) -> pa.Table:
@@ -721,7 +748,7 @@ def _read_ipc(path: str) -> pa.Table:
 
     try:
         return feather.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+    except ARROW_ERRORS as exc:
         raise InputError(f"Cannot read Arrow file '{path}': {_arrow_reason(exc)}") from None
 
 
@@ -739,6 +766,9 @@ class Source:
         when their columns are read) or Parquet datasets.
     names : list of str
         One name per part, used in error messages (a file's path, ``"<table>"`` for an object).
+    native : bool, default True
+        Whether Parquet files are decoded by fastmetrics' own reader (and their footers'
+        statistics used), or by pyarrow only.
 
     Columns are read by the names the input gives them: the count stage takes the columns
     playing each part by those names and never renames an input.
@@ -746,6 +776,14 @@ class Source:
 
     parts: list
     names: list[str]
+    native: bool = True
+    # the reading's state: False once statistics were found to lie (none used again); the
+    # statistics handed out, checked as batches pass; each file's footer read natively (or None);
+    # the ranges of hinted columns found on the decoding threads, by batch
+    trust_statistics: bool = dataclasses.field(default=True, init=False)
+    hints: dict = dataclasses.field(default_factory=dict, init=False)
+    footers: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
+    ranges: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
 
     @property
     def column_names(self) -> list[str]:
@@ -775,7 +813,13 @@ class Source:
 
     def count_rows(self) -> int:
         """Number of rows over all parts (Parquet: from the metadata, without reading the data)."""
-        return sum(p.num_rows if isinstance(p, pa.Table) else p.count_rows() for p in self.parts)
+        total = 0
+        for name, part in zip(self.names, self.parts):
+            try:
+                total += part.num_rows if isinstance(part, pa.Table) else part.count_rows()
+            except ARROW_ERRORS as exc:
+                raise InputError(f"Cannot read Parquet data '{name}': {_arrow_reason(exc)}") from None
+        return total
 
     def encode_strings(self, columns: Sequence[str]) -> None:
         """Dictionary-encode the string ``columns`` of in-memory parts, in place.
@@ -798,30 +842,60 @@ class Source:
         """Return ``{column: (min, max)}`` from Parquet row-group statistics, without reading data.
 
         Only the ``columns`` every row group of every part describes (with min/max and no nulls)
-        are given; in-memory parts give an empty dict.
+        are given; in-memory parts, CSV files and the pyarrow-only reading (``native=False``)
+        give an empty dict. The footers are read by :class:`fastmetrics.io.native.parquet.Footer`.
+
+        Statistics are hints: the values given are kept in :attr:`hints`, and
+        :meth:`record_batches` checks each batch of those columns against them, raising
+        :class:`StatisticsMismatch` when the data's range is not the one stated.
         """
-        if any(isinstance(p, (pa.Table, CsvFile)) for p in self.parts):
+        self.hints = {}
+        if not self.native or not self.trust_statistics or any(isinstance(p, (pa.Table, CsvFile)) for p in self.parts):
             return {}
+        found = attempt(self._statistics, set(columns))
+        self.hints = dict(found or {})
+        return dict(self.hints)
+
+    def verified(self, read):
+        """``read()``, run again without statistics when it met statistics that lie.
+
+        A count planned from :meth:`statistics` reads its batches through
+        :meth:`record_batches`, which raises :class:`StatisticsMismatch` where the data leaves
+        the range stated; the whole job (plan and count) is then done again from the data.
+        """
+        try:
+            return read()
+        except StatisticsMismatch:
+            self.trust_statistics = False
+            return read()
+
+    def _statistics(self, wanted: set) -> dict:
         out = {}
-        wanted = set(columns)
         for part in self.parts:
             for fragment in part.get_fragments():
                 metadata = fragment.metadata
-                for rg in range(metadata.num_row_groups):
-                    group = metadata.row_group(rg)
+                footer = self._footer(fragment)
+                if footer is None:
+                    return {}
+                leaves = [metadata.schema.column(j).path for j in range(metadata.num_columns)]
+                for group in range(metadata.num_row_groups):
                     seen = set()
-                    for j in range(group.num_columns):
-                        chunk = group.column(j)
-                        name = chunk.path_in_schema
-                        stats = chunk.statistics
-                        if name not in wanted or stats is None or not stats.has_min_max or stats.null_count:
+                    for j, name in enumerate(leaves):
+                        stated = footer.statistic(group, j) if name in wanted else None
+                        if stated is None:
                             continue
                         seen.add(name)
-                        low, high = stats.min, stats.max
                         old = out.get(name)
-                        out[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+                        out[name] = stated if old is None else (min(old[0], stated[0]), max(old[1], stated[1]))
                     wanted &= seen  # a column some row group does not describe is read instead
         return {c: v for c, v in out.items() if c in wanted}
+
+    def _footer(self, fragment):
+        """The native reading of a local file's footer (kept for its row groups), or None."""
+        path = fragment.path
+        if path not in self.footers:
+            self.footers[path] = attempt(_native_footer, fragment) if _is_local(fragment) else None
+        return self.footers[path]
 
     def loaded(self, columns: Sequence[str], budget: int) -> Source:
         """The same input with its Parquet parts read into memory (only ``columns``), once.
@@ -863,17 +937,30 @@ class Source:
                 names += list(read)
                 continue
             names.append(name)
-        return Source(parts, names) if parts else self
+        self.ranges.clear()  # found for hints this reading does not check
+        return Source(parts, names, native=self.native) if parts else self
 
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
         """Yield ``(file or part name, first row's index in it, batch)`` holding ``columns``.
 
         Columns stay as stored: dictionary-encoded columns stay encoded (the count stage reads
         their indices). A Parquet dataset is read file by file, so rows are numbered within their
-        file.
+        file. A column whose range :meth:`statistics` stated is checked batch by batch against
+        it: a value outside it raises :class:`StatisticsMismatch` before its batch is yielded,
+        and so does a range the data does not fill, once the last batch has passed.
         """
+        hinted = {c: self.hints[c] for c in columns if c in self.hints}
+        found: dict = {}
+        self.ranges.clear()
         for name, part in zip(self.names, self.parts):
-            yield from self._part_batches(name, part, list(columns))
+            for item in self._part_batches(name, part, list(columns)):
+                if hinted:
+                    batch, ranges = self.ranges.pop(id(item[2]), (None, None))
+                    _check_hints(item[2], hinted, found, item[0], ranges if batch is item[2] else None)
+                yield item
+        for column, (low, high) in found.items():
+            if (low, high) != hinted[column]:
+                raise StatisticsMismatch(column, hinted[column], (low, high), self.names)
 
     def _part_batches(self, name, part, columns):
         if isinstance(part, pa.Table):
@@ -882,43 +969,101 @@ class Source:
             yield from _numbered(name, part.to_table(columns).to_batches())
         else:
             for fragment in part.get_fragments():
-                yield from _numbered(fragment.path, _parquet_batches(fragment, part.schema, list(columns)))
+                batches = _parquet_batches(fragment, part.schema, list(columns), self)
+                yield from _numbered(fragment.path, batches)
 
 
-def _parquet_batches(fragment, schema, columns):
-    """A Parquet file's batches: each row group decoded by :mod:`fastmetrics.io._parquet` (on
-    numba's threads, a few groups ahead), or by pyarrow where that reader does not decode it."""
-    try:
-        groups = _parquet.RowGroups(fragment.path, fragment.metadata, schema)
-        native = _is_local(fragment)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
-    count = fragment.metadata.num_row_groups
-    if not native or count == 0:
+def _native_footer(fragment):
+    metadata = fragment.metadata
+    return native_parquet.Footer(fragment.path, metadata.num_row_groups, metadata.num_columns)
+
+
+class StatisticsMismatch(InputError):
+    """A Parquet footer's statistics state a range its data does not have.
+
+    Raised by :meth:`Source.record_batches` on the column whose statistics shaped a plan; the
+    count stage then plans again from the data, with the statistics distrusted.
+    """
+
+    def __init__(self, column: str, stated, found, names):
+        self.column = column
+        super().__init__(
+            f"The Parquet statistics of column '{column}' in {', '.join(map(str, names))} state the range "
+            f"{list(stated)}, which its data does not have ({list(found)}): the footer is damaged."
+        )
+
+
+def _check_hints(batch: pa.RecordBatch, hinted: dict, found: dict, name: str, ranges: dict | None) -> None:
+    """Add a batch's range of each hinted column to ``found`` (``ranges``: those found already,
+    on the thread that decoded it); a value outside its hint raises."""
+    for column, (low, high) in hinted.items():
+        bounds = ranges[column] if ranges and column in ranges else _value_range(batch.column(column))
+        if bounds is None:
+            continue
+        lo, hi = bounds
+        if not low <= lo <= hi <= high:  # NaN and nulls fail this too
+            raise StatisticsMismatch(column, (low, high), (lo, hi), [name])
+        old = found.get(column)
+        found[column] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
+
+
+def _value_range(values) -> tuple | None:
+    """``(min, max)`` of a column of numbers (None when it is empty; NaN for a null or a NaN).
+    numpy's reductions over the buffer in place: several times faster than Arrow's min_max."""
+    if len(values) == 0:
+        return None
+    if values.null_count:
+        return (np.nan, np.nan)
+    array = values.to_numpy(zero_copy_only=False)
+    return array.min().item(), array.max().item()  # NaN propagates
+
+
+def _decoded_group(groups, group: int, columns, hinted) -> tuple:
+    """``(batch, ranges)``: row group ``group`` decoded natively (None: pyarrow reads it), and
+    the range of each ``hinted`` column, found here, on the decoding thread, off the counting's."""
+    batch = attempt(groups.read, group, columns)
+    if batch is None or not hinted:
+        return batch, None
+    return batch, {column: _value_range(batch.column(column)) for column in hinted}
+
+
+def _parquet_batches(fragment, schema, columns, src):
+    """A Parquet file's batches: each row group decoded by :mod:`fastmetrics.io.native.parquet`
+    (on numba's threads, a few groups ahead), or by pyarrow where that reader does not decode it
+    or fails in any way (:func:`fastmetrics.io.native.attempt`), or when ``src.native`` is off."""
+    groups = None
+    if src.native and _is_local(fragment):
+        footer = src._footer(fragment)
+        groups = footer and attempt(native_parquet.RowGroups, fragment.path, fragment.metadata, schema, footer)
+    if groups is None:
         yield from _arrow_batches(fragment, schema, columns)
         return
+    count = len(groups.rows)
+    hinted = [c for c in columns if c in src.hints]
     pieces = None
     with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
-        ahead = collections.deque(pool.submit(_native_group, groups, g, columns) for g in range(min(count, READAHEAD)))
+        ahead = collections.deque(
+            pool.submit(_decoded_group, groups, g, columns, hinted) for g in range(min(count, READAHEAD))
+        )
         for g in range(count):
-            batch = ahead.popleft().result()
+            batch, ranges = ahead.popleft().result()
             if g + READAHEAD < count:
-                ahead.append(pool.submit(_native_group, groups, g + READAHEAD, columns))
+                ahead.append(pool.submit(_decoded_group, groups, g + READAHEAD, columns, hinted))
             if batch is None:
-                pieces = pieces or fragment.split_by_row_group()
+                pieces = pieces or _pieces(fragment)
                 yield from _arrow_batches(pieces[g], schema, columns)
             else:
+                if ranges is not None:
+                    src.ranges[id(batch)] = (batch, ranges)  # the batch kept: its id is not reused meanwhile
                 yield batch
 
 
-def _native_group(groups, group: int, columns):
-    """Row group ``group`` decoded natively, or None for pyarrow to read it."""
+def _pieces(fragment) -> list:
+    """A fragment's row groups, one fragment each (for pyarrow to read the groups it is handed)."""
     try:
-        return groups.read(group, columns)
-    except _parquet.Unsupported:
-        return None
-    except OSError as exc:
-        raise InputError(f"Cannot read Parquet data '{groups.path}': {exc}") from None
+        return fragment.split_by_row_group()
+    except ARROW_ERRORS as exc:
+        raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
 
 
 def _is_local(fragment) -> bool:
@@ -936,20 +1081,51 @@ def _numbered(name, batches):
 
 
 def _arrow_batches(fragment, schema, columns):
+    """pyarrow's reading of a Parquet file (or row group), string columns as dictionaries; where
+    that fails and the columns read hold dictionaries (pyarrow builds none from
+    ``DELTA_BYTE_ARRAY`` pages: "Not yet implemented"), the rest is read as strings and
+    dictionary-encoded after. Any failure of that reading is an InputError naming the file."""
+    done = 0
+    plain = pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema])
     try:
-        # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps memory
-        # at a few batches whatever the file's size
-        batches = fragment.to_batches(
-            schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=READAHEAD, use_threads=True
-        )
-        for i, batch in enumerate(batches):
+        for batch in _scan(fragment, schema, columns):
             yield _indices_in_range(batch, fragment.path)
-            if i % 16 == 15:
-                # Arrow's allocator keeps freed pages; handing them back now and then is what
-                # keeps a 100M-row stream at a flat peak
-                pa.default_memory_pool().release_unused()
-    except (pa.ArrowInvalid, OSError) as exc:
+            done += batch.num_rows
+        return
+    except ARROW_ERRORS as exc:
+        if all(plain.field(c).equals(schema.field(c)) for c in columns):
+            raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
+    try:
+        import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
+
+        groups = [group.id for group in fragment.row_groups]
+        strings = pads.ParquetFileFormat().make_fragment(fragment.path, fragment.filesystem, row_groups=groups)
+        for batch in _scan(strings, plain, columns):
+            if done >= batch.num_rows:  # yielded already, as dictionaries
+                done -= batch.num_rows
+                continue
+            batch, done = batch.slice(done), 0
+            names = batch.schema.names
+            arrays = [
+                pc.dictionary_encode(c) if schema.field(n).type != c.type else c for n, c in zip(names, batch.columns)
+            ]
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
+    except ARROW_ERRORS as exc:
         raise InputError(f"Cannot read Parquet data '{fragment.path}': {_arrow_reason(exc)}") from None
+
+
+def _scan(fragment, schema, columns):
+    # decoding runs on Arrow's threads, ahead of the counting; a small readahead keeps memory
+    # at a few batches whatever the file's size
+    batches = fragment.to_batches(
+        schema=schema, columns=columns, batch_size=BATCH_ROWS, batch_readahead=READAHEAD, use_threads=True
+    )
+    for i, batch in enumerate(batches):
+        yield batch
+        if i % 16 == 15:
+            # Arrow's allocator keeps freed pages; handing them back now and then is what
+            # keeps a 100M-row stream at a flat peak
+            pa.default_memory_pool().release_unused()
 
 
 def _indices_in_range(batch: pa.RecordBatch, path: str) -> pa.RecordBatch:
@@ -979,6 +1155,10 @@ def _parquet_dataset(path):
     import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
 
     schema = pads.dataset(path, format="parquet").schema
+    try:
+        schema.names  # noqa: B018 (read once here: a damaged name that is not UTF-8 fails here)
+    except UnicodeDecodeError:
+        raise InputError(f"Cannot read Parquet data '{path}': a column name is not UTF-8 text.") from None
     strings = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     if not strings:
         return pads.dataset(path, format="parquet")
@@ -1020,7 +1200,13 @@ def _arrow_table(obj) -> pa.Table:
 
 
 def open_source(
-    source, *, format: str = "auto", label_name: str = "pred", kind: str = "runs", relevance_level: float = 1
+    source,
+    *,
+    format: str = "auto",
+    label_name: str = "pred",
+    kind: str = "runs",
+    relevance_level: float = 1,
+    native: bool | None = None,
 ) -> Source:
     """Open any supported input as a :class:`Source`, without reading Parquet data yet.
 
@@ -1041,6 +1227,11 @@ def open_source(
         qrels, and run-format files get no ``system`` column.
     relevance_level : number, default 1
         TREC qrels: ``gold = rel >= relevance_level``.
+    native : bool, optional
+        Whether fastmetrics' own readers of Parquet, CSV and run files are used (they read what
+        pyarrow reads, faster, and leave to pyarrow whatever they do not decode); False reads
+        every file with pyarrow only, and takes nothing from Parquet statistics. None (the
+        default): the setting in force, ``FASTMETRICS_NATIVE`` (1 or 0) in the environment.
 
     Returns
     -------
@@ -1060,7 +1251,8 @@ def open_source(
     parts, names = [], []
     paths = list(expand_paths(source, kind=kind))
     formats, problems = _formats_of(paths, format)
-    read_ahead = _run_files_at_once(paths, formats, kind, label_name)
+    native = enabled(native)
+    read_ahead = _run_files_at_once(paths, formats, kind, label_name, native)
     for i, (path, fmt) in enumerate(zip(paths, formats)):
         table, error = read_ahead.pop(i, (None, problems.get(i)))
         if error is not None:
@@ -1071,15 +1263,15 @@ def open_source(
         elif fmt == "parquet":
             try:
                 parts.append(_parquet_dataset(path))
-            except (pa.ArrowInvalid, OSError) as exc:
+            except ARROW_ERRORS as exc:
                 raise InputError(f"Cannot read Parquet data '{path}': {_arrow_reason(exc)}") from None
         elif fmt == "csv":
-            csv = CsvFile(path)
+            csv = CsvFile(path, native)
             parts.append(csv if csv.lazy else csv.to_table())
         elif fmt == "ipc":
             parts.append(_read_ipc(path))
         elif kind == "gold" and (fmt == "qrels" or (fmt == "trec" and format == "trec")):
-            parts.append(read_qrels(path, relevance_level=relevance_level))
+            parts.append(read_qrels(path, relevance_level=relevance_level, native=native))
         elif kind == "gold" and fmt == "trec":
             raise InputError(
                 f"Cannot read gold file '{path}': its lines look like a TREC run "
@@ -1092,9 +1284,9 @@ def open_source(
                 f"which are gold: give the file as the gold (read_gold, --gold)."
             )
         elif fmt == "trec":
-            parts.append(read_trec_run(path))
+            parts.append(read_trec_run(path, native=native))
         else:
-            parts.append(_run_file(path, label_name, kind))
+            parts.append(_run_file(path, label_name, kind, native))
         names.append(path)
         _unique_names(parts[-1].schema, f"'{path}'")
     schemas = {tuple(sorted(p.schema.names)) for p in parts}
@@ -1103,7 +1295,7 @@ def open_source(
             "The input files do not share one schema: "
             + "; ".join(f"{n}: {', '.join(p.schema.names)}" for n, p in zip(names, parts))
         )
-    return Source(parts, names)
+    return Source(parts, names, native=native)
 
 
 def _formats_of(paths: list, format: str) -> tuple[list, dict]:
@@ -1119,15 +1311,15 @@ def _formats_of(paths: list, format: str) -> tuple[list, dict]:
     return formats, problems
 
 
-def _run_file(path: str, label_name: str, kind: str) -> pa.Table:
+def _run_file(path: str, label_name: str, kind: str, native: bool = True) -> pa.Table:
     """A ``topic item rank score label`` file; a run's rows get the system named after the file."""
-    table = read_run_file(path, label_name=label_name)
+    table = read_run_file(path, label_name=label_name, native=native)
     if kind == "runs":
         table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
     return table
 
 
-def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str) -> dict:
+def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str, native: bool = True) -> dict:
     """``{position: (table, error)}`` of the run files among ``paths``, a file a thread.
 
     A track's runs come as many files of a few MB: each parsed on both threads cost a thread
@@ -1147,7 +1339,8 @@ def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str) -
         if i > first_bad[0]:
             return None, None
         try:
-            return (read_trec_run(path) if fmt == "trec" else _run_file(path, label_name, kind)), None
+            table = read_trec_run(path, native=native) if fmt == "trec" else _run_file(path, label_name, kind, native)
+            return table, None
         except Exception as error:  # noqa: BLE001 (raised by open_source in the file's turn)
             first_bad[0] = min(first_bad[0], i)
             return None, error
@@ -1165,7 +1358,7 @@ def _unique_names(schema: pa.Schema, where: str) -> None:
         seen.add(name)
 
 
-def read_runs(paths, format: str = "auto") -> pa.Table:
+def read_runs(paths, format: str = "auto", *, native: bool | None = None) -> pa.Table:
     """Read run files, Parquet, CSV or Arrow files into one Arrow table.
 
     Parameters
@@ -1178,6 +1371,8 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
         ``.feather``; any other file by its first data line: a TREC run (``qid Q0 docno rank
         score tag``, 6 fields) or a ``topic item rank score label`` run file (5 fields). Text
         fields are separated by any run of spaces or tabs; ``#`` lines and blank lines are skipped.
+    native : bool, optional
+        False reads every file with pyarrow only (see :func:`open_source`).
 
     Returns
     -------
@@ -1185,7 +1380,7 @@ def read_runs(paths, format: str = "auto") -> pa.Table:
         For run files: ``topic, item, rank, score, pred, system``; for TREC runs: ``topic, item,
         rank, score, system`` (system = the run's tag). ``rank`` is float64 and unused.
     """
-    return open_source(paths, format=format).read_all()
+    return open_source(paths, format=format, native=native).read_all()
 
 
 # schema metadata of a gold read from one file: the file (rows of the table are its rows)
@@ -1196,17 +1391,27 @@ def gold_table(gold) -> pa.Table:
     """Read a separate gold given as a path or as an in-memory table.
 
     A path is read by :func:`read_gold` (run-format file, TREC qrels or table file); a table has
-    its dictionary-encoded columns decoded.
+    its dictionary-encoded columns decoded. A text column holding a value that is not UTF-8 is
+    refused, naming its row.
     """
     if isinstance(gold, (str, list, tuple)) or hasattr(gold, "__fspath__"):
-        return read_gold(gold)
-    return _decoded(_table_from_object(gold))
+        table = read_gold(gold)
+    else:
+        table = _decoded(_table_from_object(gold))
+    part = (table.schema.metadata or {}).get(GOLD_FILE, b"<table>").decode("utf-8", "replace")
+    for name, column in zip(table.column_names, table.columns):
+        bad = not_utf8(column.combine_chunks())
+        if bad is not None:
+            raise not_text_error(name, part, int(np.argmax(bad)), _value(column, int(np.argmax(bad))))
+    return table
 
 
 QRELS_LEVEL = object()  # read_gold's default level: 1 for TREC qrels, other gold read as it is
 
 
-def read_gold(source, *, format: str = "auto", relevance_level=QRELS_LEVEL, gold_column: str = "gold") -> pa.Table:
+def read_gold(
+    source, *, format: str = "auto", relevance_level=QRELS_LEVEL, gold_column: str = "gold", native: bool | None = None
+) -> pa.Table:
     """Read a gold table from run-format files, TREC qrels or table files.
 
     A run-format file's ``label`` is the gold; a table file carries ``topic, item, gold`` columns.
@@ -1225,6 +1430,8 @@ def read_gold(source, *, format: str = "auto", relevance_level=QRELS_LEVEL, gold
         gold file (``gold_column``, else ``gold``; grades 0/1/2 are otherwise three classes).
     gold_column : str, default "gold"
         The gold column of a table file (the runs' ``--gold-column``).
+    native : bool, optional
+        False reads every file with pyarrow only (see :func:`open_source`).
 
     Returns
     -------
@@ -1234,7 +1441,7 @@ def read_gold(source, *, format: str = "auto", relevance_level=QRELS_LEVEL, gold
     """
     given = relevance_level is not QRELS_LEVEL
     level = _relevance_level(relevance_level if given else 1)
-    src = open_source(source, format=format, label_name="gold", kind="gold", relevance_level=level)
+    src = open_source(source, format=format, label_name="gold", kind="gold", relevance_level=level, native=native)
     table = src.read_all()
     if given:
         table = _graded_gold(table, gold_column if gold_column in table.column_names else "gold", level, src.names)

@@ -3,8 +3,8 @@
 The loop takes the measure's kernel as a first-class function of a fixed type (numba's
 ``FunctionType``), so it is compiled once per counts dtype and cached like every other kernel.
 Passed as a plain dispatcher argument instead, the kernel made the loop a new function per
-measure that numba cannot cache: it was compiled again in every process (about 0.3 s per
-measure, 1.8 s of a report). Large inputs run on threads over runs of groups (the loop releases
+measure that numba cannot cache: it was compiled again in every process, for every measure --
+most of a small report's time. Large inputs run on threads over runs of groups (the loop releases
 the GIL, :func:`fastmetrics._threads.on_threads`).
 """
 

@@ -14,10 +14,11 @@ from numba.extending import intrinsic, typeof_impl
 
 NAN = np.nan
 # Up to SMALL_CELLS cells a scalar ufunc runs as a cached loop over its element function: building
-# the ufunc's loop wrapper costs ~0.13 s a measure in every process (numba cannot cache it), most of
-# a small command. The ufunc's own loop is faster (~35 ns a cell less than packing the arguments for
-# the loop), so it is built for larger calls -- unless none was built yet and the call is below
-# FIRST_CALL_CELLS, where the build costs more than the loop (a report's random baselines).
+# the ufunc's loop wrapper is paid for each measure in every process (numba cannot cache it), most
+# of a small command. The ufunc's own loop is faster a cell (it does not pack the arguments for the
+# loop), so it is built for larger calls -- unless none was built yet and the call is below
+# FIRST_CALL_CELLS, where the build costs more than the loop (a report's random baselines). The
+# figures behind both bounds: docs/guides/performance.md.
 SMALL_CELLS = 1 << 16
 FIRST_CALL_CELLS = 1 << 19
 
@@ -25,11 +26,12 @@ FIRST_CALL_CELLS = 1 << 19
 class LazyUfunc:
     """A float64 numba ufunc (or gufunc) built on first use.
 
-    Building a ufunc's loop wrapper costs ~50 ms even when numba's cache holds the kernel, and the
-    catalog has ~80 of them: building them all at import made ``import fastmetrics`` take 4 s.
-    This wrapper builds each on its first call (cached on disk as before), so a command pays only
-    for the measures it evaluates. Inside other numba kernels the object behaves as its scalar
-    ``njit`` function (see the ``typeof`` registration below), so kernels can call one another.
+    Building a ufunc's loop wrapper is paid in every process even when numba's cache holds the
+    kernel, and the catalog has dozens of them: building them all at import made ``import
+    fastmetrics`` take seconds. This wrapper builds each on its first call (cached on disk as
+    before), so a command pays only for the measures it evaluates. Inside other numba kernels the
+    object behaves as its scalar ``njit`` function (see the ``typeof`` registration below), so
+    kernels can call one another.
     """
 
     def __init__(self, py_func, signatures, layout=None):
@@ -130,8 +132,8 @@ def _renamed(py_func, suffix: str):
 
 
 # The curve, ranking and calibration kernels run only inside the group loops (``_groups``), as
-# first-class functions: compiled without the wrapper that would let Python call them, a sixth
-# less to compile on a first call (a report's areas and calibration: 0.2 s).
+# first-class functions: compiled without the wrapper that would let Python call them, less to
+# compile on a first call (a report's areas and calibration).
 group_kernel = njit(cache=True, no_cpython_wrapper=True)
 
 

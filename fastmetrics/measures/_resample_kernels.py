@@ -135,7 +135,7 @@ def _select(a, lo, hi, k):
 
     Quickselect whose partitions are branch-free (every value swapped, the boundary moved by
     the comparison): replicates are in random order, so a branch on each comparison would be
-    mispredicted half the time, which cost 3x. Two passes a level -- below the pivot, then equal
+    mispredicted half the time, which cost more than the swaps. Two passes a level -- below the pivot, then equal
     to it -- keep long runs of ties linear.
     """
     while hi - lo > 1:

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
+from .._numbers import parameter
 from . import averaging, multiclass, registry
 from . import smoothing as smoothing_module
 from ._kernels import LazyUfunc
@@ -406,7 +407,7 @@ def measures() -> pa.Table:
             "range_high": pa.array([m.range[1] for m in rows], pa.float64()),
             "higher_is_better": [m.higher_is_better for m in rows],
             "family": [m.family for m in rows],
-            "params": [", ".join(f"{p.name}={p.default:g}" for p in m.params) for m in rows],
+            "params": [", ".join(f"{p.name}={parameter(p.default)}" for p in m.params) for m in rows],
             "undefined_when": [m.undefined_when for m in rows],
             "smoothable": [m.smoothable for m in rows],
             "multiclass": [_multiclass_text(m) for m in rows],

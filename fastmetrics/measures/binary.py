@@ -1,8 +1,10 @@
 """Binary measures over (tp, fp, fn, tn): the core set.
 
-Each measure is a float64 numba ufunc (``_<name>_kernel``) plus one :class:`Measure` record. The
-kernels return NaN exactly where the record's ``undefined_when`` says; :func:`fastmetrics.compute`
-turns that into a warning or into the caller's ``undefined=`` value.
+Each measure is a float64 numba ufunc (``_<name>_kernel``; the kernels other kernels build on --
+the four rates, MCC, K -- are in :mod:`fastmetrics.measures._binary_kernels`) plus one
+:class:`Measure` record. The kernels return NaN exactly where the record's ``undefined_when``
+says; :func:`fastmetrics.compute` turns that into a warning or into the caller's ``undefined=``
+value.
 
 Notation: ``n = tp + fp + fn + tn``, actual positives ``AP = tp + fn``, actual negatives
 ``AN = fp + tn``, predicted positives ``PP = tp + fp``, predicted negatives ``PN = fn + tn``;
@@ -11,11 +13,10 @@ recall ``ρ = tp/AP``, specificity ``σ = tn/AN``.
 
 from __future__ import annotations
 
-import math
-
 from . import _multiclass_kernels as _mc
 from . import multilabel as _ml
-from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div, unit_scale
+from ._binary_kernels import k_kernel, mcc_kernel, npv_kernel, precision_kernel, recall_kernel, specificity_kernel
+from ._kernels import NAN, binary_ufunc, entropy2, harmonic, mutual_information2, prob_ufunc, safe_div
 from .registry import Measure, Param, register
 
 JOINT = "joint"
@@ -39,31 +40,7 @@ TRANSPOSE_SYMMETRIC = "transpose_symmetric"  # unchanged when gold and predictio
 SCALE_INVARIANT = "scale_invariant"  # unchanged when every count is multiplied by c > 0
 
 
-def _props(*flags: str) -> frozenset:
-    return frozenset(flags)
-
-
 # --- simple measures (seed 000 Table 1) -------------------------------------------------------
-
-
-@binary_ufunc()
-def _recall_kernel(tp, fp, fn, tn):
-    return safe_div(tp, tp + fn)
-
-
-@binary_ufunc()
-def _precision_kernel(tp, fp, fn, tn):
-    return safe_div(tp, tp + fp)
-
-
-@binary_ufunc()
-def _specificity_kernel(tp, fp, fn, tn):
-    return safe_div(tn, fp + tn)
-
-
-@binary_ufunc()
-def _npv_kernel(tp, fp, fn, tn):
-    return safe_div(tn, fn + tn)
 
 
 @prob_ufunc()
@@ -117,7 +94,7 @@ register(
     Measure(
         name="recall",
         proportion=(("tp",), ("tp", "fn")),
-        kernel=_recall_kernel,
+        kernel=recall_kernel,
         aliases=("tpr", "sensitivity", "hit_rate", "true_positive_rate"),
         summary="Fraction of actual positives predicted positive.",
         formula="tp / (tp + fn)",
@@ -128,14 +105,14 @@ register(
         undefined_when="AP = tp + fn = 0 (no actual positive)",
         reference=SEED000 + ", Table 1",
         smoothed=_recall_prob,
-        properties=_props(SCALE_INVARIANT),
+        properties=frozenset({SCALE_INVARIANT}),
     )
 )
 register(
     Measure(
         name="precision",
         proportion=(("tp",), ("tp", "fp")),
-        kernel=_precision_kernel,
+        kernel=precision_kernel,
         aliases=("ppv", "positive_predictive_value"),
         summary="Fraction of predicted positives that are actual positives.",
         formula="tp / (tp + fp)",
@@ -146,14 +123,14 @@ register(
         undefined_when="PP = tp + fp = 0 (nothing predicted positive)",
         reference=SEED000 + ", Table 1",
         smoothed=_precision_prob,
-        properties=_props(SCALE_INVARIANT),
+        properties=frozenset({SCALE_INVARIANT}),
     )
 )
 register(
     Measure(
         name="specificity",
         proportion=(("tn",), ("fp", "tn")),
-        kernel=_specificity_kernel,
+        kernel=specificity_kernel,
         aliases=("tnr", "inverse_recall", "true_negative_rate"),
         summary="Fraction of actual negatives predicted negative.",
         formula="tn / (fp + tn)",
@@ -164,14 +141,14 @@ register(
         undefined_when="AN = fp + tn = 0 (no actual negative)",
         reference=SEED000 + ", Table 1",
         smoothed=_specificity_prob,
-        properties=_props(SCALE_INVARIANT),
+        properties=frozenset({SCALE_INVARIANT}),
     )
 )
 register(
     Measure(
         name="npv",
         proportion=(("tn",), ("fn", "tn")),
-        kernel=_npv_kernel,
+        kernel=npv_kernel,
         aliases=("inverse_precision", "negative_predictive_value"),
         summary="Fraction of predicted negatives that are actual negatives.",
         formula="tn / (fn + tn)",
@@ -182,7 +159,7 @@ register(
         undefined_when="PN = fn + tn = 0 (nothing predicted negative)",
         reference=SEED000 + ", Table 1",
         smoothed=_npv_prob,
-        properties=_props(SCALE_INVARIANT),
+        properties=frozenset({SCALE_INVARIANT}),
     )
 )
 
@@ -212,16 +189,6 @@ def _jaccard_kernel(tp, fp, fn, tn):
 
 
 @binary_ufunc()
-def _mcc_kernel(tp, fp, fn, tn):
-    # One square root of the four-fold product: a single rounding, so a perfect classifier scores
-    # exactly 1 (arccos-based CD amplifies a 1e-16 error to 1e-8). The counts are scaled by a power
-    # of two first (unit_scale: the same bits), so the product stays finite at any magnitude.
-    s = unit_scale(tp + fp + fn + tn)
-    tp, fp, fn, tn = tp * s, fp * s, fn * s, tn * s
-    return safe_div(tp * tn - fp * fn, math.sqrt(((tp + fp) * (fn + tn)) * ((tp + fn) * (fp + tn))))
-
-
-@binary_ufunc()
 def _cohen_kappa_kernel(tp, fp, fn, tn):
     # (p_o - p_e) / (1 - p_e) multiplied through by n^2: no cancellation in 1 - p_e.
     den = (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn)
@@ -244,22 +211,7 @@ def _balanced_accuracy_kernel(tp, fp, fn, tn):
 @binary_ufunc()
 def _informedness_kernel(tp, fp, fn, tn):
     # NaN when a class is absent from gold: recall or specificity is undefined
-    return _recall_kernel(tp, fp, fn, tn) + _specificity_kernel(tp, fp, fn, tn) - 1.0
-
-
-@binary_ufunc()
-def _k_kernel(tp, fp, fn, tn):
-    ap = tp + fn
-    an = fp + tn
-    # 2 (tn / an) is (2 tn) / an to the bit (doubling is exact): the branches share two quotients,
-    # so a vector of cells divides twice, not four times
-    if ap > 0.0 and an > 0.0:
-        return tp / ap + tn / an - 1.0
-    if an > 0.0:  # AP = 0: recall undefined, K defaults to rescaled specificity (eq. 5)
-        return 2.0 * (tn / an) - 1.0
-    if ap > 0.0:  # AN = 0: specificity undefined, K defaults to rescaled recall
-        return 2.0 * (tp / ap) - 1.0
-    return NAN
+    return recall_kernel(tp, fp, fn, tn) + specificity_kernel(tp, fp, fn, tn) - 1.0
 
 
 @binary_ufunc()
@@ -290,7 +242,7 @@ register(
         undefined_when="n = 0 (empty test set)",
         reference=SEED000 + ", Table 2",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -308,7 +260,7 @@ register(
         "is right there, so it stays NaN",
         reference=SEED000 + ", eq. 2",
         smoothed=_f1_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -334,7 +286,7 @@ register(
         undefined_when="tp = fp = fn = 0",
         reference=SEED001 + ", §1",
         smoothed=_fbeta_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -351,13 +303,13 @@ register(
         undefined_when="tp = fp = fn = 0",
         reference=SEED002 + ", eq. 3",
         smoothed=_jaccard_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
     Measure(
         name="mcc",
-        kernel=_mcc_kernel,
+        kernel=mcc_kernel,
         multiclass=_mc.mcc_mc,
         multiclass_formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2)) "
         "(Gorodkin's R_K)",
@@ -372,7 +324,7 @@ register(
         "or nothing predicted negative (scikit-learn returns 0 there; fastmetrics NaN)",
         reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -391,7 +343,7 @@ register(
         undefined_when="p_e = 1: gold and prediction are both constant and equal (e.g. all items tp), or n = 0",
         reference=SEED003 + ", Table 1",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -411,7 +363,7 @@ register(
         "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
         reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2",
         smoothed=_balanced_accuracy_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -428,13 +380,13 @@ register(
         undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
         reference=SEED000 + ", §5",
         smoothed=_informedness_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
     Measure(
         name="k",
-        kernel=_k_kernel,
+        kernel=k_kernel,
         multiclass=_mc.k_mc,
         multiclass_formula="m/(m-1) * mean_{i: a_i > 0} c_ii/a_i - 1/(m-1) (seed 000 eq. 10)",
         aliases=("sebastiani_k", "k_measure"),
@@ -448,7 +400,7 @@ register(
         undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
         reference=SEED000 + ", eq. 5",
         smoothed=_informedness_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -469,7 +421,7 @@ register(
         "inverted (pervert) predictor, seed 001 §2.1",
         reference=SEED001 + ", eq. 1",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 
@@ -498,6 +450,6 @@ register(
         family="informativeness",
         undefined_when="every category has H(Ac_i) = 0 (each is in all gold sets or in none), or n = 0",
         reference=SEED001 + ", §4.3 and Table 1",
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from . import _multiclass_kernels as _mc
+from ._binary_kernels import mutual_information_kernel, npv_kernel, precision_kernel, recall_kernel, specificity_kernel
 from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div, unit_scale
 from .binary import (
     CLASS_SYMMETRIC,
@@ -18,13 +19,7 @@ from .binary import (
     SEED002,
     SEED004,
     TRANSPOSE_SYMMETRIC,
-    _npv_kernel,
-    _precision_kernel,
-    _props,
-    _recall_kernel,
-    _specificity_kernel,
 )
-from .multilabel import _mutual_information_kernel  # shared with the multilabel hooks
 from .registry import Measure, Param, register
 
 INF = float("inf")
@@ -70,13 +65,13 @@ def _f_prime_kernel(tp, fp, fn, tn):
 
 @binary_ufunc()
 def _markedness_kernel(tp, fp, fn, tn):
-    return _precision_kernel(tp, fp, fn, tn) + _npv_kernel(tp, fp, fn, tn) - 1.0
+    return precision_kernel(tp, fp, fn, tn) + npv_kernel(tp, fp, fn, tn) - 1.0
 
 
 @binary_ufunc()
 def _chi_kernel(tp, fp, fn, tn):
-    tpr = _recall_kernel(tp, fp, fn, tn)
-    tnr = _specificity_kernel(tp, fp, fn, tn)
+    tpr = recall_kernel(tp, fp, fn, tn)
+    tnr = specificity_kernel(tp, fp, fn, tn)
     return (tpr * tnr - (1.0 - tnr) * (1.0 - tpr) + 1.0) / 2.0
 
 
@@ -100,12 +95,12 @@ def _weighted_accuracy_kernel(tp, fp, fn, tn, lam):
 
 @binary_ufunc()
 def _reliability_kernel(tp, fp, fn, tn):
-    return _precision_kernel(tp, fp, fn, tn) * _npv_kernel(tp, fp, fn, tn)
+    return precision_kernel(tp, fp, fn, tn) * npv_kernel(tp, fp, fn, tn)
 
 
 @binary_ufunc()
 def _sensitivity_rs_kernel(tp, fp, fn, tn):
-    return _recall_kernel(tp, fp, fn, tn) * _specificity_kernel(tp, fp, fn, tn)
+    return recall_kernel(tp, fp, fn, tn) * specificity_kernel(tp, fp, fn, tn)
 
 
 @binary_ufunc(1)
@@ -200,7 +195,7 @@ register(
         undefined_when="fp = 0 or fn = 0 (seed 000 Property 4.9: not defined for FP = 0 or FN = 0)",
         reference=SEED000 + ", Table 2; " + SEED004 + ", §4.2",
         smoothed=_dor_prob,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -218,7 +213,7 @@ register(
         undefined_when="AP = 0 or AN = 0, or one error rate is 0 while the other is 1 (logit -inf + inf)",
         reference=SEED004 + ", §4.2",
         smoothed=_lam_prob,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -235,7 +230,7 @@ register(
         undefined_when="AP = 0 or PP = 0",
         reference=SEED000 + ", Table 2",
         smoothed=_asp_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -252,7 +247,7 @@ register(
         undefined_when="alpha PP + (1 - alpha) AP = 0",
         reference=SEED004 + ", §4.3",
         smoothed=_f_alpha_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -270,7 +265,7 @@ register(
         undefined_when="alpha PP + (1 - alpha) AP = 0",
         reference=SEED000 + ", eq. 1",
         smoothed=_e_alpha_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -286,7 +281,7 @@ register(
         undefined_when="fp + fn = 0 (a perfect prediction: the ratio diverges)",
         reference=SEED002,
         smoothed=_f_prime_prob,
-        properties=_props(TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -303,7 +298,7 @@ register(
         undefined_when="PP = 0 or PN = 0",
         reference=SEED004 + ", §4.2",
         smoothed=_markedness_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -320,7 +315,7 @@ register(
         undefined_when="AP = 0 or AN = 0 (unlike balanced_accuracy, no class-present convention)",
         reference=SEED004 + ", §4.2",
         smoothed=_chi_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -358,7 +353,7 @@ register(
         undefined_when="AP = 0 (MaxU = 0)",
         reference=SEED004 + ", §4.1 (Hull 1998 normalisation)",
         smoothed=JOINT,
-        properties=_props(SCALE_INVARIANT),
+        properties=frozenset({SCALE_INVARIANT}),
     )
 )
 register(
@@ -378,13 +373,13 @@ register(
         undefined_when="n = 0",
         reference=SEED004 + ", §4.1",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
     Measure(
         name="mutual_information",
-        kernel=_mutual_information_kernel,
+        kernel=mutual_information_kernel,
         multiclass=_mc.mutual_information_mc,
         multiclass_formula="sum_ij p_ij log2(p_ij / (p_i. p_.j)), at most log2 m bits",
         aliases=("mi",),
@@ -397,7 +392,7 @@ register(
         undefined_when="n = 0",
         reference=SEED004 + ", §4.2",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -414,7 +409,7 @@ register(
         undefined_when="PP = 0 or PN = 0",
         reference=SEED004 + ", §4.4",
         smoothed=_reliability_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -431,7 +426,7 @@ register(
         undefined_when="AP = 0 or AN = 0",
         reference=SEED004 + ", §4.4",
         smoothed=_sensitivity_rs_prob,
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -449,6 +444,6 @@ register(
         undefined_when="R or S undefined: AP, AN, PP or PN is 0",
         reference=SEED004 + ", §4.4",
         smoothed=_f_rs_prob,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 
 from . import _multiclass_kernels as _mc
+from ._binary_kernels import mcc_kernel
 from ._kernels import NAN, binary_ufunc, safe_div
-from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED003, TRANSPOSE_SYMMETRIC, _mcc_kernel, _props
+from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED003, TRANSPOSE_SYMMETRIC
 from .registry import Measure, Param, register
 
 
@@ -26,7 +27,7 @@ def _gm_kernel(tp, fp, fn, tn, r):
     num = tp * tn - fp * fn  # = n c11 - a1 b1
     if r == 0.0:
         # the r -> 0 limit: geometric mean sqrt(x y), i.e. the Matthews coefficient
-        return _mcc_kernel(tp, fp, fn, tn)
+        return mcc_kernel(tp, fp, fn, tn)
     hi = max(x, y)
     if hi == 0.0:
         return NAN
@@ -52,13 +53,13 @@ def _sba_kernel(tp, fp, fn, tn):
 @binary_ufunc()
 def _cd_kernel(tp, fp, fn, tn):
     # clamp: rounding can put MCC a few ulps outside [-1, 1], where acos is undefined; NaN passes
-    c = _mcc_kernel(tp, fp, fn, tn)
+    c = mcc_kernel(tp, fp, fn, tn)
     return math.acos(min(1.0, max(-1.0, c))) / math.pi if c == c else NAN
 
 
 @binary_ufunc()
 def _cd_prime_kernel(tp, fp, fn, tn):
-    c = _mcc_kernel(tp, fp, fn, tn)
+    c = mcc_kernel(tp, fp, fn, tn)
     return math.sqrt(max(0.0, 2.0 * (1.0 - c))) if c == c else NAN
 
 
@@ -94,7 +95,7 @@ register(
         "either (r <= 0)",
         reference=SEED003 + ", Definition 10",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -114,7 +115,7 @@ register(
         undefined_when="a class is absent from gold or from prediction (AP, AN, PP or PN is 0)",
         reference=SEED003 + ", Table 1 and Statement 2",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -131,7 +132,7 @@ register(
         undefined_when="as mcc",
         reference=SEED003 + ", Statement 4",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -148,7 +149,7 @@ register(
         undefined_when="as mcc",
         reference=SEED003 + ", Statement 4",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )
 register(
@@ -171,6 +172,6 @@ register(
         undefined_when="n = 0",
         reference=SEED003 + ", Table 1 (Wei et al. 2010)",
         smoothed=JOINT,
-        properties=_props(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
 )

@@ -10,7 +10,8 @@ tables (:func:`._resample_kernels.item_prefix`), each replicate of a table drawi
 positions uniformly with replacement, kept as prefix sums; a hash of a cell's counts picks its
 table. The cell's items are laid out on the positions by category (row-major: ``tn, fp, fn,
 tp`` for binary counts), and each count of a replicate is the weight of its category's run of
-positions -- two loads, where a multinomial per cell costs ~230 ns. Each cell's replicates are
+positions -- two loads, where a multinomial per cell draws a binomial per category. Each
+cell's replicates are
 still exactly ``Multinomial(n, counts / n)``; what follows from sharing:
 
 - on this path a cell's replicates depend on its counts, ``resamples`` and ``seed`` only:
@@ -60,6 +61,7 @@ import numpy as np
 
 from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
+from .._numbers import count
 from .._seeding import rng_of
 from .._threads import on_threads, thread_count
 from . import _resample_kernels, api, registry
@@ -70,15 +72,16 @@ _CELLS = registry.MATRIX_CELLS
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
 _MIN_CHUNK_VALUES = 100_000  # below this, a chunk is not worth a thread
 _SHARED_CHUNK_VALUES = 250_000  # replicates of shared binary cells per chunk: ~8 MB of counts, near the cache
-# a shared table costs ~1 ns an item and replicate, a multinomial per cell ~75 ns a category:
-# beyond this many items in the tables per cell and category, the cells draw their own
+# a shared table costs a few loads an item and replicate, a multinomial per cell a binomial
+# draw a category (tens of times more): beyond this many items in the tables per cell and
+# category, the cells draw their own (measured: docs/guides/performance.md)
 _SHARED_DRAWS_PER_CELL = 75
 _MAX_ITEMS = 2.0**62  # a cell's total, drawn as int64 without overflow
 _PREFIX_VALUES = 1 << 25  # a table of shared weights: at most 128 MB
 # independent tables of a size: the Monte-Carlo errors of cells sharing one average out across them
 _TABLES = 64
-# a call with fewer replicates than this draws per cell: faster than the shared draw's 0.9 s
-# compile in a fresh environment (a leaderboard's micro intervals, a report)
+# a call with fewer replicates than this draws per cell: faster than compiling the shared draw's
+# kernels in a fresh environment (a leaderboard's micro intervals, a report)
 _SHARED_VALUES = 1 << 20
 _KERNEL_QUANTILES = 1 << 20  # replicate values from which the quantile kernel beats numpy with its compile
 
@@ -209,7 +212,7 @@ def bootstrap_intervals(
     if totals.size and totals.max() >= _MAX_ITEMS:
         cell = np.unravel_index(int(np.argmax(totals)), totals.shape)
         raise InputError(
-            f"A bootstrap resamples a cell's items: cell {tuple(int(i) for i in cell)} holds {totals.max():.3g} "
+            f"A bootstrap resamples a cell's items: cell {tuple(int(i) for i in cell)} holds {count(totals.max())} "
             f"(at most 2**62); use method='wilson' or 'jeffreys' for proportions of counts this large."
         )
     rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))
@@ -488,10 +491,10 @@ def _quantiles(values: np.ndarray, q: np.ndarray, kernel: bool) -> np.ndarray:
     """``np.nanquantile(values, q, axis=1)`` (linear interpolation) for ``q[0] <= q[1]``.
 
     With ``kernel`` (a call with many replicates in all) by
-    :func:`~._resample_kernels.row_quantiles`, which reads each row's ends (1.6 ns a value
-    against numpy's partition's 11); otherwise by numpy, so that a call on a few cells -- a
-    leaderboard's micro intervals, a report -- does not pay the kernel's 1.4 s compile in a
-    fresh environment.
+    :func:`~._resample_kernels.row_quantiles`, which reads each row's ends only (numpy's
+    partition moves every value); otherwise by numpy, so that a call on a few cells -- a
+    leaderboard's micro intervals, a report -- does not pay for compiling the kernel in a fresh
+    environment.
     """
     if not kernel:
         return _partition_quantiles(values, q)

@@ -13,8 +13,9 @@ import pyarrow as pa
 
 from .._errors import InputError
 from . import _multiclass_kernels as _mc
+from ._binary_kernels import k_kernel
 from ._kernels import binary_ufunc
-from .binary import CLASS_SYMMETRIC, SCALE_INVARIANT, SEED000, _k_kernel, _props
+from .binary import CLASS_SYMMETRIC, SCALE_INVARIANT, SEED000
 from .registry import Measure, Param, register
 
 
@@ -176,7 +177,7 @@ def unit_costs(m: int) -> np.ndarray:
 @binary_ufunc(1)
 def _k_cost_kernel(tp, fp, fn, tn, power):
     # With two classes max(E_j) is the one off-diagonal error: every error credits 0, eq. 5.
-    return _k_kernel(tp, fp, fn, tn)
+    return k_kernel(tp, fp, fn, tn)
 
 
 register(
@@ -209,6 +210,6 @@ register(
         family="informativeness",
         undefined_when="n = 0 only (classes absent from gold are skipped through xi_j, eq. 8)",
         reference=SEED000 + ", eq. 11 and Example 6.1",
-        properties=_props(CLASS_SYMMETRIC, SCALE_INVARIANT),
+        properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )

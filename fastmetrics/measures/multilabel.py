@@ -17,14 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import ParameterError
-from ._kernels import NAN, binary_ufunc, mutual_information2
-
-
-@binary_ufunc()
-def _mutual_information_kernel(tp, fp, fn, tn):
-    if tp + fp + fn + tn == 0.0:
-        return NAN
-    return mutual_information2(tp, fp, fn, tn)
+from ._binary_kernels import mutual_information_kernel
 
 
 def _entropy_bits(size, n):
@@ -45,7 +38,7 @@ def _ratio(info, h):
 def multilabel_proficiency(tensor, spec=None) -> np.ndarray:
     """alpha of seed 001 §4.3 over the group axes of a :class:`~fastmetrics.tensor.MultilabelTensor`."""
     c = tensor.counts
-    info = _mutual_information_kernel(c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0])
+    info = mutual_information_kernel(c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0])
     h = _entropy_bits(tensor.gold_size, tensor.n)
     return _ratio(np.nansum(info, axis=-1), h.sum(axis=-1))
 
@@ -56,7 +49,7 @@ def pairwise_information(tensor) -> np.ndarray:
     b = np.asarray(tensor.pred_size, np.float64)[..., None, :]
     n = np.asarray(tensor.n, np.float64)[..., None, None]
     both = np.asarray(tensor.cooccurrence, np.float64)
-    info = _mutual_information_kernel(both, b - both, a - both, n - a - b + both)
+    info = mutual_information_kernel(both, b - both, a - both, n - a - b + both)
     return np.nan_to_num(info, nan=0.0)  # n = 0 groups: no information either way
 
 

@@ -6,7 +6,7 @@ See :mod:`fastmetrics.measures.binary` for the notation.
 from __future__ import annotations
 
 from ._kernels import binary_ufunc, prob_ufunc, safe_div
-from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED000, SEED004, TRANSPOSE_SYMMETRIC, _props
+from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED000, SEED004, TRANSPOSE_SYMMETRIC
 from .registry import Measure, register
 
 
@@ -105,7 +105,7 @@ def _rate(
             reference=reference,
             smoothed=_PROB_FORMS.get(name, JOINT),
             proportion=_PROPORTIONS.get(name),
-            properties=_props(SCALE_INVARIANT, *flags),
+            properties=frozenset({SCALE_INVARIANT, *flags}),
         )
     )
 
@@ -232,6 +232,6 @@ for _name, _kernel, _summary, _higher, _flags in (
             family="descriptive",
             undefined_when="never",
             reference="confusion matrix cell, DESIGN.md layout counts[..., i, j]",
-            properties=_props(*_flags),
+            properties=frozenset({*_flags}),
         )
     )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .._errors import ParameterError, UnknownMeasureError, parameter_error, suggest
+from .._numbers import parameter
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 # point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
@@ -64,16 +65,17 @@ class Param:
     def describe(self) -> str:
         """The domain in words, for error messages (``"a float > 0"``, ``"a finite float"``)."""
         if self.infinite:
-            return f"{'a whole number' if self.integer else 'a float'} >= {self.low:g}, or inf"
+            return f"{'a whole number' if self.integer else 'a float'} >= {parameter(self.low)}, or inf"
         if self.integer:
-            return f"a whole number >= {self.low:g}" + (f" and <= {self.high:g}" if self.high is not None else "")
+            high = f" and <= {parameter(self.high)}" if self.high is not None else ""
+            return f"a whole number >= {parameter(self.low)}" + high
         if self.low is None and self.high is None:
             return "a finite float"
         parts = []
         if self.low is not None:
-            parts.append(f"{'>' if self.low_open else '>='} {self.low:g}")
+            parts.append(f"{'>' if self.low_open else '>='} {parameter(self.low)}")
         if self.high is not None:
-            parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
+            parts.append(f"{'<' if self.high_open else '<='} {parameter(self.high)}")
         return "a float " + " and ".join(parts)
 
     def validate(self, value, owner: str) -> float:
@@ -419,7 +421,7 @@ class MeasureSpec:
 
         The name, then the parameters that differ from their defaults (``"fbeta(beta=2)"``).
         """
-        changed = [f"{p.name}={_fmt(v)}" for p, v in zip(self.measure.params, self.params) if v != p.default]
+        changed = [f"{p.name}={parameter(v)}" for p, v in zip(self.measure.params, self.params) if v != p.default]
         return self.measure.name + (f"({','.join(changed)})" if changed else "")
 
     @property
@@ -439,10 +441,6 @@ class MeasureSpec:
 
     def __str__(self) -> str:
         return self.label
-
-
-def _fmt(v: float) -> str:
-    return f"{v:g}" if float(v) == float(f"{v:g}") else repr(float(v))
 
 
 def _check_average(average, text) -> str | None:

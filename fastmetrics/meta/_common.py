@@ -13,7 +13,7 @@ from .._html import table_html
 from .._threads import in_ranges
 from ..measures import registry
 from ..tensor import Roles, Scores
-from ._kernels import _last_axis_first
+from ._kernels import TILE, last_axis_first
 
 # Up to this many values in a job's largest array, numpy computes the job: in milliseconds, where
 # a first call in a fresh environment would compile the job's kernels for a second or more (a
@@ -193,13 +193,39 @@ def slices_first(rows: np.ndarray, signs: np.ndarray | None = None) -> np.ndarra
     flat = rows.reshape(n_measures, n_systems * n_topics, n_slices)
     if flat.size <= NUMPY_VALUES:
         values = np.array(np.moveaxis(flat, 2, 0), np.float64, order="C")  # a copy, even of one slice
+        if signs is not None:
+            values *= signs[:, None]
     else:
         values = np.empty((n_slices, n_measures, n_systems * n_topics))
-        in_ranges(_last_axis_first, n_measures * ((n_systems * n_topics + 63) // 64), flat, values)
-    values = values.reshape(n_slices, n_measures, n_systems, n_topics)
-    if signs is not None:
-        values *= signs[:, None, None]
-    return values
+        transpose_slices(flat, 0, np.ones(n_measures) if signs is None else signs, values, holes=False)
+    return values.reshape(n_slices, n_measures, n_systems, n_topics)
+
+
+def transpose_slices(rows: np.ndarray, first: int, signs: np.ndarray, out: np.ndarray, holes: bool = True):
+    """``out[k, m, o] = signs[m] * rows[m, o, first + k]`` by :func:`~fastmetrics.meta._kernels.last_axis_first`
+    on the threads, and whether each slice ``k`` holds no NaN.
+
+    Parameters
+    ----------
+    rows : ndarray of float64, shape (n_measures, n_outputs, n_slices)
+    first : int
+        The first slice copied.
+    signs : ndarray of float64, shape (n_measures,)
+    out : ndarray of float64, shape (k, n_measures, n_outputs)
+        Written: the ``k`` slices from ``first``.
+    holes : bool, default True
+        Say which slices hold no NaN (counted as the values are copied).
+
+    Returns
+    -------
+    ndarray of bool, shape (k,), or None
+        The slices without a NaN; None without ``holes``.
+    """
+    n_measures, n_outputs, _ = rows.shape
+    jobs = n_measures * ((n_outputs + TILE - 1) // TILE)
+    found = np.empty((out.shape[0], jobs) if holes else (0, 0), np.int64)
+    in_ranges(last_axis_first, jobs, rows, first, signs, out, found, holes)
+    return found.sum(axis=1) == 0 if holes else None
 
 
 def measure_rows(scores, *, system: str = "system", topic: str = "topic"):

@@ -47,7 +47,7 @@ def _subset_ranks(x, order, keep, ranks):
 
 
 @njit(cache=True, nogil=True)
-def _spearman_pairs(start, stop, values, order, first, second, out):
+def spearman_pairs(start, stop, values, order, first, second, out):
     """out[p] for start <= p < stop = Spearman (average ranks) of the rows first[p], second[p]
     of ``values[topic, system]`` over the systems defined on both; NaN when fewer than two
     remain or a side is constant. ``order[t]`` sorts row t ascending, NaN last."""
@@ -81,7 +81,7 @@ def _spearman_pairs(start, stop, values, order, first, second, out):
 
 
 @njit(cache=True, nogil=True)
-def _unit_ranks(start, stop, values, order, z):
+def unit_ranks(start, stop, values, order, z):
     """z[r] for start <= r < stop = the average ranks of ``values[r]`` centred and scaled to unit
     length (so that the Spearman correlation of two rows is their dot product); NaN where the row
     has an undefined entry, is constant or has fewer than two entries. ``order[r]`` sorts row r
@@ -108,20 +108,37 @@ def _unit_ranks(start, stop, values, order, z):
             z[r, s] /= norm
 
 
+TILE = 64  # outputs a job of last_axis_first copies: one cache line of reads per slice
+
+
 @njit(cache=True, nogil=True)
-def _last_axis_first(start, stop, values, out):
-    """out[k, m, o] = values[m, o, k] for the tiles start <= job < stop of 64 outputs (row
-    ``job // tiles``), so that reads and writes stay in cache lines (numpy's copy of the
-    transposed view walks memory with the last axis' stride)."""
-    size, n_last = values.shape[1], values.shape[2]
-    tiles = (size + 63) // 64
+def last_axis_first(start, stop, values, first, signs, out, holes, count):
+    """``out[k, m, o] = signs[m] * values[m, o, first + k]`` for the ``out.shape[0]`` slices from
+    ``first``, and with ``count`` ``holes[k, job]`` the NaN among them, for the jobs start <= job
+    < stop: a job is a tile of :data:`TILE` outputs ``o`` of row ``m = job // tiles``, so that
+    reads and writes stay in cache lines (numpy's copy of the transposed view walks memory with
+    the last axis' stride) and the threads share even a few rows evenly. The one transpose of the
+    meta jobs: every slice of the values at once (:func:`fastmetrics.meta._common.slices_first`)
+    or a block of slices at a time (strictness, which counts the NaN). Counting is a loop of its
+    own: the running count in the copy's loop slows the copy even where nothing asks for it."""
+    size = values.shape[1]
+    tiles = (size + TILE - 1) // TILE
     for job in range(start, stop):
         m = job // tiles
-        lo = (job % tiles) * 64
-        hi = min(size, lo + 64)
-        for k in range(n_last):
-            for o in range(lo, hi):
-                out[k, m, o] = values[m, o, k]
+        lo = (job % tiles) * TILE
+        hi = min(size, lo + TILE)
+        sign = signs[m]
+        for k in range(out.shape[0]):
+            if count:
+                nan = 0
+                for o in range(lo, hi):
+                    v = sign * values[m, o, first + k]
+                    out[k, m, o] = v
+                    nan += v != v
+                holes[k, job] = nan
+            else:
+                for o in range(lo, hi):
+                    out[k, m, o] = sign * values[m, o, first + k]
 
 
 @njit(cache=True, nogil=True)
@@ -163,7 +180,7 @@ def half_swaps(values, tolerance):
 
 
 @njit(cache=True, nogil=True)
-def _upper_rows(block, start, out):
+def upper_rows(block, start, out):
     """``out`` = the cells of ``block`` (rows ``start, start + 1, ...`` of a square matrix)
     right of the matrix's diagonal, row after row: its upper triangle's order."""
     at = np.uint64(0)

@@ -191,22 +191,6 @@ def lowest_ranks(begin, end, lowest, values, where, start, members, sorted_, wan
 
 
 @njit(cache=True, nogil=True)
-def oriented_slices(begin, end, rows, first, signs, out, holes):
-    """``out[k, m, o] = signs[m] * rows[m, o, first + k]`` for the ``out.shape[0]`` slices from
-    ``first`` and the rows begin <= m < end, and ``holes[k, m]`` the NaN among them (a row at a
-    time, in tiles of 64 outputs so that reads and writes stay in cache lines)."""
-    size = rows.shape[1]
-    for m in range(begin, end):
-        holes[:, m] = 0
-        for start in range(0, size, 64):
-            for k in range(out.shape[0]):
-                for o in range(start, min(size, start + 64)):
-                    v = signs[m] * rows[m, o, first + k]
-                    out[k, m, o] = v
-                    holes[k, m] += v != v
-
-
-@njit(cache=True, nogil=True)
 def gather_outputs(begin, end, flat, rows, outputs, out):
     """``out[i, j] = flat[rows[i], outputs[j]]`` for begin <= i < end."""
     for i in range(begin, end):

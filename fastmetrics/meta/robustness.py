@@ -20,7 +20,7 @@ from .._threads import in_ranges
 from ..tensor import Roles
 from . import _common
 from ._common import MetaResult, labels_array, system_topic_values
-from ._kernels import _spearman_pairs, _unit_ranks, _upper_rows
+from ._kernels import spearman_pairs, unit_ranks, upper_rows
 
 _BLOCK_CELLS = 1 << 22  # correlations of one block of rows (32 MiB of float64)
 # a block's rows go to the matrix product in about this many bands, each of at least this many
@@ -45,7 +45,7 @@ def _rank_rows(values: np.ndarray, by_numpy: bool):
     else:
         z = np.empty(values_t.shape)
         rows = values_t.shape[0] * values_t.shape[1]
-        in_ranges(_unit_ranks, rows, values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
+        in_ranges(unit_ranks, rows, values_t.reshape(flat), order.reshape(flat), z.reshape(flat))
     return values_t, order, z, np.isnan(values_t).any(axis=2)
 
 
@@ -55,7 +55,7 @@ def _ranked_anew(values_t, order, first, second, by_numpy: bool) -> np.ndarray:
     if by_numpy:
         return _spearman_numpy(values_t[first], values_t[second])
     out = np.empty(first.size)
-    in_ranges(_spearman_pairs, first.size, values_t, order, first.astype(np.int64), second.astype(np.int64), out)
+    in_ranges(spearman_pairs, first.size, values_t, order, first.astype(np.int64), second.astype(np.int64), out)
     return out
 
 
@@ -93,7 +93,7 @@ def _unit_ranks_numpy(rows: np.ndarray) -> np.ndarray:
 
 def _spearman_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Spearman of the rows a[p], b[p] over the entries both define, by numpy (as
-    :func:`~fastmetrics.meta._kernels._spearman_pairs`)."""
+    :func:`~fastmetrics.meta._kernels.spearman_pairs`)."""
     keep = ~(np.isnan(a) | np.isnan(b))
     ra, flat_a = _average_ranks(np.where(keep, a, np.nan))
     rb, flat_b = _average_ranks(np.where(keep, b, np.nan))
@@ -141,7 +141,7 @@ class _Measure:
             if self.by_numpy:  # a few topics: numpy's mask, no kernel compiled
                 out[at : at + cells] = band[_right_of_diagonal(width, 0, hi - lo)]
             else:
-                _upper_rows(band, 0, out[at : at + cells])  # no mask of the band's cells built and read
+                upper_rows(band, 0, out[at : at + cells])  # no mask of the band's cells built and read
             at += cells
         if not self.dirty.any():
             return out

@@ -24,7 +24,7 @@ from .._progress import Progress
 from .._threads import in_ranges, on_threads, thread_count
 from . import _common
 from . import _strictness_kernels as _kernels
-from ._common import MetaResult, measure_rows, slices_first
+from ._common import MetaResult, measure_rows, slices_first, transpose_slices
 
 DEFAULT_THRESHOLDS = np.round(np.arange(0.50, 0.995, 0.01), 2)
 # bytes of the block of slices transposed at a time (a sweep's thresholds)
@@ -316,11 +316,9 @@ def _blocks(rows: np.ndarray, signs: np.ndarray):
     n_measures, n_outputs, n_slices = rows.shape
     block = int(np.clip(_SLICE_BYTES // max(8 * n_measures * n_outputs, 1), 1, min(32, n_slices)))
     buffer = np.empty((block, n_measures, n_outputs))
-    holes = np.empty((block, n_measures), np.int64)
     for first in range(0, n_slices, block):
         part = buffer[: min(block, n_slices - first)]
-        in_ranges(_kernels.oriented_slices, n_measures, rows, first, signs, part, holes)
-        yield first, part, holes[: part.shape[0]].sum(axis=1) == 0
+        yield first, part, transpose_slices(rows, first, signs, part)
 
 
 def _levels_table(slices, measures: dict, names: list, th: np.ndarray, values: np.ndarray) -> pa.Table:

@@ -13,6 +13,7 @@ import io
 import numpy as np
 
 from .._errors import ParameterError
+from .._numbers import value
 from ..measures import parse_spec
 
 
@@ -151,7 +152,7 @@ def roc_curves(curves):
             np.concatenate([[0.0], fpr, [1.0]]),
             np.concatenate([[0.0], tpr, [1.0]]),
             lw=1.3,
-            label=f"{label(system, 28)} (AUC {area:.3f})",
+            label=f"{label(system, 28)} (AUC {value(area)})",
         )
     ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
     ax.set_xlabel("false positive rate")
@@ -181,7 +182,7 @@ def pr_curves(curves):
             np.concatenate([[1.0], precision]),
             where="post",
             lw=1.3,
-            label=f"{label(system, 28)} (AP {area:.3f})",
+            label=f"{label(system, 28)} (AP {value(area)})",
         )
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
@@ -213,7 +214,7 @@ def reliability_diagram(points):
             marker="o",
             ms=3,
             lw=1.2,
-            label=f"{label(system, 24)} (ECE {ece:.3f}, Brier {brier:.3f})",
+            label=f"{label(system, 24)} (ECE {value(ece)}, Brier {value(brier)})",
         )
     ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
     ax.set_xlabel("mean score in the bin")
@@ -290,7 +291,7 @@ def inconsistency_heatmap(summary):
                 ax.text(
                     j,
                     i,
-                    f"{grid[i, j]:.0f}",
+                    value(grid[i, j], decimals=0),  # a whole percent: the cell is small
                     ha="center",
                     va="center",
                     fontsize=7,

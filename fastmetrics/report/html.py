@@ -17,8 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
+from .. import _numbers
 from .._errors import ParameterError
 from .._progress import Progress
 from .._version import __version__
@@ -247,10 +246,10 @@ def _marks(data):
 
 
 def _with_interval(row) -> str:
-    """``0.6084 [0.584, 0.633]``: the macro mean with its 95 % interval (topics resampled)."""
+    """``0.6084 [0.5840, 0.6330]``: the macro mean with its 95 % interval (topics resampled)."""
     if row.get("macro_low") is None:
-        return _fmt(row["macro"])
-    return f"{_fmt(row['macro'])} <small>[{row['macro_low']:.3f}, {row['macro_high']:.3f}]</small>"
+        return _numbers.cell(row["macro"])
+    return f"{_numbers.cell(row['macro'])} <small>{_numbers.bounds(row['macro_low'], row['macro_high'])}</small>"
 
 
 def _rank_text(row, position: int) -> str:
@@ -258,11 +257,7 @@ def _rank_text(row, position: int) -> str:
     low, high = row.get("rank_low"), row.get("rank_high")
     if low is None or low == high:
         return str(position)
-    return f"{position} <small>({low}–{high})</small>"
-
-
-def _fmt(v) -> str:
-    return "–" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v + 0.0:.4f}"
+    return f"{position} <small>{_numbers.bounds(low, high, _numbers.count)}</small>"
 
 
 def _board_rows(data):
@@ -299,7 +294,7 @@ def render_html(data: ReportData, figures: list[Figure]) -> str:
             f"<tr><td>{_rank_text(value[(s, data.measures[0])], i)}</td><td class='name'>{e(str(s))}</td>{cells}</tr>"
         )
     for b in baselines:
-        cells = "".join(f"<td>{_fmt(value[(b, m)]['macro'])}</td>" for m in data.measures)
+        cells = "".join(f"<td>{_numbers.cell(value[(b, m)]['macro'])}</td>" for m in data.measures)
         body.append(f"<tr class='baseline'><td></td><td class='name'>{e(str(b))} (baseline)</td>{cells}</tr>")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -335,7 +330,7 @@ def _html_best(data: ReportData) -> list[str]:
     e = html.escape
     rows = "".join(
         f"<tr><td class='name'>{e(str(r[data.roles.system]))}</td><td class='name'>{e(r['measure'])}</td>"
-        f"<td>{_fmt(r['threshold'])}</td><td>{_fmt(r['value'])}</td></tr>"
+        f"<td>{_numbers.cell(r['threshold'])}</td><td>{_numbers.cell(r['value'])}</td></tr>"
         for r in data.best.to_pylist()
     )
     return [
@@ -372,9 +367,10 @@ def _html_measures(data: ReportData) -> list[str]:
     for label in data.measures:
         m = registry.parse_spec(label).measure
         direction = "higher is better" if m.higher_is_better else "lower is better"
+        span = _numbers.bounds(*m.range, _numbers.parameter)
         parts.append(
             f"<tr><td class='name'>{e(label)}</td><td class='name'>{e(m.summary)}<br><code>"
-            f"{e(m.formula)}</code></td><td class='name'>[{m.range[0]:g}, {m.range[1]:g}], {direction}</td>"
+            f"{e(m.formula)}</code></td><td class='name'>{span}, {direction}</td>"
             f"<td class='name'>{e(m.reference)}</td></tr>"
         )
     return parts
@@ -396,6 +392,7 @@ def render_markdown(data: ReportData, figures: list[Figure], figure_dir: str) ->
     """
     order, baselines, value = _board_rows(data)
     marks = _marks(data)
+    measures = data.measures
     lines = [
         f"# {escape_md(data.title)}",
         "",
@@ -411,13 +408,13 @@ def render_markdown(data: ReportData, figures: list[Figure], figure_dir: str) ->
     for i, s in enumerate(order, 1):
         lines.append(
             f"| {i} | {escape_md(str(s))} | "
-            + " | ".join(_fmt(value[(s, m)]["macro"]) + escape_md(marks.get((s, m), "")) for m in data.measures)
+            + " | ".join(_numbers.cell(value[(s, m)]["macro"]) + escape_md(marks.get((s, m), "")) for m in measures)
             + " |"
         )
     for b in baselines:
         lines.append(
             f"|  | *{escape_md(str(b))} (baseline)* | "
-            + " | ".join(_fmt(value[(b, m)]["macro"]) for m in data.measures)
+            + " | ".join(_numbers.cell(value[(b, m)]["macro"]) for m in data.measures)
             + " |"
         )
     lines += ["", "## Figures", ""]

@@ -1,4 +1,8 @@
-"""Tables: atomic file output (Parquet, CSV, JSON, Markdown, LaTeX, HTML) and terminal rendering."""
+"""Tables: atomic file output (Parquet, CSV, JSON, Markdown, LaTeX, HTML) and terminal rendering.
+
+Every number a person reads is written by :mod:`fastmetrics._numbers`: 4 decimals, ``NaN`` where
+undefined, a null as an empty cell, intervals as ``value [low, high]``.
+"""
 
 from __future__ import annotations
 
@@ -13,18 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .. import _numbers
 from .._errors import ParameterError
 from .._formats import OUTPUT_SUFFIXES
-
-
-def _cell(value, digits: int = 4) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        return f"{value:.{digits}f}"
-    return str(value)
 
 
 def escape_md(text: str) -> str:
@@ -59,7 +54,7 @@ def to_markdown(table: pa.Table, digits: int = 4) -> str:
         "|" + "|".join("---:" if pa.types.is_floating(table.schema.field(n).type) else "---" for n in names) + "|",
     ]
     for row in rows:
-        lines.append("| " + " | ".join(escape_md(_cell(row[n], digits)) for n in names) + " |")
+        lines.append("| " + " | ".join(escape_md(_numbers.cell(row[n], digits)) for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -83,7 +78,7 @@ def format_table(table: pa.Table, digits: int = 4, max_rows: int | None = None) 
     names = table.column_names
     rows = table.to_pylist()
     shown = rows if max_rows is None or len(rows) <= max_rows else rows[:max_rows]
-    cells = [[_cell(r[n], digits) for n in names] for r in shown]
+    cells = [[_numbers.cell(r[n], digits) for n in names] for r in shown]
     widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
     numeric = [
         pa.types.is_floating(table.schema.field(n).type) or pa.types.is_integer(table.schema.field(n).type)
@@ -194,7 +189,7 @@ def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) 
     names = view.column_names
     rows = view.to_pylist()
     shown = rows if max_rows is None or len(rows) <= max_rows else rows[:max_rows]
-    cells = {n: [_cell(r[n], 4) for r in shown] for n in names}
+    cells = {n: [_numbers.cell(r[n]) for r in shown] for n in names}
     widths = {
         n: max([len(n.rpartition(" ")[2] if i >= 2 else n)] + [len(c) for c in cells[n]]) for i, n in enumerate(names)
     }
@@ -246,14 +241,14 @@ def _board_block(keys, groups, widths, cells, schema) -> str:
 
 def _rank_text(row) -> str:
     low, high = row.get("rank_low"), row.get("rank_high")
-    rank = "" if row["rank"] is None else str(row["rank"])
-    return rank if low is None or low == high else f"{rank} ({low}-{high})"
+    rank = _numbers.cell(row["rank"])
+    return rank if low is None or low == high else f"{rank} {_numbers.bounds(low, high, _numbers.count)}"
 
 
 def _with_bounds(value, low, high) -> str:
-    if value is None or value != value:
-        return "-"
-    return f"{value:.4f}" if low is None else f"{value:.4f} [{low:.3f}, {high:.3f}]"
+    if value is None or low is None or value != value:
+        return _numbers.cell(value)
+    return _numbers.interval(value, low, high)
 
 
 def nan_as_null(table: pa.Table) -> pa.Table:
@@ -334,7 +329,7 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
 
     def write(fh):
         if suffix == ".parquet":
-            import pyarrow.parquet as pq  # ~15 ms of import, paid only by Parquet output
+            import pyarrow.parquet as pq  # a module of its own to import: paid only by Parquet output
 
             pq.write_table(table, fh)
         elif suffix == ".csv":
@@ -532,7 +527,7 @@ def to_latex(table: pa.Table, digits: int = 4, caption: str | None = None) -> st
         r"\midrule",
     ]
     for row in rows:
-        lines.append(" & ".join(escape_latex(_cell(row[n], digits)) for n in names) + r" \\")
+        lines.append(" & ".join(escape_latex(_numbers.cell(row[n], digits)) for n in names) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     if caption is not None:
         lines.append(r"\end{table}")
@@ -546,7 +541,7 @@ def to_html(table: pa.Table, digits: int = 4) -> str:
     names = table.column_names
     head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_cell(r[n], digits))}</td>" for n in names) + "</tr>"
+        "<tr>" + "".join(f"<td>{html.escape(_numbers.cell(r[n], digits))}</td>" for n in names) + "</tr>"
         for r in table.to_pylist()
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"

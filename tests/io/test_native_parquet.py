@@ -7,7 +7,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.io import _parquet, readers
+from fastmetrics.io import readers
+from fastmetrics.io.native import Unsupported
+from fastmetrics.io.native import parquet as _parquet
 
 WRITER_OPTIONS = [
     {},
@@ -96,7 +98,7 @@ def test_what_it_does_not_decode_is_left_to_pyarrow(tmp_path, options, reason):
     dataset = readers._parquet_dataset(path)
     fragment = next(iter(dataset.get_fragments()))
     groups = _parquet.RowGroups(path, fragment.metadata, dataset.schema)
-    with pytest.raises(_parquet.Unsupported):
+    with pytest.raises(Unsupported):
         groups.read(0, ["system", "score"] if reason == "read as" else ["gold"])
 
 
@@ -116,18 +118,6 @@ def test_counts_from_a_file_equal_counts_from_its_table(tmp_path):
         from_file = fm.count(path, thresholds=thresholds)
         from_table = fm.count(table, thresholds=thresholds)
         np.testing.assert_array_equal(from_file.counts, from_table.counts)
-
-
-def test_snappy_copies_that_overlap_their_output():
-    """A run of one byte is a literal and a copy of offset 1 over itself (the snappy format's
-    overlapping copy), as pyarrow's codec writes it."""
-    data = b"ab" * 5000 + bytes(range(256)) * 3 + b"z" * 70000
-    packed = pa.Codec("snappy").compress(data, asbytes=True)
-    out = np.empty(len(data), np.uint8)
-    src = np.frombuffer(packed, np.uint8)
-    assert _parquet.snappy(src, 0, src.size, out) == len(data)
-    assert out.tobytes() == data
-    assert _parquet.snappy(src, 0, src.size - 3, out) == -1  # a truncated block is refused
 
 
 @pytest.mark.parametrize("width", [1, 3, 10, 17])

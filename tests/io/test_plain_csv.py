@@ -15,7 +15,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.io import _csv
+from fastmetrics.io.native import csv as _csv
 from tests.test_string_hash import colliding
 
 

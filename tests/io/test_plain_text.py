@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastmetrics.io import _text, readers
+from fastmetrics.io import readers
+from fastmetrics.io.native import text as _text
 from fastmetrics.io.readers import QRELS, TREC_RUN, TREC_RUN_UNTAGGED
 
 RUN_LAYOUTS = {6: TREC_RUN, 5: TREC_RUN_UNTAGGED}
@@ -209,7 +210,7 @@ def test_no_file_after_a_bad_one_is_read(tmp_path, monkeypatch):
             handle.write("1 Q0 d 1 1.0 t\n")
     read = []
 
-    def read_trec_run(path):
+    def read_trec_run(path, native=True):
         read.append(path)
         if path == paths[0]:
             raise readers.InputError(f"Cannot read TREC run '{path}', line 2")

@@ -16,9 +16,10 @@ from ._data import awkward_values, values_scores
 
 # the kernels each job calls, by the module it reads them from
 KERNELS = {
-    "_strictness_kernels": ("oriented_slices", "gather_outputs", "row_levels", "level_minima", "lowest_ranks"),
+    "_common": ("last_axis_first",),
+    "_strictness_kernels": ("gather_outputs", "row_levels", "level_minima", "lowest_ranks"),
     "_inconsistency_kernels": ("inconsistency_counts",),
-    "robustness": ("_unit_ranks", "_spearman_pairs", "_upper_rows"),
+    "robustness": ("unit_ranks", "spearman_pairs", "upper_rows"),
 }
 
 
@@ -87,3 +88,24 @@ def test_a_few_values_take_numpy_and_many_the_kernels(monkeypatch):
     for job in jobs:
         job(scores)
     assert set(called) == {name for kernels in KERNELS.values() for name in kernels}
+
+
+@pytest.mark.parametrize("outputs, slices", [(1, 1), (63, 3), (64, 2), (65, 5), (300, 7)])
+def test_the_transpose_kernel_equals_numpy(outputs, slices, monkeypatch):
+    """``slices_first`` by numpy and by the one transpose kernel (tiles of 64 outputs over the
+    threads, the signs applied, a slice from any first one), and the NaN it reports per slice."""
+    rng = np.random.default_rng(outputs)
+    rows = rng.normal(size=(3, outputs, 1, slices))
+    rows[rng.random(rows.shape) < 0.02] = np.nan
+    signs = np.array([1.0, -1.0, 1.0])
+    monkeypatch.setattr(_common, "NUMPY_VALUES", 1 << 40)
+    expected = _common.slices_first(rows, signs)
+    monkeypatch.setattr(_common, "NUMPY_VALUES", -1)
+    for threads in (1, 3):
+        monkeypatch.setattr(_threads.numba, "get_num_threads", lambda n=threads: n)
+        np.testing.assert_array_equal(_common.slices_first(rows, signs), expected)
+        flat = rows.reshape(3, outputs, slices)
+        part = np.empty((slices - slices // 2, 3, outputs))
+        whole = _common.transpose_slices(flat, slices // 2, signs, part)
+        np.testing.assert_array_equal(part, expected[slices // 2 :, :, :, 0])
+        np.testing.assert_array_equal(whole, ~np.isnan(part).any(axis=(1, 2)))

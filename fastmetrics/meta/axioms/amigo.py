@@ -17,10 +17,11 @@ from itertools import pairwise
 
 import numpy as np
 
+from ..._numbers import count, short
 from ...measures import registry
 from . import engines
 from .engines import Outcome
-from .spaces import BinarySpace, first, num, val
+from .spaces import BinarySpace, first
 
 
 def amigo_strict_mon(space: BinarySpace) -> Outcome:
@@ -64,7 +65,7 @@ def amigo_nonin_fixed(space: BinarySpace) -> Outcome:
     """
     values = []
     for ap, an, q, v in _noninformative(space):
-        values += [(f"AP={ap}, AN={an}, P(S)={num(qq)}", space.sign * vv) for qq, vv in zip(q, v)]
+        values += [(f"AP={ap}, AN={an}, P(S)={count(qq)}", space.sign * vv) for qq, vv in zip(q, v)]
     ok, cex = engines.constant(values, "non-informative output scores")
     return ok, cex, "test sets with both classes; undefined outputs skipped"
 
@@ -89,8 +90,8 @@ def amigo_nonin_growing(space: BinarySpace) -> Outcome:
             return (
                 False,
                 (
-                    f"AP={ap}, AN={an}: P(S)={num(qq[i])} scores {val(space.sign * vv[i])}, "
-                    f"P(S)={num(qq[i + 1])} scores {val(space.sign * vv[i + 1])}"
+                    f"AP={ap}, AN={an}: P(S)={count(qq[i])} scores {short(space.sign * vv[i])}, "
+                    f"P(S)={count(qq[i + 1])} scores {short(space.sign * vv[i + 1])}"
                 ),
                 "",
             )
@@ -163,7 +164,7 @@ def amigo_abs_weighting(space: BinarySpace) -> Outcome:
                 None,
                 (
                     f"parameter {p.name}: adding a relevant and an irrelevant item flips at "
-                    f"{p.name} ~ {num(grid[cut - 1])}..{num(grid[cut])}"
+                    f"{p.name} ~ {count(grid[cut - 1])}..{count(grid[cut])}"
                 ),
             )
     return False, f"no parameter ({', '.join(p.name for p in params)}) has one threshold valid for every output", ""

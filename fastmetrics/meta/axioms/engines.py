@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .spaces import EQ, Space, first, val
+from ..._numbers import short
+from .spaces import EQ, Space, first
 
 Outcome = tuple[bool | None, str | None, str]
 """A decision: ``(holds, counterexample, note)``; holds is None where it cannot be decided."""
@@ -105,7 +106,7 @@ def extreme(space: Space, where, kind: str) -> Outcome:
     ref = v[j]
     i = first(special & (np.abs(v - ref) > EQ))
     if i is not None:
-        text = f"{space.fmt(C[j])} -> {val(space.sign * ref)} but {space.fmt(C[i])} -> {val(space.sign * v[i])}"
+        text = f"{space.fmt(C[j])} -> {short(space.sign * ref)} but {space.fmt(C[i])} -> {short(space.sign * v[i])}"
         return False, text, ""
     i = first(~where & ok & ((v >= ref - EQ) if kind == "max" else (v <= ref + EQ)))
     if i is not None:
@@ -308,7 +309,7 @@ def moves(
         if i is not None and (best is None or source[i].sum() < best[0]):
             text = (
                 f"{space.fmt(source[i])} -> {space.fmt(target[i])} ({what}): "
-                f"{val(space.sign * a[i])} -> {val(space.sign * b[i])}"
+                f"{short(space.sign * a[i])} -> {short(space.sign * b[i])}"
             )
             best = (source[i].sum(), text)
     return best
@@ -354,5 +355,5 @@ def constant(values, what: str) -> tuple[bool, str | None]:
         if ref is None:
             ref = (key, e)
         elif abs(e - ref[1]) > 1e-9 * max(1.0, abs(ref[1])):
-            return False, f"{what} {val(e)} on {key} but {val(ref[1])} on {ref[0]}"
+            return False, f"{what} {short(e)} on {key} but {short(ref[1])} on {ref[0]}"
     return True, None

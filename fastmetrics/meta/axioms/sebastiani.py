@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._numbers import count, short
 from . import engines, random_classifier
 from .engines import Outcome
-from .spaces import EQ, BinarySpace, first, fmt_counts, num, val
+from .spaces import EQ, BinarySpace, first, fmt_counts
 
 N_CON = 6
 
@@ -76,7 +77,7 @@ def _derivative_trouble(f, tp, tn, ap, an, axis):
     for mask, what in ((blow, "diverges"), (kink, "jumps")):
         i = first(mask & ~np.isnan(fwd1))
         if i is not None:
-            return f"{name} {what} at TP = {num(pts[0][i])}, TN = {num(pts[1][i])}"
+            return f"{name} {what} at TP = {count(pts[0][i])}, TN = {count(pts[1][i])}"
     return None
 
 
@@ -89,7 +90,7 @@ def _con_on(f, ap: int, an: int) -> str | None:
     if np.isnan(v).any():
         i = np.unravel_index(np.argmax(np.isnan(v)), v.shape)
         point = fmt_counts(tp[i], an - tn[i], ap - tp[i], tn[i])
-        return f"undefined at {point} (TP = {num(tp[i])}, TN = {num(tn[i])} on AP={ap}, AN={an})"
+        return f"undefined at {point} (TP = {count(tp[i])}, TN = {count(tn[i])} on AP={ap}, AN={an})"
     for axis, size in ((0, ap), (1, an)):
         if size == 0:
             continue
@@ -195,9 +196,9 @@ def sebastiani_fix(space: BinarySpace) -> Outcome:
                 return (
                     False,
                     (
-                        f"range [{val(lo)}, {val(hi)}] on the test set AP={num(where[0])}, AN={num(where[1])} "
-                        f"but [{val(rlo)}, {val(rhi)}] on AP={num(reference[1][0])}, "
-                        f"AN={num(reference[1][1])}"
+                        f"range [{short(lo)}, {short(hi)}] on the test set AP={count(where[0])}, AN={count(where[1])} "
+                        f"but [{short(rlo)}, {short(rhi)}] on AP={count(reference[1][0])}, "
+                        f"AN={count(reference[1][1])}"
                     ),
                     "",
                 )

@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..._numbers import count, short
 from . import random_classifier
 from .evaluators import BinaryMeasure, MatrixMeasure
 from .matrices import BINARY_NAMES, all_class_matrices, binary_matrices, labelings
@@ -25,35 +26,6 @@ TOL = 1e-9
 EQ = 1e-7
 N_DIST = 6  # binary dist: all labelings of n <= min(n_max, N_DIST)
 N_DIST_MULTICLASS = 4  # multiclass dist: all labelings of n <= 4
-
-
-def num(x) -> str:
-    """A count as text: an integer without decimals, otherwise 4 significant digits.
-
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    str
-    """
-    x = float(x)
-    return str(int(x)) if x == int(x) else f"{x:.4g}"
-
-
-def val(v) -> str:
-    """A measure value as text (6 significant digits, ``undefined`` for NaN, never ``-0``).
-
-    Parameters
-    ----------
-    v : float
-
-    Returns
-    -------
-    str
-    """
-    return "undefined" if np.isnan(v) else f"{v + 0.0:.6g}"
 
 
 def fmt_counts(tp, fp, fn, tn) -> str:
@@ -67,7 +39,7 @@ def fmt_counts(tp, fp, fn, tn) -> str:
     -------
     str
     """
-    return "(" + ", ".join(num(x) for x in (tp, fp, fn, tn)) + ")"
+    return "(" + ", ".join(count(x) for x in (tp, fp, fn, tn)) + ")"
 
 
 def first(mask) -> int | None:
@@ -337,15 +309,17 @@ class BinarySpace(Space):
 
     def swap_text(self, c, image, a, b, what: str) -> str:
         """Both matrices and both values."""
-        return f"{self.fmt(c)} -> {val(self.sign * a)}, {what} {self.fmt(image)} -> {val(self.sign * b)}"
+        return f"{self.fmt(c)} -> {short(self.sign * a)}, {what} {self.fmt(image)} -> {short(self.sign * b)}"
 
     def reach_text(self, c, v, ref, c_ref) -> str:
         """Both matrices and both values."""
-        return f"{self.fmt(c)} -> {val(self.sign * v)} reaches the value {val(self.sign * ref)} of {self.fmt(c_ref)}"
+        return (
+            f"{self.fmt(c)} -> {short(self.sign * v)} reaches the value {short(self.sign * ref)} of {self.fmt(c_ref)}"
+        )
 
     def triangle_text(self, labels: str, d_ac: float, d_abc: float) -> str:
         """The labelings and both sides of the inequality."""
-        return f"{labels}: d(A,C) = {val(d_ac)} > d(A,B) + d(B,C) = {val(d_abc)}"
+        return f"{labels}: d(A,C) = {short(d_ac)} > d(A,B) + d(B,C) = {short(d_abc)}"
 
     def dist_sizes(self) -> range:
         """2 .. min(n_max, N_DIST)."""
@@ -402,7 +376,7 @@ class MatrixSpace(Space):
 
     def fmt(self, c) -> str:
         """``[c00 c01; c10 c11]``."""
-        return "[" + "; ".join(" ".join(num(x) for x in row) for row in c) + "]"
+        return "[" + "; ".join(" ".join(count(x) for x in row) for row in c) + "]"
 
     def cell(self, a: int, b: int) -> str:
         """``c<a><b>``."""
@@ -414,11 +388,11 @@ class MatrixSpace(Space):
 
     def swap_text(self, c, image, a, b, what: str) -> str:
         """The matrix and both values."""
-        return f"{self.fmt(c)} -> {val(self.sign * a)}, {what} -> {val(self.sign * b)}"
+        return f"{self.fmt(c)} -> {short(self.sign * a)}, {what} -> {short(self.sign * b)}"
 
     def reach_text(self, c, v, ref, c_ref) -> str:
         """The matrix, its value and the extreme value."""
-        return f"{self.fmt(c)} -> {val(self.sign * v)} reaches the value {val(self.sign * ref)}"
+        return f"{self.fmt(c)} -> {short(self.sign * v)} reaches the value {short(self.sign * ref)}"
 
     def triangle_text(self, labels: str, d_ac: float, d_abc: float) -> str:
         """The labelings."""

@@ -21,10 +21,10 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from .. import _memory
-from .._strings import _move
-from .._threads import in_pool, on_threads
-from ._csv import EXACT, _decimal
+from ... import _memory
+from ..._strings import _move
+from ..._threads import in_pool, on_threads
+from .csv import EXACT, _decimal
 
 STRING, NUMBER, IGNORED = 0, 1, 2
 _MIN_CHUNK = 1 << 18  # bytes a thread takes at least

@@ -4,7 +4,8 @@ The fast path for the CSV files a count reads: text fields become dictionary cod
 parsed (compared with the row one period back before any hash, as
 :mod:`fastmetrics._strings` codes Arrow strings), numbers and booleans become arrays, and no
 string column is ever built. It takes the plain dialect only -- comma-separated, a header line,
-fields quoted or not but with no quote or line end inside, every field present -- with the
+fields quoted or not but with no quote or line end inside, every field present, lines ended as
+pyarrow ends them (CR LF, LF or a lone CR; a run of them is empty lines, skipped) -- with the
 column types pyarrow infers from the first block, and it is strict: any field that pyarrow
 might read otherwise (a quote inside a field, an empty field, a number beyond the
 exactly-rounded fast path, a value not of the column's type, a ragged line, bytes that are not
@@ -32,8 +33,8 @@ import pyarrow.csv as pacsv
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .. import _memory, _strings, _threads
-from .._strings import _EMPTY, _hash, _last_word, _load, _move, _same
+from ... import _memory, _strings, _threads
+from ..._strings import _EMPTY, _hash, _last_word, _load, _move, _same
 
 TEXT, BOOL, INT, FLOAT, SKIP = 0, 1, 2, 3, 4  # SKIP: a column the caller does not read, only delimited
 PLAIN, OTHER, FULL = 0, 1, 2
@@ -55,13 +56,16 @@ SAMPLE_BYTES = 16 << 20
 # How every CSV is converted: an empty field is missing, in text columns too (as DuckDB and
 # polars read it), and only an empty field ("NA", "null" or "NaN" are values: an item "NA" is
 # an id, a score "NaN" is refused as not finite).
-CONVERT = pacsv.ConvertOptions(strings_can_be_null=True, null_values=[""])
+# Text that is not UTF-8 is read as text (not inferred as binary), for the reader to refuse it
+# naming its column and row.
+CONVERT = pacsv.ConvertOptions(strings_can_be_null=True, null_values=[""], check_utf8=False)
 
 
 _ONES = np.uint64(0x0101010101010101)
 _HIGHS = np.uint64(0x8080808080808080)
 _COMMAS = np.uint64(0x2C2C2C2C2C2C2C2C)
 _NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
+_RETURNS = np.uint64(0x0D0D0D0D0D0D0D0D)
 _QUOTES = np.uint64(0x2222222222222222)
 
 
@@ -74,11 +78,12 @@ def _zero_bytes(x):
 
 @njit(cache=True, nogil=True, inline="always")
 def _next_special(buf, at, stop, quote_only):
-    """The first position from ``at`` of a quote (``quote_only``), or of a comma, a line end or
-    a quote; ``stop`` when there is none. Eight bytes at a time."""
+    """The first position from ``at`` of a quote or a line end (``quote_only``), or of a comma, a
+    line end or a quote; ``stop`` when there is none. Eight bytes at a time. A line end is a LF or
+    a CR, as pyarrow's parser reads them: CR LF, a lone LF and a lone CR each end a line."""
     while at + 8 <= stop:
         word = _load(buf, at)
-        found = _zero_bytes(word ^ _QUOTES) | _zero_bytes(word ^ _NEWLINES)
+        found = _zero_bytes(word ^ _QUOTES) | _zero_bytes(word ^ _NEWLINES) | _zero_bytes(word ^ _RETURNS)
         if not quote_only:
             found |= _zero_bytes(word ^ _COMMAS)
         if found:
@@ -86,7 +91,7 @@ def _next_special(buf, at, stop, quote_only):
         at += 8
     while at < stop:
         byte = buf[at]
-        if byte == _QUOTE or byte == _NEWLINE or (not quote_only and byte == _COMMA):
+        if byte == _QUOTE or byte == _NEWLINE or byte == _RETURN or (not quote_only and byte == _COMMA):
             return at
         at += 1
     return stop
@@ -94,10 +99,11 @@ def _next_special(buf, at, stop, quote_only):
 
 @njit(cache=True, nogil=True)
 def count_lines(buf, start, stop, out, k):
-    """``out[k]`` = the number of line ends in ``buf[start:stop]``."""
+    """``out[k]`` = the number of line ends in ``buf[start:stop]``: LFs, and CRs not before a LF."""
     n = 0
     for i in range(start, stop):
         n += buf[i] == _NEWLINE
+        n += buf[i] == _RETURN and (i + 1 >= buf.size or buf[i + 1] != _NEWLINE)
     out[k] = n
 
 
@@ -212,16 +218,14 @@ def _field(buf, field, stop):
         b = after = _next_special(buf, a, stop, False)
         if b < stop and buf[b] == _QUOTE:
             return a, a - 1, stop, True
-    # what ends the field: a comma, or the line's end (a CR LF, a LF, or the data's end)
+    # what ends the field: a comma, or the line's end (a CR LF, a LF, a lone CR, or the data's end)
     if after < stop and buf[after] == _COMMA:
         return a, b, after + 1, False
     if after < stop and buf[after] == _RETURN and after + 1 < stop and buf[after + 1] == _NEWLINE:
         return a, b, after + 2, True
-    if after >= stop or buf[after] == _NEWLINE:
-        if b == after and b > a and buf[b - 1] == _RETURN:
-            b -= 1  # an unquoted last field before CR LF: the CR is no part of it
+    if after >= stop or buf[after] == _NEWLINE or buf[after] == _RETURN:
         return a, b, after + 1, True
-    return a, a - 1, stop, True  # e.g. "x"y, or a lone CR
+    return a, a - 1, stop, True  # e.g. "x"y
 
 
 @njit(cache=True, nogil=True)
@@ -256,9 +260,10 @@ def _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values
 
 @njit(cache=True, nogil=True, inline="always")
 def _past_empty_lines(buf, at, stop):
-    """The first position from ``at`` that does not start an empty line (pyarrow skips them)."""
-    while at < stop and (buf[at] == _NEWLINE or (buf[at] == _RETURN and at + 1 < stop and buf[at + 1] == _NEWLINE)):
-        at += 1 if buf[at] == _NEWLINE else 2
+    """The first position from ``at`` that does not start an empty line (pyarrow skips them): any
+    run of CRs and LFs is line ends."""
+    while at < stop and (buf[at] == _NEWLINE or buf[at] == _RETURN):
+        at += 1
     return at
 
 
@@ -369,7 +374,9 @@ def _mapped(path: str) -> np.ndarray | None:
 
 
 def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
-    """The first ``block_size`` bytes (whole lines) of a file the plain parser can read, as
+    """The first block of a file the plain parser can read, as pyarrow reads it.
+
+    The first ``block_size`` bytes (whole lines) of a file the plain parser can read, as
     pyarrow reads them (their column types are the file's), or None for a file to read with
     pyarrow: outside the plain dialect at once, small, or with a column type the parser does
     not make."""
@@ -378,8 +385,7 @@ def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
         return None
     if buf.size < MIN_BYTES or buf[:3].tobytes() == b"\xef\xbb\xbf":
         return None
-    header_end = int(np.argmax(buf[: 1 << 20] == _NEWLINE))
-    if buf[header_end] != _NEWLINE:
+    if _body_start(buf) < 0:
         return None
     head = buf[: min(buf.size, block_size)]
     cut = head.size if head.size == buf.size else int(np.flatnonzero(head == _NEWLINE)[-1]) + 1
@@ -393,7 +399,9 @@ def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
 
 
 def read_plain_csv(path: str, sample: pa.Table, columns) -> pa.Table | None:
-    """The ``columns`` of the file as a table with dictionary-coded text columns, or None to read
+    """Parse the ``columns`` of a plain CSV file, or give it up to pyarrow.
+
+    The ``columns`` of the file as a table with dictionary-coded text columns, or None to read
     it with pyarrow.
 
     Parameters
@@ -415,10 +423,23 @@ def read_plain_csv(path: str, sample: pa.Table, columns) -> pa.Table | None:
     buf = _mapped(path)
     if buf is None:
         return None
-    header_end = int(np.argmax(buf[: 1 << 20] == _NEWLINE))
+    body = _body_start(buf)
+    if body < 0:
+        return None
     wanted = set(columns)
     kinds = [_KINDS[str(f.type)] if f.name in wanted else SKIP for f in sample.schema]
-    return _parse(buf, header_end + 1, sample, np.asarray(kinds, np.int64))
+    return _parse(buf, body, sample, np.asarray(kinds, np.int64))
+
+
+def _body_start(buf) -> int:
+    """Where the line after the header starts (its line end a CR LF, a LF or a lone CR), or -1
+    when the header has no line end within its first MiB."""
+    head = buf[: 1 << 20]
+    ends = np.flatnonzero((head == _NEWLINE) | (head == _RETURN))
+    if ends.size == 0:
+        return -1
+    end = int(ends[0])
+    return end + 2 if buf[end] == _RETURN and end + 1 < buf.size and buf[end + 1] == _NEWLINE else end + 1
 
 
 def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> pa.Table | None:

@@ -1,0 +1,394 @@
+"""Damaged and unusual files, one of each shape a mutation campaign found crashing, hanging,
+tracebacking or miscounting (issue 42): each is a pyarrow-written file with the damaged bytes
+crafted in, and each must end in pyarrow's counts of the same bytes or one clear InputError
+naming the file. Files that once killed the process are read in a subprocess."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.io import readers
+from fastmetrics.io.native import csv as native_csv
+from fastmetrics.io.native import parquet as native_parquet
+from fastmetrics.io.native import thrift
+
+from . import fuzzing
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _uleb(value: int) -> bytes:
+    return fuzzing._uleb(value)
+
+
+def _pages(data: bytes) -> list:
+    """``(column, header start, body start, body end, header events)`` of every page."""
+    return [page[:5] for page in fuzzing.pages(data)]
+
+
+def _page_type(data: bytes, events) -> int:
+    return next(fuzzing._varint(data, s)[0] for p, k, s, e in events if p == (1,)) // 2
+
+
+def _write(path, table, **options) -> bytes:
+    pq.write_table(table, path, **options)
+    return Path(path).read_bytes()
+
+
+def _expect_pyarrows_reading(path, **options):
+    """fm.count of the file equals fm.count of pyarrow's reading of it, or both refuse."""
+    try:
+        expected = fm.count(pq.read_table(path), **options).counts
+    except (OSError, pa.ArrowException, fm.InputError):
+        with pytest.raises(fm.InputError, match=os.path.basename(path)):
+            fm.count(path, **options)
+        return None
+    got = fm.count(path, **options).counts
+    np.testing.assert_array_equal(got, expected)
+    return got
+
+
+def _python(*args: str) -> subprocess.CompletedProcess:
+    """``python -c CODE`` or ``python -m ...`` in a process of its own (a crash or a hang must
+    not take pytest down)."""
+    command = [sys.executable, "-c", *args] if len(args) == 1 else [sys.executable, *args]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
+
+
+def _count_in_subprocess(path: str, *args: str) -> subprocess.CompletedProcess:
+    """``fastmetrics evaluate path`` in a process of its own."""
+    return _python("-m", "fastmetrics", "evaluate", path, "--measures", "f1", *args)
+
+
+def _one_clear_error(done: subprocess.CompletedProcess, name: str):
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fastmetrics: error:") and name in lines[0], done.stderr
+
+
+# -- 1, 2: run headers ---------------------------------------------------------------------------
+
+
+NEGATIVE = _uleb((1 << 63) | (2 << 40))  # bit 63 set: negative as an int64
+WRAPPING = _uleb((1 << 62) + 1)  # bit-packed, bit 63 clear: (header >> 1) * bit_width wraps
+
+
+def test_hybrid_kernels_refuse_run_headers_that_wrap():
+    for header in (NEGATIVE, WRAPPING):
+        buf = np.frombuffer(header + bytes(range(40)), np.uint8)
+        out = np.zeros(64, np.uint32)
+        assert native_parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 64, 256) < 64
+        assert not native_parquet._all_equal(buf, 0, buf.size, 1, 64, 1)
+        assert native_parquet._hybrid_bits(buf, 0, buf.size, 64, np.zeros(8, np.uint8), 0) < 64
+    for width in (0, 1, 8, 32):  # a run of more groups than the bytes hold is refused before any product
+        buf = np.frombuffer(_uleb(((1 << 61) << 1) | 1) + bytes(16), np.uint8)
+        assert native_parquet.unpack_hybrid(buf, 0, buf.size, width, np.zeros(16, np.uint32), 0, 16, 1 << 20) < 16 or (
+            width == 0
+        )
+
+
+def _levels_file(tmp_path) -> tuple[str, bytes]:
+    """An uncompressed v1 file whose nullable 'pred' column has nulls: its definition levels are
+    bit-packed runs long enough to hold a crafted header."""
+    n = 400
+    table = pa.table(
+        {
+            "item": pa.array(np.arange(n, dtype=np.int32)),
+            "gold": pa.array(np.arange(n) % 2 == 0),
+            "pred": pa.array([None if i % 3 == 0 else i % 5 == 0 for i in range(n)]),
+        }
+    )
+    path = str(tmp_path / "levels.parquet")
+    return path, _write(path, table, compression="none", data_page_version="1.0")
+
+
+@pytest.mark.parametrize("header", [NEGATIVE, WRAPPING], ids=["bit63", "2^62+1"])
+def test_a_definition_level_run_header_that_wraps(tmp_path, header):
+    """Finding 1 (a segfault in _all_equal) and 2 (unpack_hybrid): the levels' first run header
+    replaced, in place, by one of bit 63 or of 2^62 + 1."""
+    path, data = _levels_file(tmp_path)
+    column, _, body, end, _ = next(p for p in _pages(data) if p[0] == "pred")
+    length = int.from_bytes(data[body : body + 4], "little")
+    assert length >= len(header) + 1
+    patched = data[: body + 4] + header + data[body + 4 + len(header) :]
+    Path(path).write_bytes(patched)
+    done = _count_in_subprocess(path, "--by", "")
+    _one_clear_error(done, "levels.parquet")
+
+
+def test_a_dictionary_index_run_header_that_wraps(tmp_path):
+    """Finding 2: a run header of 2^62 + 1 (bit 63 clear) in the dictionary indices."""
+    n = 1024
+    table = pa.table(
+        {
+            "item": (np.arange(n) % 256 * 1000 + 7).astype(np.int32),
+            "gold": np.arange(n) % 2 == 0,
+            "pred": np.arange(n) % 3 == 0,
+        }
+    )
+    path = str(tmp_path / "indices.parquet")
+    data = _write(path, table, compression="none", use_dictionary=["item"], data_page_version="1.0")
+    at = data.find(bytes([8, 0x7F]) + bytes(range(8)))  # bit width 8, the first bit-packed run
+    assert at > 0
+    Path(path).write_bytes(data[: at + 1] + WRAPPING + data[at + 1 + len(WRAPPING) :])
+    done = _count_in_subprocess(path, "--by", "")
+    assert done.returncode in (0, 2) and "Traceback" not in done.stderr, done.stderr[-2000:]
+    if done.returncode == 2:
+        _one_clear_error(done, "indices.parquet")
+
+
+# -- 3: a codec out of range ---------------------------------------------------------------------
+
+
+def test_a_codec_out_of_range_is_one_clear_error(tmp_path):
+    """Finding 3: pyarrow's ColumnChunkMetaData.compression aborted the process on this footer;
+    the codec is read from the footer's Thrift instead, and pyarrow's refusal is the error."""
+    path = str(tmp_path / "codec.parquet")
+    data = _write(path, fuzzing.base_table(200, 3, string_ids=False))
+    lo, hi = fuzzing._footer_span(data)
+    events = []
+    fuzzing.walk(data, lo, events)
+    codecs = [(s, e) for p, k, s, e in events if k == "int" and len(p) == 6 and p[4] == 3 and p[5] == 4]
+    assert codecs
+    for s, e in codecs:
+        data = data[:s] + _uleb(fuzzing._zigzag(60)) + data[e:]  # codec 60: one byte, as SNAPPY's
+    Path(path).write_bytes(data)
+    _one_clear_error(_count_in_subprocess(path), "codec.parquet")
+    done = _python(f"import fastmetrics as fm; fm.count({path!r})")
+    assert done.returncode == 1 and "InputError" in done.stderr and "codec.parquet" in done.stderr
+
+
+# -- 4: a list of booleans of a huge size --------------------------------------------------------
+
+
+def test_skip_is_bounded_by_the_bytes():
+    """Finding 4: a list header claiming 2^62 booleans ends the walk at once."""
+    buf = np.frombuffer(bytes([0xF1]) + _uleb(1 << 62) + bytes(32), np.uint8)
+    assert thrift.skip(buf, 0, buf.size, thrift.LIST) == -1
+    for kind, head in ((thrift.BINARY, b""), (thrift.MAP, b""), (thrift.SET, bytes([0xF5]))):
+        buf = np.frombuffer(head + _uleb(1 << 62) + bytes(8), np.uint8)
+        assert thrift.skip(buf, 0, buf.size, kind) == -1
+    buf = np.frombuffer(bytes([0x80]) + bytes(8), np.uint8)  # 8 elements of no type
+    assert thrift.skip(buf, 0, buf.size, thrift.LIST) == -1
+
+
+def test_a_page_header_with_a_huge_list_of_booleans(tmp_path):
+    path = str(tmp_path / "list.parquet")
+    data = _write(path, fuzzing.base_table(300, 0), compression="none")
+    column, start, body, end, events = next(p for p in _pages(data) if _page_type(data, p[4]) == 0)
+    # a field 15 of type list<bool> of 2^62 elements, before the page header's end
+    field = bytes([0x09]) + _uleb(fuzzing._zigzag(15)) + bytes([0xF1]) + _uleb(1 << 62)
+    Path(path).write_bytes(fuzzing.splice(data, body - 1, 0, field))
+    done = _python(f"import fastmetrics as fm\ntry:\n fm.count({path!r})\nexcept fm.InputError: pass")
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+# -- 5: a dictionary page of 2^40 values ----------------------------------------------------------
+
+
+def test_a_dictionary_page_claiming_more_values_than_its_bytes(tmp_path):
+    """Finding 5: the count is checked against the page's bytes before anything is allocated."""
+    with pytest.raises(native_parquet.Unsupported):
+        native_parquet._dictionary(np.zeros(64, np.uint8), 1 << 40, 2, 0)
+    with pytest.raises(native_parquet.Unsupported):
+        native_parquet._dictionary(np.zeros(64, np.uint8), 1 << 40, 1, 8)
+    path = str(tmp_path / "dictionary.parquet")
+    data = _write(path, fuzzing.base_table(300, 0), compression="none")
+    column, start, body, end, events = next(p for p in _pages(data) if _page_type(data, p[4]) == 2)
+    s, e = next((s, e) for p, k, s, e in events if p == (7, 1))  # DictionaryPageHeader.num_values
+    for value in (1 << 40, (1 << 31) - 1, 1 << 20):
+        Path(path).write_bytes(fuzzing.splice(data, s, e - s, _uleb(fuzzing._zigzag(value))))
+        _expect_pyarrows_reading(path)
+
+
+# -- 6: ids that are not UTF-8 --------------------------------------------------------------------
+
+
+def _not_utf8_table() -> pa.Table:
+    system = pa.Array.from_buffers(
+        pa.string(), 4, [None, pa.py_buffer(np.array([0, 1, 3, 4, 5], np.int32)), pa.py_buffer(b"a\xff\xfebc")]
+    )
+    return pa.table({"system": system, "item": ["x", "x", "y", "y"], "gold": [1, 0, 1, 1], "pred": [1, 1, 0, 1]})
+
+
+@pytest.mark.parametrize("form", ["arrow", "pandas", "parquet", "parquet-pyarrow", "csv", "csv-native"])
+def test_an_id_that_is_not_utf8_is_refused_naming_column_and_row(tmp_path, monkeypatch, form):
+    """Finding 6: a UnicodeDecodeError (exit 1) from every input; now one InputError naming the
+    column and the row."""
+    table = _not_utf8_table()
+    source = table
+    if form == "pandas":
+        source = pd.DataFrame({c: pd.arrays.ArrowExtensionArray(table.column(c)) for c in table.column_names})
+    elif form.startswith("parquet"):
+        source = str(tmp_path / "ids.parquet")
+        pq.write_table(table, source)
+    elif form.startswith("csv"):
+        source = str(tmp_path / "ids.csv")
+        Path(source).write_bytes(b"system,item,gold,pred\na,x,1,1\n\xff\xfe,x,0,1\nb,y,1,0\nc,y,1,1\n")
+        monkeypatch.setattr(native_csv, "MIN_BYTES", 0 if form == "csv-native" else native_csv.MIN_BYTES)
+    with pytest.raises(fm.InputError, match=r"Column 'system'.* not UTF-8 text at row 1: b'\\xff\\xfe'"):
+        fm.count(source, native=form != "parquet-pyarrow")
+    if not isinstance(source, str):
+        with pytest.raises(fm.InputError, match="not UTF-8"):
+            fm.count(table.select(["item", "gold", "pred"]), gold=_gold_not_utf8(), by=())
+
+
+def _gold_not_utf8() -> pa.Table:
+    item = pa.Array.from_buffers(
+        pa.string(), 2, [None, pa.py_buffer(np.array([0, 1, 3], np.int32)), pa.py_buffer(b"x\xffy")]
+    )
+    return pa.table({"item": item, "gold": [True, False]})
+
+
+# -- 7: a damaged embedded Arrow schema ---------------------------------------------------------
+
+
+def test_a_damaged_embedded_arrow_schema_is_one_clear_error(tmp_path):
+    """Finding 7: an ArrowNotImplementedError (exit 1) from a damaged ARROW:schema; pyarrow's
+    failures are caught by one rule, whatever their class."""
+    path = str(tmp_path / "schema.parquet")
+    table = fuzzing.base_table(50, 0)
+    data = _write(path, table)
+    schema = base64.b64decode(pq.ParquetFile(path).metadata.metadata[b"ARROW:schema"])
+    damaged = None
+    for at in range(len(schema)):  # the first byte whose change makes pyarrow's reading not implemented
+        for value in range(64):
+            candidate = schema[:at] + bytes([value]) + schema[at + 1 :]
+            try:
+                pa.ipc.read_schema(pa.py_buffer(candidate))
+            except pa.ArrowNotImplementedError:
+                damaged = candidate
+                break
+            except (pa.ArrowException, OSError):
+                continue
+        if damaged is not None:
+            break
+    assert damaged is not None
+    stored = base64.b64encode(schema)
+    assert data.count(stored) == 1
+    Path(path).write_bytes(data.replace(stored, base64.b64encode(damaged)))  # the same length
+    with pytest.raises(pa.ArrowNotImplementedError):
+        pq.read_table(path)
+    with pytest.raises(fm.InputError, match="schema.parquet"):
+        fm.count(path)
+    _one_clear_error(_count_in_subprocess(path), "schema.parquet")
+
+
+# -- 8, 10: statistics that lie -------------------------------------------------------------------
+
+
+def _statistics_spans(data: bytes, column: int, group: int = 0) -> dict:
+    """{Statistics field id: (start, stop)} of the min/max values of a column chunk's footer."""
+    lo, _ = fuzzing._footer_span(data)
+    events = []
+    fuzzing.walk(data, lo, events)
+    return {p[-1]: (s, e) for p, k, s, e in events if k == "bytes" and p[:6] == (4, group, 1, column, 3, 12)}
+
+
+@pytest.mark.parametrize("edit", ["wider", "narrower", "past the data"])
+def test_lying_score_statistics_give_the_counts_of_the_data(tmp_path, edit):
+    """Finding 8: the threshold grid came from the footer's min/max; now the data is checked
+    against them and the count planned again from the data when they lie."""
+    path = str(tmp_path / "stats.parquet")
+    table = fuzzing.base_table(400, 0).select(["system", "topic", "item", "gold", "score"])
+    data = _write(path, table, row_group_size=200)
+    spans = _statistics_spans(data, 4)
+    s, e = spans[5]  # max_value
+    maximum = np.frombuffer(data[s:e], np.float64)[0]
+    value = {"wider": maximum * 3, "narrower": maximum / 2, "past the data": -5.0}[edit]
+    field = 6 if edit == "past the data" else 5  # a min above every score, or another max
+    s, e = spans[field]
+    Path(path).write_bytes(data[:s] + np.float64(value if field == 5 else 5.0).tobytes() + data[e:])
+    src = readers.open_source(path)
+    assert src.statistics(["score"]) != {}  # the lie is taken as a hint
+    got = _expect_pyarrows_reading(path, thresholds=7)
+    assert got is not None
+    np.testing.assert_array_equal(got, fm.count(path, thresholds=7, native=False).counts)
+
+
+def test_an_integer_id_outside_the_stated_range_is_counted(tmp_path):
+    """Finding 10: an id outside the footer's range was refused as unknown to a gold not given."""
+    path = str(tmp_path / "ints.parquet")
+    table = fuzzing.base_table(400, 1, string_ids=False)
+    data = _write(path, table, row_group_size=200)
+    s, e = _statistics_spans(data, 0, group=1)[5]  # the system's max in row group 1: 3, stated 2
+    Path(path).write_bytes(data[:s] + np.int32(2).tobytes() + data[e:])
+    assert readers.open_source(path).statistics(["system"]) == {"system": (0, 2)}
+    got = _expect_pyarrows_reading(path)
+    assert got is not None and got.shape[0] == 4
+
+
+def test_statistics_are_not_used_by_the_pyarrow_reading(tmp_path):
+    path = str(tmp_path / "plain.parquet")
+    pq.write_table(fuzzing.base_table(100, 0), path)
+    assert readers.open_source(path).statistics(["score"])
+    assert readers.open_source(path, native=False).statistics(["score"]) == {}
+
+
+# -- 9: lone CRs in CSV --------------------------------------------------------------------------
+
+
+def _csv_lines(n: int) -> list:
+    return [b"system,item,gold,pred"] + [b"sys%d,i%d,%d,%d" % (i % 5, i, i % 2, (i // 2) % 2) for i in range(n)]
+
+
+CR_CASES = {
+    "a lone CR starting a line": lambda r: b"\n".join(r[:500]) + b"\n\r" + b"\n".join(r[500:]) + b"\n",
+    "lone CRs ending every line": lambda r: b"\r".join(r) + b"\r",
+    "CR LF, then lone CRs, then LF": lambda r: (
+        b"\r\n".join(r[:300]) + b"\r\n" + b"\r".join(r[300:700]) + b"\r" + b"\n".join(r[700:])
+    ),
+    "a lone CR inside an id": lambda r: b"\n".join(r[:1500]) + b"\nsy\rs1,x,1,1\n" + b"\n".join(r[1500:]) + b"\n",
+    "a header ended by a lone CR": lambda r: b"\r".join(r[:2]) + b"\n" + b"\n".join(r[2:]) + b"\n",
+    "runs of empty lines": lambda r: b"\n\r\n\r\r".join(r) + b"\r\n",
+}
+
+
+@pytest.mark.parametrize("case", list(CR_CASES))
+@pytest.mark.parametrize("sample", [1 << 24, 4096], ids=["whole-sample", "past-the-sample"])
+def test_csv_line_ends_as_pyarrow_reads_them(tmp_path, monkeypatch, case, sample):
+    """Finding 9: a lone CR is a line end, as in pyarrow's parser: at a line's start it makes an
+    empty line (skipped), inside an id it cuts the line (pyarrow refuses the file) -- in the
+    first block pyarrow types the columns from and past it."""
+    monkeypatch.setattr(native_csv, "MIN_BYTES", 0)
+    monkeypatch.setattr(readers, "plain_sample", lambda path: native_csv.plain_sample(path, block_size=sample))
+    path = str(tmp_path / "cr.csv")
+    Path(path).write_bytes(CR_CASES[case](_csv_lines(2000)))
+    try:
+        expected = fm.count(pacsv.read_csv(path, convert_options=native_csv.CONVERT)).counts
+    except pa.ArrowInvalid:
+        with pytest.raises(fm.InputError, match="cr.csv"):
+            fm.count(path)
+        return
+    np.testing.assert_array_equal(fm.count(path).counts, expected)
+
+
+# -- 11: DELTA_BYTE_ARRAY strings ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["DELTA_BYTE_ARRAY", "DELTA_LENGTH_BYTE_ARRAY"])
+def test_delta_encoded_strings_are_read_by_pyarrow(tmp_path, encoding):
+    """Finding 11: strings pyarrow cannot read as a dictionary were refused; they are read as
+    strings, as the inputs guide promises of what the native reader does not decode."""
+    path = str(tmp_path / "delta.parquet")
+    table = fuzzing.base_table(500, 0)
+    pq.write_table(
+        table, path, use_dictionary=False, column_encoding={c: encoding for c in ("system", "topic", "item")}
+    )
+    for thresholds in (None, 5):
+        np.testing.assert_array_equal(
+            fm.count(path, thresholds=thresholds).counts, fm.count(table, thresholds=thresholds).counts
+        )
