@@ -29,7 +29,7 @@ returned documents unjudged) are written to a temporary folder, then timed in th
 - with ``--shapes``: qrels of 1,000 judged documents a query (400 never retrieved), 10 systems x
   10,000 queries and 1,000 systems x 50 queries (100 documents a query), beside pytrec_eval.
 
-    python benchmarks/trec_runs.py [--big | --many] [--spellings all|none|NAMES] [--shapes]
+    python benchmarks/trec_runs.py [--big | --many] [--spellings all|none|NAMES] [--peer-rounds N] [--shapes]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ import fastmetrics as fm  # noqa: E402
 
 REPEAT = 7  # timings of each in-process call, the fastest kept
 PROCESS_REPEAT = 3  # of each process (a ranx process takes about 10 s)
-PEER_REPEAT = 2  # rounds of the spelling table's slow peers (pytrec_eval about 5 s, ranx about 10 s)
+PEER_REPEAT = 3  # rounds of the spelling table's slow peers (pytrec_eval about 5 s, ranx about 10 s)
 MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
 DEPTH, JUDGED = 1000, 100
 # the modules the leaderboard command loads (the command line imports them in its commands)
@@ -154,6 +154,13 @@ def main() -> None:
         f"separated by commas ({', '.join(f'{i}: {s.name}' for i, s in enumerate(workloads.SPELLINGS))})",
     )
     parser.add_argument(
+        "--peer-rounds",
+        type=int,
+        default=PEER_REPEAT,
+        help=f"rounds of the spelling table's pytrec_eval, leaderboard and ranx timings (default {PEER_REPEAT}; "
+        "a ranx process takes 10 s on an idle machine, minutes on a loaded one)",
+    )
+    parser.add_argument(
         "--shapes", action="store_true", help="also the shapes: 1,000 judged a query, 10 x 10,000 and 1,000 x 50"
     )
     args = parser.parse_args()
@@ -177,7 +184,7 @@ def main() -> None:
         if args.big or args.many:
             many_files(folder, seconds / 2e6)
         if chosen and not args.many:
-            spelling_table(folder, chosen)
+            spelling_table(folder, chosen, peer_rounds=args.peer_rounds)
         if args.shapes:
             shapes(folder)
 
@@ -266,13 +273,14 @@ def _median(values) -> float:
     return float(np.median(values)) if values else float("nan")
 
 
-def spelling_table(folder: str, chosen: list, queries: int = 2000) -> None:
+def spelling_table(folder: str, chosen: list, queries: int = 2000, peer_rounds: int = PEER_REPEAT) -> None:
     """The 2M-line run and its qrels once per id spelling (the same draws, only the topic and
     document ids spelled otherwise; the run named ``team000_run_primary`` in each): fastmetrics in
     process and its ``leaderboard`` command beside pytrec_eval in process and a ranx process, and
     ``fm.read_runs`` of the run alone (the share of the time that grows with the bytes of a line).
     Every timing round visits the spellings in turn, so a slow spell of the machine falls on all
-    of them; each figure is the fastest of its rounds."""
+    of them; each figure is the median of its rounds (on a shared machine the fastest round of one
+    spelling may have met an idle moment the others did not)."""
     files = {}
     for i, spelling in enumerate(chosen):
         where = os.path.join(folder, f"spelling{i}")
@@ -296,7 +304,7 @@ def spelling_table(folder: str, chosen: list, queries: int = 2000) -> None:
             times[name]["fm"].append(_timed(fastmetrics_scores, run, qrels))
             times[name]["read"].append(_timed(fm.read_runs, run, format="trec"))
             times[name]["rest"].append(times[name]["fm"][-1] - times[name]["read"][-1])
-    for _ in range(PEER_REPEAT if pytrec_eval is not None else 0):
+    for _ in range(peer_rounds if pytrec_eval is not None else 0):
         for name, (run, qrels, _) in files.items():
             times[name]["pytrec"].append(_timed(pytrec_eval_scores, run, qrels))
     ranx_script = os.path.join(folder, "ranx_run.py")
@@ -308,17 +316,17 @@ def spelling_table(folder: str, chosen: list, queries: int = 2000) -> None:
         has_ranx = True
     except ImportError:
         has_ranx = False
-    for _ in range(PEER_REPEAT):
+    for _ in range(peer_rounds):
         for name, (run, qrels, where) in files.items():
             times[name]["board"].append(process(leaderboard_command(where, run, qrels)))
             if has_ranx:
                 times[name]["ranx"].append(process([sys.executable, ranx_script, run, qrels]))
-    best = {name: {k: min(v) if v else float("nan") for k, v in t.items()} for name, t in times.items()}
+    best = {name: {k: _median(v) for k, v in t.items()} for name, t in times.items()}
     fastest = min(b["fm"] for b in best.values())
     print()
     print(
         f"Spellings: {queries:,} queries x {DEPTH:,} documents ({lines:,} lines), {JUDGED} judged a query; "
-        f"fastest of {REPEAT} rounds in process, of {PEER_REPEAT} for pytrec_eval and the processes"
+        f"medians of {REPEAT} rounds in process, of {peer_rounds} for pytrec_eval and the processes"
     )
     print()
     print(
