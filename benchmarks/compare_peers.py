@@ -36,6 +36,13 @@ Rows (the ``task`` column; each task's ratio is against its fm.count row):
    DuckDB's ``group by system, topic, gold, pred`` over the registered table, ``read_parquet`` and
    ``read_csv``, and polars' ``scan_csv().group_by()``. Targets: DuckDB/fm.count >= 2 (Arrow,
    Parquet); fm.count <= 1.2x the faster peer (CSV).
+11. ``gold join`` (its own table): a runs table joined to a separate gold table by (topic, item)
+   with string ids, once per id spelling of a real collection (``workloads.SPELLINGS``), 20
+   systems x 100 topics x 1,000 judged items (``--join-systems 100`` for 10M rows), each system
+   listing a topic's items in its own order: ``fm.count(runs, gold=gold)`` (hard predictions)
+   against DuckDB's join + ``group by system, topic, gold, pred`` on the registered tables and
+   polars' ``join().group_by().len()``. Targets: every spelling within 1.5x the fastest; DuckDB /
+   fm.count >= 2 on every spelling (``--only join`` runs these rows alone).
 6. (``--only all``) the other peers on the 101-value grid: numpy broadcasting per group, mmu,
    scikit-learn ``confusion_matrix`` per cell and PyCM per cell (extrapolated from a sample of
    cells), torchmetrics per group if torch is installed.
@@ -53,6 +60,7 @@ import os
 import platform
 import sys
 import tempfile
+import time
 import warnings
 
 import numpy as np
@@ -402,6 +410,116 @@ def real_summary(f: dict) -> list[str]:
     return lines
 
 
+JOIN_SHAPE = (20, 100, 1000)  # systems, topics, judged items a topic: 2M rows
+
+
+def gold_join(repeat: int, systems: int) -> list[str]:
+    """Rows 11: a runs table joined to a separate gold table by (topic, item), once per id spelling
+    of real collections (:data:`workloads.SPELLINGS`): ``fm.count(runs, gold=gold)`` with hard
+    predictions, against DuckDB's ``join ... using (topic, item)`` + ``group by system, topic,
+    gold, pred`` on the registered Arrow tables and polars' ``join().group_by().len()``. Every
+    system lists each topic's items in its own order. Each round times every spelling in turn
+    (a slow spell of the machine falls on all of them); each figure is the median of the rounds."""
+    _, n_topics, n_items = JOIN_SHAPE
+    rows = systems * n_topics * n_items
+    data = {}
+    for spelling in workloads.SPELLINGS:
+        runs, gold = workloads.runs_and_gold(spelling, systems, n_topics, n_items, seed=5)
+        data[spelling.name] = (runs.drop_columns(["score"]), gold)
+    first_runs, first_gold = next(iter(data.values()))
+    fm.count(first_runs.slice(0, 200_000), gold=first_gold, missing="negative")  # compile first
+    try:
+        import duckdb
+    except ImportError:
+        duckdb = None
+    try:
+        import polars as pl
+    except ImportError:
+        pl = None
+    query = (
+        "select r.system, r.topic, g.gold, r.pred, count(*) as n from runs r join gold g "
+        "on r.topic = g.topic and r.item = g.item group by all"
+    )
+    frames = {name: (pl.from_arrow(runs), pl.from_arrow(gold)) for name, (runs, gold) in data.items()} if pl else {}
+    keys = ["system", "topic", "gold", "pred"]
+    times = {name: {"fm": [], "duck": [], "polars": []} for name in data}
+    check = ""
+    for round_ in range(repeat):
+        for name, (runs, gold) in data.items():
+            times[name]["fm"].append(_timed(fm.count, runs, gold=gold))
+            if duckdb is not None:
+                con = duckdb.connect()
+                con.register("runs", runs)
+                con.register("gold", gold)
+                times[name]["duck"].append(_timed(lambda con: fetch(con.sql(query)), con))
+                if round_ == 0 and not check:
+                    check = _join_check(fm.count(runs, gold=gold), fetch(con.sql(query)), name)
+            if pl is not None:
+                times[name]["polars"].append(_timed(_polars_join, *frames[name], keys))
+    best = {name: {k: float(np.median(v)) if v else float("nan") for k, v in t.items()} for name, t in times.items()}
+    fastest = min(b["fm"] for b in best.values())
+    source = {s.name: s.source for s in workloads.SPELLINGS}
+    lines = [
+        f"Runs table + separate gold, string ids: {systems} systems x {n_topics} topics x {n_items:,} judged "
+        f"items = {rows:,} rows, hard predictions; medians of {repeat} rounds",
+        "",
+        "| item ids | collection | fm.count ns/row | / fastest spelling | DuckDB join + group by ns/row | "
+        "DuckDB / fm.count | polars join + group_by ns/row | polars / fm.count |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, b in best.items():
+        lines.append(
+            f"| {name} | {source[name]} | {b['fm'] / rows * 1e9:,.0f} | {b['fm'] / fastest:.2f} | "
+            f"{b['duck'] / rows * 1e9:,.0f} | {b['duck'] / b['fm']:.2f} | {b['polars'] / rows * 1e9:,.0f} | "
+            f"{b['polars'] / b['fm']:.2f} |"
+        )
+    slowest = max(best, key=lambda n: best[n]["fm"])
+    lines += [
+        "",
+        f"TARGET gold join, spellings: slowest ({slowest}) / fastest = {best[slowest]['fm'] / fastest:.2f} "
+        "(target <= 1.5)",
+    ]
+    if duckdb is not None:
+        worst = min(best, key=lambda n: best[n]["duck"] / best[n]["fm"])
+        ratio = best[worst]["duck"] / best[worst]["fm"]
+        lines.append(
+            f"TARGET gold join vs DuckDB: DuckDB join + group by / fm.count >= {ratio:.2f} on every spelling "
+            f"(least: {worst}) (target >= 2)"
+        )
+        lines.append(check)
+    return lines
+
+
+def _polars_join(runs, gold, keys):
+    return runs.join(gold, on=["topic", "item"]).group_by(keys).len()
+
+
+def _timed(fn, *args, **kwargs) -> float:
+    start = time.perf_counter()
+    fn(*args, **kwargs)
+    return time.perf_counter() - start
+
+
+def _join_check(tensor, duck: pa.Table, name: str) -> str:
+    """Untimed: fm.count's counts of each (system, topic) against DuckDB's group by."""
+    frame = duck.to_pandas()
+    expected = {}
+    for system, topic, gold, pred, n in frame.itertuples(index=False):
+        expected[(system, topic, int(gold), int(pred))] = n
+    counts = np.asarray(tensor.counts)
+    systems, topics = (list(tensor.coords[a]) for a in tensor.axes[:2])
+    got = {
+        (s, t, i, j): int(counts[a, b, i, j])
+        for a, s in enumerate(systems)
+        for b, t in enumerate(topics)
+        for i in range(2)
+        for j in range(2)
+        if counts[a, b, i, j]
+    }
+    verdict = "OK" if got == expected else "MISMATCH -- the timings may not compare like with like"
+    return f"CHECK gold join ({name}): fm.count counts == DuckDB join + group by: {verdict}"
+
+
 def slow_peers(out: Table, quick: bool, sample: int):
     """Rows 6-7. With --quick the per-group loops run over a tenth of the groups, extrapolated."""
     _, _, gold, score = workloads.w1()
@@ -574,20 +692,32 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller samples")
     parser.add_argument(
         "--only",
-        choices=("core", "ids", "all"),
+        choices=("core", "ids", "join", "all"),
         default="all",
         help="core: rows 1-5 (floor, hard, grid, Parquet, strings) without the slow peers; "
-        "ids: rows 8-10 only (string ids from Arrow, Parquet and CSV)",
+        "ids: rows 8-10 only (string ids from Arrow, Parquet and CSV); join: rows 11 only (a runs "
+        "table joined to a separate gold, every id spelling)",
     )
     parser.add_argument("--markdown-out", help="also write the table and the summary to this file")
+    parser.add_argument(
+        "--join-systems",
+        type=int,
+        default=JOIN_SHAPE[0],
+        help=f"systems of the gold-join rows (default {JOIN_SHAPE[0]}: "
+        f"{JOIN_SHAPE[0] * JOIN_SHAPE[1] * JOIN_SHAPE[2]:,} rows; 100 for 10M)",
+    )
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 7
     out = Table()
     figures, real = None, None
+    joined = []
     with tempfile.TemporaryDirectory() as folder:
-        if args.only != "ids":
+        if args.only not in ("ids", "join"):
             figures = core(out, repeat, folder)
-        real = real_inputs(out, repeat, folder)
+        if args.only != "join":
+            real = real_inputs(out, repeat, folder)
+    if args.only in ("all", "join"):
+        joined = gold_join(max(2, repeat // 2), args.join_systems)
     if args.only == "all":
         slow_peers(out, args.quick, 100 if args.quick else 400)
     import numba
@@ -606,8 +736,9 @@ def main(argv=None):
         f"# {datetime.date.today()} | {platform.platform()} | {os.cpu_count()} cores | numba threads "
         f"{numba.get_num_threads()} | {' | '.join(versions)}"
     )
-    lines = (summary(figures) if figures else []) + real_summary(real)
-    text = "\n".join([title, machine, "", out.markdown(), "", *lines])
+    lines = (summary(figures) if figures else []) + (real_summary(real) if real else [])
+    table = [out.markdown(), ""] if out.rows else []
+    text = "\n".join([title, machine, "", *table, *lines, *([""] + joined if joined else [])])
     print(text)
     if args.markdown_out:
         with open(args.markdown_out, "w") as fh:

@@ -3,11 +3,18 @@
 W1: 100 systems x 100 topics x 1000 items = 10M rows, float32 scores, binary gold with 20 %
 prevalence (shared by all systems of a topic), 101 thresholds -> 1.01M (system, topic, threshold)
 cells. W0: the same with 10 systems x 10 topics, for slow peers.
+
+:data:`SPELLINGS`: the ids of real collections (TREC disks, ClueWeb09, MS MARCO, UUIDs, URLs,
+per-topic counters, SemEval-2016), for benchmarks whose speed must not depend on how ids are
+spelled; :func:`runs_and_gold` makes a runs table and a separate gold table in any of them.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -109,3 +116,118 @@ def table_with_string_ids(n_systems: int = 100, n_topics: int = 100, n_items: in
             "score": pa.array(score),
         }
     )
+
+
+# -- ids as real collections spell them ------------------------------------------------------------
+# A run's documents are drawn from a collection of COLLECTION numbered documents; each spelling
+# turns (topic id, the document's place among the topic's candidates, its number) into the id
+# the collection publishes, and a topic number into its topic id.
+COLLECTION = 1_000_000
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How one collection spells its topic and document ids."""
+
+    name: str  # an example document id, as the tables print it
+    source: str
+    topic: Callable[[int], str]
+    doc: Callable[[str, int, int], str]
+
+
+@functools.lru_cache(maxsize=1)
+def _la_days() -> list[str]:
+    """``MMDDYY`` of the LA Times' days from 1 January 1989 on (TREC disk 5)."""
+    first = datetime.date(1989, 1, 1)
+    return [(first + datetime.timedelta(days=i)).strftime("%m%d%y") for i in range(COLLECTION // 400 + 1)]
+
+
+def _la_times(topic: str, local: int, number: int) -> str:
+    return f"LA{_la_days()[number // 400]}-{number % 400 + 1:04d}"
+
+
+def _uuid(topic: str, local: int, number: int) -> str:
+    """A version-4 UUID, one a document number (a bijection of the number, not random draws)."""
+    x = (number * 0x9E3779B97F4A7C15F39CC0605CEDC835 + 0x2545F4914F6CDD1D) % (1 << 128)
+    h = f"{x:032x}"
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[x & 3]}{h[17:20]}-{h[20:]}"
+
+
+SPELLINGS = [
+    Spelling("doc123456", "the benchmarks' own ids", lambda q: f"q{1000 + q}", lambda t, k, d: f"doc{d:06d}"),
+    Spelling("LA010189-0001", "TREC disk 5, LA Times", lambda q: f"{301 + q}", _la_times),
+    Spelling(
+        "FBIS3-10082", "TREC disk 5, FBIS", lambda q: f"{301 + q}", lambda t, k, d: f"FBIS{3 + d % 2}-{d // 2 + 1}"
+    ),
+    Spelling(
+        "clueweb09-en0000-00-00000",
+        "ClueWeb09",
+        lambda q: f"{1 + q}",
+        lambda t, k, d: f"clueweb09-en{d // 2_500_000:04d}-{d // 25_000 % 100:02d}-{d % 25_000:05d}",
+    ),
+    # MS MARCO's 8.8M passages are numbered 0 ... 8,841,822; its query ids are numbers too
+    Spelling("7067032", "MS MARCO passages", lambda q: str((q * 7919 + 2) % 1_100_000), lambda t, k, d: str(8 * d + 3)),
+    Spelling("2c1b6f0e-...", "UUIDs", lambda q: f"q{1000 + q}", _uuid),
+    Spelling(
+        "http://www.site042.example.com/...",
+        "web pages by URL",
+        lambda q: f"{1 + q}",
+        lambda t, k, d: f"http://www.site{d % 1000:03d}.example.com/articles/{d // 1000}/story.html",
+    ),
+    Spelling("doc{topic}_{n}", "a counter per topic", lambda q: f"{1000 + q}", lambda t, k, d: f"doc{t}_{k}"),
+    Spelling(
+        "Q268_R4_C1",
+        "SemEval-2016 Task 3",
+        lambda q: f"Q{268 + q // 10}_R{q % 10 + 1}",
+        lambda t, k, d: f"{t}_C{k + 1}",
+    ),
+]
+SPELLING = {s.name: s for s in SPELLINGS}
+
+
+def run_name(system: int) -> str:
+    """A run's name as tracks publish them: ``team007_run_primary``, ``team007_run_bm25``, ..."""
+    kinds = ("primary", "contrastive1", "contrastive2", "bm25", "baseline")
+    return f"team{system // len(kinds):03d}_run_{kinds[system % len(kinds)]}"
+
+
+def runs_and_gold(spelling: Spelling, n_systems: int, n_topics: int, n_items: int, seed: int = 1):
+    """A runs table and a separate gold table keyed by (topic, item), with string ids.
+
+    Every system returns each topic's ``n_items`` judged items, each system in its own order (by
+    its own scores, as a run lists them); the gold judges 20 % of them relevant. The runs table has
+    ``system`` (:func:`run_name`), ``topic``, ``item``, a float32 ``score`` and ``pred = score >=
+    0.5``; the gold ``topic``, ``item`` and a bool ``gold``.
+
+    Returns
+    -------
+    (pyarrow.Table, pyarrow.Table)
+    """
+    rng = np.random.default_rng(seed)
+    numbers = np.stack([rng.choice(COLLECTION, n_items, replace=False) for _ in range(n_topics)])
+    topics = [spelling.topic(q) for q in range(n_topics)]
+    items = pa.array([spelling.doc(topics[q], k, int(numbers[q, k])) for q in range(n_topics) for k in range(n_items)])
+    relevant = rng.random(n_topics * n_items) < 0.2
+    gold = pa.table(
+        {
+            "topic": pa.array(topics).take(pa.array(np.repeat(np.arange(n_topics), n_items))),
+            "item": items,
+            "gold": relevant,
+        }
+    )
+    # row r of system s, topic q: the topic's item order[s, q, r]
+    order = np.argsort(rng.random((n_systems, n_topics, n_items)), axis=2)
+    key = (np.arange(n_topics)[None, :, None] * n_items + order).reshape(-1)
+    skill = rng.uniform(0.0, 2.0, n_systems)
+    score = (rng.standard_normal(key.size) + np.repeat(skill, n_topics * n_items) * relevant[key]).astype(np.float32)
+    systems = pa.array([run_name(s) for s in range(n_systems)])
+    runs = pa.table(
+        {
+            "system": systems.take(pa.array(np.repeat(np.arange(n_systems), n_topics * n_items))),
+            "topic": gold.column("topic").take(pa.array(key)),
+            "item": items.take(pa.array(key)),
+            "score": pa.array(score),
+            "pred": pa.array(score >= 0.5),
+        }
+    )
+    return runs.combine_chunks(), gold

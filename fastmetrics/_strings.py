@@ -1,13 +1,23 @@
 """Numba kernels that turn strings into integer codes. Private: used by
 :func:`fastmetrics.count.encoders.string_codes` (Arrow string buffers) and
-:mod:`fastmetrics.io._csv` (the fields of a CSV file, coded as they are parsed).
+:mod:`fastmetrics.io.native.csv` (the fields of a CSV file, coded as they are parsed).
 
 Each row's bytes are compared first with the row one *period* back, where the period is the
 distance between the last two occurrences of a value met through the hash table. Ids come
 grouped (a run of equal systems or topics: the period is 1) or repeated (the same items, in the
 same order, for every system of a topic: the period is the distance between two systems' blocks),
 so most rows cost one comparison of a few bytes and the hash is computed only where the pattern
-breaks. Any order gives correct codes; only the speed depends on it.
+breaks. Any order gives correct codes; only the speed depends on it, and the order only: no path
+looks at what the bytes spell.
+
+:func:`_hash` is the one string hash of every table in the package (these coders, the CSV
+reader's, the per-topic join of :mod:`fastmetrics.count._ranks`, the gold's index by topic in
+:mod:`fastmetrics.count.goldindex`): every input bit reaches every output bit, so ids that differ
+only in their last characters (``LA010189-0001``, ``doc42_7``), their first, or anywhere, spread
+over a table's slots as random numbers would. The tables probe linearly from
+``hash & (size - 1)`` at a load of at most 1/2, and a probe that runs long (:func:`long_probe`)
+makes its table larger, so the slots searched for one id stay bounded whatever the ids: only ids
+whose 64-bit hashes are equal could still share a run of slots.
 
 Rows are split in ranges coded on their own (one per thread and chunk), each with its own
 table; the ranges' distinct values are then merged in order into one store of distinct byte
@@ -26,7 +36,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 _EMPTY = np.int64(-1)
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+# the hash's keys: odd, every byte >= 0x80, so that no word of ASCII text xor a key is zero (a
+# zero factor would drop the other from the product)
+_KEY_A = np.uint64(0xA0F69DE4F8BDE4AF)
+_KEY_B = np.uint64(0xE783FED1A0B4A8DB)
+_SEED = np.uint64(0x8EBCEAF09C88C6E3)
 _LARGE_STRING_ID = pa.large_string().id
 
 
@@ -80,17 +94,80 @@ def _last_word(data, lo, hi):
     return word
 
 
+@intrinsic
+def _mum(typingctx, a, b):
+    """The 128-bit product of two words folded to one: its low word xor its high word.
+
+    Every bit of either factor reaches the high word, so each output bit depends on every input
+    bit (one ``mul`` on x86-64 and ARM64)."""
+    if a != types.uint64 or b != types.uint64:
+        return None
+    signature = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        low = builder.trunc(product, ir.IntType(64))
+        high = builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+        return builder.xor(low, high)
+
+    return signature, codegen
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _hash(data, lo, hi):
-    # a word at a time: ids are short, so a multiply-xor per word is all the mixing needed
-    h = np.uint64(hi - lo) * _MULTIPLIER
-    at = lo
-    while at + 8 < hi:
-        h = (h ^ _load(data, at)) * _MULTIPLIER
-        h ^= h >> np.uint64(29)
-        at += 8
-    h = (h ^ _last_word(data, lo, hi)) * _MULTIPLIER
-    return h ^ (h >> np.uint64(32))
+    """A 64-bit hash of ``data[lo:hi]`` in which every input bit reaches every output bit.
+
+    Sixteen bytes at a time are multiplied together as two words (each xor a key) into a 128-bit
+    product folded to a word (:func:`_mum`), chained through the state; the last sixteen bytes
+    (or the whole string, up to 16) are folded the same way and the result once more with the
+    length. A table of ``2**k`` slots may take any ``k`` bits of the result: a product's low bits
+    alone depend only on its factors' low bits, which is why the fold keeps the high word too.
+    """
+    size = np.uint64(hi - lo)
+    state = _SEED ^ size
+    if hi - lo <= 16:
+        if hi - lo > 8:
+            a, b = _load(data, lo), _load(data, hi - 8)
+        else:
+            a, b = _last_word(data, lo, hi), np.uint64(0)
+    else:
+        at = lo
+        while hi - at > 16:
+            state = _mum(_load(data, at) ^ _KEY_A, _load(data, at + 8) ^ state)
+            at += 16
+        a, b = _load(data, hi - 16), _load(data, hi - 8)
+    return _mum(_KEY_B ^ size, _mum(a ^ _KEY_A, b ^ state))
+
+
+@njit(cache=True, nogil=True)
+def hashes_of(offsets, data, out):
+    """``out[i]`` = :func:`_hash` of string ``i`` of ``(offsets, data)`` (:func:`string_buffers`)."""
+    for i in range(out.size):
+        out[i] = _hash(data, np.int64(offsets[i]), np.int64(offsets[i + 1]))
+
+
+@njit(cache=True, nogil=True)
+def long_probe(steps, size):
+    """Whether a probe of ``steps`` slots past its own is too long for a table of ``size`` slots.
+
+    At a load of at most 1/2 a random hash's longest probe grows as the logarithm of the table
+    (about 50 slots in 2**24, 8 in 2**8); past ``16 + 4 * log2(size)`` the slots are not spread
+    as a random hash spreads them, and the table is to be made larger (or a probe given up).
+    """
+    if steps <= 16:
+        return False
+    bits = 0
+    while (np.int64(1) << bits) < size:
+        bits += 1
+    return steps > 16 + 4 * bits
+
+
+@njit(cache=True, nogil=True)
+def most_slots(n):
+    """The largest table a long probe may grow a table of ``n`` values to: four times the
+    largest that its load alone asks for (``8 * n`` slots), at least 2**12."""
+    return max(np.int64(1) << 12, 32 * n)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -121,6 +198,18 @@ def _rehash(hashes, n, size):
         while table[slot] >= 0:
             slot = (slot + np.uint64(1)) & mask
         table[slot] = c
+    return table
+
+
+@njit(cache=True, nogil=True)
+def _roomier(table, hashes, n, steps):
+    """The table after its ``n``-th value went in, ``steps`` slots past its own: four times as
+    large when half full, twice when the probe was long (see :func:`long_probe`), up to
+    :func:`most_slots`; else the same table."""
+    if 2 * n > table.size:
+        return _rehash(hashes, n, 4 * table.size)
+    if long_probe(steps, table.size) and table.size < most_slots(n):
+        return _rehash(hashes, n, 2 * table.size)
     return table
 
 
@@ -199,12 +288,14 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
         mask = np.uint64(table.size - 1)
         slot = h & mask
         c = table[slot]
+        steps = 0
         while c >= 0:
             f = first[start + c]
             if hashes[start + c] == h and _same(data, a0, a1, data, np.int64(offsets[f]), np.int64(offsets[f + 1])):
                 break
             slot = (slot + np.uint64(1)) & mask
             c = table[slot]
+            steps += 1
         if c >= 0:
             period = r - last[c]
         else:
@@ -214,8 +305,7 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
             first[start + n], hashes[start + n] = r, h
             table[slot] = n
             n += 1
-            if 2 * n > table.size:
-                table = _rehash(hashes[start:], n, 4 * table.size)
+            table = _roomier(table, hashes[start:], n, steps)
         codes[r] = c
         last[c] = r
         r += 1
@@ -238,11 +328,13 @@ def merge_range(offsets, data, first, hashes, store):
         mask = np.uint64(table.size - 1)
         slot = h & mask
         c = table[slot]
+        steps = 0
         while c >= 0:
             if s_hashes[c] == h and _same(data, a0, a1, s_data, s_offsets[c], s_offsets[c + 1]):
                 break
             slot = (slot + np.uint64(1)) & mask
             c = table[slot]
+            steps += 1
         if c < 0:
             c = counts[0]
             size = a1 - a0
@@ -256,8 +348,7 @@ def merge_range(offsets, data, first, hashes, store):
             s_hashes[c] = h
             table[slot] = c
             counts[0] = c + 1
-            if 2 * counts[0] > table.size:
-                table = _rehash(s_hashes, counts[0], 4 * table.size)
+            table = _roomier(table, s_hashes, counts[0], steps)
         out[k] = c
     return out, (s_offsets, s_data, s_hashes, table, counts)
 

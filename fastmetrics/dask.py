@@ -33,7 +33,7 @@ from ._errors import InputError, ParameterError
 from .count.api import check_roles, prepare
 from .count.api import count as local_count
 from .count.assemble import assemble
-from .count.plan import NeedValues, Survey, build
+from .count.plan import NeedValues, Survey, build, column_codes
 from .count.probabilities import is_probability_input
 from .count.tally import Tally
 from .tensor import ConfusionTensor
@@ -193,14 +193,16 @@ def _count(source, gold, by, thresholds, client, task, classes, retries, options
 
 
 def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> ConfusionTensor:
-    """An exact sweep on Dask: rows shuffled (Dask's own shuffle) so that each topic's rows -- every
+    """An exact sweep on Dask: rows moved (Dask's own shuffle) so that each topic's rows -- every
     system's -- land in one partition, each partition swept where it lands by the one-process
     count, the cells put in the order one process gives.
 
-    The shuffle is by topic, not by (system, topic): a topic's gold items, the items each run
+    The rows move by topic, not by (system, topic): a topic's gold items, the items each run
     lacks and a duplicated item are then all in one partition, so the gold join, the missing
-    policy and the duplicate check behave exactly as in one process. Without a topic axis the
-    shuffle is by the first grouping column.
+    policy and the duplicate check behave exactly as in one process. Without a topic axis they
+    move by the first grouping column. Topics are dealt to the partitions in turn, by their
+    codes in the plan (:func:`dealt`), not by a hash of their values: every partition
+    gets as many topics as any other (give or take one), whatever the topics are called.
     """
     import dask
     import dask.dataframe as dd
@@ -210,7 +212,7 @@ def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> Conf
     topic = options["topic"]
     key = topic if topic in by and topic in columns else next((c for c in by if c in columns), None)
     labels = {c: plan.encoders[c].labels.to_pylist() for c in plan.axes if c in by}
-    shuffled = frame.shuffle(on=key) if key is not None else frame.repartition(npartitions=1)
+    shuffled = dealt(frame, plan.encoders[key], key) if key is not None else frame.repartition(npartitions=1)
     gold = dask.delayed(gold_table, pure=True) if gold_table is not None else None
     gold_key = "topic" if key == topic else key  # the gold's own name for the column (its topic)
     parts = [
@@ -231,6 +233,42 @@ def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> Conf
         coord_axes={c: "cell" for c in coords},
         classes=tensors[0].classes,
     )
+
+
+_PARTITION = "__fastmetrics_partition"
+
+
+def dealt(frame, encoder, key: str):
+    """Move the rows of a Dask DataFrame so that each value of ``key`` is in one partition, dealt in turn.
+
+    Partition ``i`` holds the rows whose ``key`` value has code ``i``, ``i + n``, ``i + 2n``, ...
+    among ``encoder``'s labels (``n`` partitions, as many as ``frame`` has).
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+    encoder : fastmetrics.count.encoders.Encoder
+        The plan's encoder of the column ``key``: its labels hold every value of the column.
+    key : str
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        The same rows and columns, indexed by their partition number.
+    """
+    n = frame.npartitions
+    meta = frame._meta.assign(**{_PARTITION: np.zeros(0, np.int64)})
+    tagged = frame.map_partitions(_with_partition, encoder, key, n, meta=meta)
+    # partition i holds the rows tagged i: the divisions are 0, 1, ..., n (the last one inclusive)
+    return tagged.set_index(_PARTITION, divisions=list(range(n + 1)))
+
+
+def _with_partition(frame, encoder, key, n):
+    """A pandas partition with the partition its rows go to: the code of their ``key`` value
+    among the plan's labels (sorted; coded by :func:`fastmetrics.count.plan.column_codes`, the
+    package's one string hash) modulo ``n``."""
+    codes = column_codes(encoder, pa.array(frame[key]), "a Dask partition") if len(frame) else np.zeros(0, np.int64)
+    return frame.assign(**{_PARTITION: codes % n})
 
 
 def _exact_partition(frame, gold, keys, by, labels, options):

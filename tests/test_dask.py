@@ -142,6 +142,28 @@ def test_exact_sweep_with_a_separate_gold_and_missing_items(client):
         fmd.count(doubled, gold=gold, thresholds="exact", missing="negative", client=client)
 
 
+@pytest.mark.parametrize(
+    "spell",
+    [lambda t: f"LA0101{t:02d}-0001", lambda t: f"{t:04d}-LA010189", lambda t: f"doc{t}_7", lambda t: 1000 * t + 7],
+    ids=["counter-last", "counter-first", "doc-topic", "integers"],
+)
+def test_an_exact_sweep_deals_the_topics_evenly_whatever_their_spelling(client, spell):
+    """Each topic's rows land in one partition, and 8 partitions get 2 or 3 of 20 topics each
+    (Dask's own shuffle, by a hash of the topic, gave these partitions of 0 to 6 topics)."""
+    import dask.dataframe as dd
+
+    from fastmetrics.count.encoders import Encoder
+
+    topics = [spell(t) for t in range(20)]
+    rows = pa.table({"topic": np.repeat(topics, 50), "score": np.arange(1000) / 7.0})
+    frame = dd.from_pandas(rows.to_pandas(), npartitions=8)
+    labels = pa.array(sorted(topics))
+    parts = client.gather(client.compute(fmd.dealt(frame, Encoder("topic", labels), "topic").to_delayed()))
+    held = [set(p["topic"]) for p in parts]
+    assert sorted(len(h) for h in held) == [2] * 4 + [3] * 4
+    assert sum(len(p) for p in parts) == 1000 and set().union(*held) == set(topics)
+
+
 def test_a_worker_killed_mid_job_does_not_change_the_counts(client, tmp_path):
     table = _data(1_600_000, seed=2)
     for i in range(8):

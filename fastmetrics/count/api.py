@@ -700,7 +700,8 @@ def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
     if new.num_rows == 0:
         return gold
     new = new.append_column("gold", pa.array(np.zeros(new.num_rows, bool)).cast(label_type))
-    return pa.concat_tables([gold, new.select(gold.column_names)])
+    # the gold's metadata (its file, its own column names) names it in a later error
+    return pa.concat_tables([gold, new.select(gold.column_names)]).replace_schema_metadata(gold.schema.metadata)
 
 
 def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
@@ -732,7 +733,8 @@ def prepare(columns, schema, part, gold=None, *, by=None, system="system", topic
     """
     roles = Roles(system, topic, item)
     gold_column = options.get("gold_column", "gold")
-    gold_table = normalised_gold(gold, item, gold_column, topic=topic) if gold is not None else None
+    # duplicated judgements are found when the plan indexes the gold (plan.build)
+    gold_table = normalised_gold(gold, item, gold_column, topic=topic, unique=False) if gold is not None else None
     by = roles.identity if by is None else (by,) if isinstance(by, str) else by  # a name, as pandas' groupby takes it
     coords = options.get("coords")
     if coords is not None and not isinstance(coords, Mapping):

@@ -30,8 +30,10 @@ from ..io.labels import require_columns, where
 from ..io.readers import GOLD_FILE
 from ..io.readers import gold_table as load_gold
 from ..tensor import Roles
+from . import goldindex
 from ._kernels import N_KINDS, _rows_chunk
 from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
+from .goldindex import GoldIndex
 from .grid import bucket_guide, is_count, threshold_grid
 
 MISSING_POLICIES = ("error", "negative", "drop")
@@ -295,27 +297,57 @@ class Survey:
         return sorted_union(self.values[name], name)
 
 
+@dataclass(frozen=True)
+class ItemCodes:
+    """The gold's items coded, for the join of runs whose items are not plain strings."""
+
+    item: Encoder  # the gold's items, sorted
+    dense: np.ndarray  # int32 (topic, item) -> gold row, or empty
+    keys: np.ndarray  # sorted int64 topic * n_items + item (when not dense)
+    key_rows: np.ndarray  # gold row of each key
+
+
 @dataclass
 class GoldJoin:
     """A separate gold indexed by (topic, item), for the join in pass 2.
 
-    Holds the item codes, the (topic, item) -> gold row lookup, and each gold row's class code
-    and topic code.
+    Holds each gold row's class code and topic code, the gold's string items indexed by topic
+    (:mod:`.goldindex`, for runs whose items are strings) and, made on first use, the gold's items
+    coded with a (topic, item) -> gold row lookup (:meth:`item_codes`, for runs whose items are
+    integers or dictionaries).
     """
 
-    item: Encoder
+    item_column: str  # the runs' name of the item column (error messages)
     topic_axis: int | None  # position of the topic among the count axes, None: join on item
-    dense: np.ndarray  # int32 (topic, item) -> gold row, or empty
-    keys: np.ndarray  # sorted int64 topic * n_items + item (when not dense)
-    key_rows: np.ndarray  # gold row of each key
     classes: np.ndarray  # class code per gold row
     topic_codes: np.ndarray  # topic code per gold row
+    n_topics: int
     table: pa.Table  # the gold: topic, item, gold
+    index: GoldIndex | None = None  # string items by topic
+    _codes: ItemCodes | None = field(default=None, repr=False)
 
     @property
     def n_gold(self) -> int:
         """Number of gold rows."""
         return self.table.num_rows
+
+    def item_codes(self) -> ItemCodes:
+        """The gold's items coded and the (topic, item) -> gold row lookup (made once)."""
+        if self._codes is None:
+            items = self.table.column("item").combine_chunks()
+            item = Encoder(
+                self.item_column, sorted_union([items], self.item_column), unknown="which the gold does not have"
+            )
+            key = self.topic_codes * item.size + column_codes(item, items, "gold")
+            rows = np.arange(self.n_gold, dtype=np.int32)
+            if self.n_topics * item.size <= DENSE_JOIN_CELLS:
+                dense = np.full(self.n_topics * item.size, -1, np.int32)
+                dense[key] = rows
+                self._codes = ItemCodes(item, dense, np.zeros(0, np.int64), np.zeros(0, np.int32))
+            else:
+                order = np.argsort(key)
+                self._codes = ItemCodes(item, np.zeros(0, np.int32), key[order], rows[order])
+        return self._codes
 
 
 @dataclass
@@ -501,40 +533,28 @@ def _classes(request: Request, survey: Survey, label_types: dict, gold: pa.Table
 
 
 def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
-    """Code the gold's items and topics against the plan and index it by (topic, item)."""
+    """Code the gold's topics and classes against the plan and index its items by topic."""
     request = plan.request
     topic = request.roles.topic
     join_on_topic = topic in plan.axes and "topic" in gold.column_names
     if not join_on_topic:
         gold = gold.drop_columns([c for c in ("topic",) if c in gold.column_names])
-        check_unique_gold(gold, ["item"])
-    item = Encoder(
-        request.item,
-        sorted_union([gold.column("item").combine_chunks()], request.item),
-        unknown="which the gold does not have",
-    )
-    items = column_codes(item, gold.column("item").combine_chunks(), "gold")
-    n_items = item.size
+        check_normalised_gold(gold, ["item"])
     if join_on_topic:
         topic_axis = plan.axes.index(topic)
         topics = column_codes(plan.encoders[topic], gold.column("topic").combine_chunks(), "gold")
         n_topics = plan.encoders[topic].size
     else:
         topic_axis, topics, n_topics = None, np.zeros(gold.num_rows, np.int64), 1
-    key = topics * n_items + items
-    rows = np.arange(gold.num_rows, dtype=np.int32)
-    if n_topics * n_items <= DENSE_JOIN_CELLS:
-        dense = np.full(n_topics * n_items, -1, np.int32)
-        dense[key] = rows
-        keys, key_rows = np.zeros(0, np.int64), np.zeros(0, np.int32)
-    else:
-        order = np.argsort(key)
-        dense, keys, key_rows = np.zeros(0, np.int32), key[order], rows[order]
     gold_classes = Encoder("gold", classes, binary=classes is None, unknown="which is not among the classes given")
     codes = column_codes(gold_classes, gold.column("gold").combine_chunks(), "gold")
-    return GoldJoin(
-        item, topic_axis, dense, keys, key_rows, codes.astype(np.int8 if classes is None else np.int32), topics, gold
-    )
+    items = gold.column("item").combine_chunks()
+    # string items: a (topic, item) judged twice is found while they are indexed
+    index = goldindex.build(topics, n_topics, items) if goldindex.is_string(items.type) else None
+    if index is None and join_on_topic:
+        check_normalised_gold(gold, ["topic", "item"])
+    classes = codes.astype(np.int8 if classes is None else np.int32)
+    return GoldJoin(request.item, topic_axis, classes, topics, n_topics, gold, index)
 
 
 def column_codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
@@ -580,6 +600,22 @@ def check_unique_gold(gold: pa.Table, keys: list, name: str | None = None) -> No
     raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once (rows {shown} {of}).")
 
 
+def check_normalised_gold(gold: pa.Table, keys: list) -> None:
+    """Run :func:`check_unique_gold` on a :func:`normalised_gold` table.
+
+    The message names the gold's own columns and its file, as before the gold was normalised."""
+    meta = gold.schema.metadata or {}
+    own = dict(pair.split("\0") for pair in meta.get(_GOLD_NAMES, b"").decode().split("\0\0") if "\0" in pair)
+    if all(c in own for c in gold.column_names):
+        gold = gold.rename_columns([own[c] for c in gold.column_names])
+        keys = [own[k] for k in keys]
+    check_unique_gold(gold, keys, meta.get(GOLD_FILE, b"").decode() or None)
+
+
+# schema metadata of a normalised gold: each column's name and the gold's own name for it
+_GOLD_NAMES = b"fastmetrics.gold_columns"
+
+
 def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", unique: bool = True) -> pa.Table:
     """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys).
 
@@ -592,7 +628,8 @@ def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", 
         The runs' topic column: the gold's topic when it has that column (else its ``topic``).
     unique : bool, default True
         Check that no ``(topic, item)`` is judged twice; a caller that finds duplicates on its own
-        (:mod:`._ranks`, in its hash tables) skips the group-by.
+        (:mod:`._ranks` and :mod:`.goldindex`, in their hash tables; :func:`build` checks the rest
+        by :func:`check_normalised_gold`) skips the group-by.
 
     Returns
     -------
@@ -622,7 +659,11 @@ def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", 
         )
     if unique:
         check_unique_gold(table, own[:-1], one_file)  # in the gold's own names
-    return table.rename_columns((["topic"] if topic else []) + ["item", "gold"])
+    names = (["topic"] if topic else []) + ["item", "gold"]
+    pairs = "\0\0".join(f"{name}\0{mine}" for name, mine in zip(names, own)).encode()
+    kept = {_GOLD_NAMES: pairs} | ({GOLD_FILE: one_file.encode()} if one_file else {})
+    # (renaming drops a schema's metadata)
+    return table.rename_columns(names).replace_schema_metadata({**(table.schema.metadata or {}), **kept})
 
 
 def gold_keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa.Table:

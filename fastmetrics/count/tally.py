@@ -16,7 +16,7 @@ import pyarrow as pa
 from .. import _memory
 from .._errors import InputError, ParameterError
 from . import _kernels as k
-from . import _small
+from . import _small, goldindex
 from .encoders import ABSENT_COLUMN, code_column, score_range, score_view, where
 from .plan import CountPlan
 
@@ -205,28 +205,39 @@ class Tally:
         (run, gold item) seen; a row the gold lacks or a key seen twice is an error."""
         plan, join = self.plan, self.plan.join
         n = batch.num_rows
-        item = join.item.encode(batch.column(plan.request.item), part)
+        column = batch.column(plan.request.item)
         t_stride, n_topics = plan.topic_stride()
-        gold_rows = np.empty(n, np.int64)
         err = np.full(k.N_KINDS, -1, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
-        dup = k.join_gold(
-            n,
-            a,
-            b,
-            stride,
-            item,
-            t_stride,
-            n_topics,
-            join.dense,
-            join.keys,
-            join.key_rows,
-            join.item.size,
-            seen,
-            join.n_gold,
-            gold_rows,
-            err,
-        )
+        classes = None
+        if join.index is not None and goldindex.is_string(column.type) and not column.null_count:
+            # string items are looked up by topic in the gold's own index: no coding of the items
+            joined = goldindex.join(
+                join.index, column, a, b, stride, (t_stride, n_topics), join.classes, seen, join.n_gold, err
+            )
+            self._raise(err[None], batch, part, offset)
+            gold_rows, classes, dup = joined
+        else:
+            coded = join.item_codes()
+            item = coded.item.encode(column, part)
+            gold_rows = np.empty(n, np.int64)
+            dup = k.join_gold(
+                n,
+                a,
+                b,
+                stride,
+                item,
+                t_stride,
+                n_topics,
+                coded.dense,
+                coded.keys,
+                coded.key_rows,
+                coded.item.size,
+                seen,
+                join.n_gold,
+                gold_rows,
+                err,
+            )
         self._raise(err[None], batch, part, offset)
         if (gold_rows < 0).any():
             raise self._not_in_gold(batch, part, offset, int(np.argmax(gold_rows < 0)))
@@ -236,7 +247,7 @@ class Tally:
             group, _, _ = self._rows(batch, part, offset, a, b, stride)
             self.keys.append((_run_codes(group, t_stride, n_topics) * self.n_keys + gold_rows, part))
         self._items = gold_rows
-        return code_column(join.classes[gold_rows], plan.m)
+        return code_column(join.classes[gold_rows] if classes is None else classes, plan.m)
 
     def _not_in_gold(self, batch, part, offset, row) -> InputError:
         roles = self.plan.request.roles

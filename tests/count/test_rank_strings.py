@@ -16,6 +16,7 @@ from fastmetrics._errors import InputError
 from fastmetrics.cli import main
 from fastmetrics.count import _ranks, api
 from fastmetrics.tensor import group_starts
+from tests.test_string_hash import colliding
 
 MEASURES = ["ranked_ap", "reciprocal_rank(cutoff=10)", "precision_at_k(k=10)"]
 
@@ -175,3 +176,16 @@ def test_the_groups_it_leaves_for_the_measures(tmp_path):
     tensor.coords["topic"] = tensor.coords["topic"].copy()  # other coordinates: the groups are found again
     again = group_starts(tensor)[0]
     assert again is not known[2] and np.array_equal(again, known[2])
+
+
+def test_documents_of_one_slot_are_joined_as_by_the_general_path(tmp_path, monkeypatch):
+    """A topic's 200 documents whose hashes share their low 12 bits: every probe of the topic's
+    table would run through all of them; the table grows, and the counts are the general path's."""
+    docs = colliding(200, 12, "doc")
+    rng = np.random.default_rng(3)
+    (tmp_path / "qrels").write_text("".join(f"t1 0 {d} {int(rng.random() < 0.3)}\n" for d in docs[::2]))
+    lines = [f"t1 Q0 {d} {r} {200 - r} {tag}\n" for tag in ("a", "b") for r, d in enumerate(rng.permutation(docs), 1)]
+    (tmp_path / "run").write_text("".join(lines))
+    args = (str(tmp_path / "run"), str(tmp_path / "qrels"))
+    options = dict(thresholds="ranks", missing="negative", unjudged="negative")
+    _same(fm.count(*args, **options), _general(monkeypatch, *args, **options))

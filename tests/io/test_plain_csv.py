@@ -16,6 +16,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.io.native import csv as _csv
+from tests.test_string_hash import colliding
 
 
 @pytest.fixture(autouse=True)
@@ -190,3 +191,20 @@ def test_counts_from_the_fast_path_equal_pyarrows(tmp_path, monkeypatch):
     np.testing.assert_array_equal(fast.counts, slow.counts)
     np.testing.assert_array_equal(fast.coords["threshold"], slow.coords["threshold"])
     np.testing.assert_array_equal(hard.counts, fm.count(str(path), pred="gold").counts)
+
+
+@pytest.mark.parametrize("bits", [4, 13])
+def test_ids_sharing_their_hash_bits_are_read_or_given_up(tmp_path, bits):
+    """400 ids whose hashes share their low ``bits`` bits, 40,000 rows in ranges of at most 10,000
+    (four a thread): 4 bits leave them spread over a range's table, and the fast path reads them;
+    with 13 bits the probes run long, the range is parsed again with a table as large as its rows
+    allow (at most 2**15 slots), and they still run long: the file is handed to pyarrow rather
+    than probed without bound."""
+    ids = colliding(400, bits)
+    rows = np.random.default_rng(bits).integers(0, len(ids), 40_000)
+    path = tmp_path / "ids.csv"
+    path.write_text("item,score\n" + "".join(f"{ids[i]},{i / 7:.3f}\n" for i in rows))
+    if bits == 4:
+        _same_as_pyarrow(path)
+    else:
+        assert _read_plain(path, 1 << 20) is None

@@ -231,13 +231,15 @@ def _field(buf, field, stop):
 @njit(cache=True, nogil=True)
 def _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values, period):
     """The code (by first appearance) of the text ``buf[a:b]`` of column ``slot`` on ``row``,
-    by its hash; -1 when the column has no room left for a new value. Not inlined: the row one
-    period back, compared in the caller, spares most rows this call."""
+    by its hash; -1 when the column has no room left for a new value, or a probe ran long (the
+    caller makes the table larger either way). Not inlined: the row one period back, compared
+    in the caller, spares most rows this call."""
     h = _hash(buf, a, b)
     size = table.shape[1]
     mask = np.uint64(size - 1)
     s = h & mask
     v = table[slot, s]
+    steps = 0
     while v >= 0:
         if hashes[slot, v] == h and _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
             period[slot] = row - last[slot, v]
@@ -245,8 +247,9 @@ def _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values
             return v
         s = (s + np.uint64(1)) & mask
         v = table[slot, s]
+        steps += 1
     v = n_values[slot]
-    if v >= span_a.shape[1] or 2 * (v + 1) > size:
+    if v >= span_a.shape[1] or 2 * (v + 1) > size or _strings.long_probe(steps, size):
         return -1
     span_a[slot, v], span_b[slot, v], hashes[slot, v] = a, b, h
     table[slot, s] = v
@@ -282,7 +285,8 @@ def parse_range(
     rows : int
     status : int
         ``PLAIN``; ``OTHER`` as soon as a line is outside the plain dialect; ``FULL`` when a text
-        column has more distinct values than half its table (the outputs are then partial).
+        column has more distinct values than half its table, or a probe in it ran long (the
+        outputs are then partial).
     n_values : ndarray
         The number of distinct values of each text column.
     n_slow : int

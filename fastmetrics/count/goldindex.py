@@ -1,0 +1,255 @@
+"""A separate gold's string items indexed by topic, for the join of runs by (topic, item).
+
+A run row joins the gold row judging its (topic, item). Coding the run's item strings first and
+looking the codes up in a (topic, item) table makes two random reads per row over structures the
+size of the whole gold -- tens of MB for a large qrels, out of every cache -- and the coding
+itself a hash look-up among every distinct item. Runs list their rows topic by topic, so the
+gold's items are instead hashed into one table *per topic* (one array, each topic a region of
+its own, at a load of at most 1/2, the topic's items stored next to each other in topic order):
+a row's item is hashed (:func:`fastmetrics._strings._hash`) and looked up in its topic's region
+alone, a few KB that stay in cache while the run stays on the topic. Rows in any order give the
+same gold rows; only the speed depends on the order.
+
+A probe that runs long (:func:`fastmetrics._strings.long_probe`) while the index is built gives
+its topic a region twice as large, up to eight times the first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from .. import _strings, _threads
+from ._kernels import _atomic_or, _mark, _row_codes, _run
+
+
+@dataclass
+class GoldIndex:
+    """The gold's items by topic; position ``k`` is the ``k``-th item in topic order."""
+
+    base: np.ndarray  # int64 [n_topics + 1]: topic t's region is slots[base[t]:base[t + 1]]
+    slots: np.ndarray  # int32 position k, -1 for an empty slot
+    order: np.ndarray  # int64 [k]: the gold row of position k
+    hashes: np.ndarray  # uint64 [k]
+    offsets: np.ndarray  # int64 [k + 1]: position k's item is data[offsets[k]:offsets[k + 1]]
+    data: np.ndarray  # uint8
+
+
+def is_string(data_type: pa.DataType) -> bool:
+    """Whether items of this type are looked up in a :class:`GoldIndex` (plain strings)."""
+    return pa.types.is_string(data_type) or pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
+
+
+@njit(cache=True, nogil=True)
+def _fill(base, slots, starts, hashes, sizes, bounded, offsets, data):
+    """Put each topic's positions in its region. Returns ``(topic, position)``: a topic whose
+    probe ran long while ``bounded[topic]`` (else -1), and a position whose item its topic has
+    already (else -1)."""
+    for t in range(starts.size - 1):
+        mask = np.uint64(sizes[t] - 1)
+        for k in range(starts[t], starts[t + 1]):
+            s = hashes[k] & mask
+            steps = 0
+            other = slots[base[t] + np.int64(s)]
+            while other >= 0:
+                if hashes[other] == hashes[k] and _strings._same(
+                    data, offsets[k], offsets[k + 1], data, offsets[other], offsets[other + 1]
+                ):
+                    return -1, k
+                s = (s + np.uint64(1)) & mask
+                steps += 1
+                other = slots[base[t] + np.int64(s)]
+            if bounded[t] and _strings.long_probe(steps, sizes[t]):
+                return t, -1
+            slots[base[t] + np.int64(s)] = k
+    return -1, -1
+
+
+def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | None:
+    """Index the gold's ``items`` (strings, no nulls) by their ``topics`` codes (``0 <= t < n_topics``).
+
+    Parameters
+    ----------
+    topics : ndarray of int64
+        Each gold row's topic code (all 0 for a join on the item alone).
+    n_topics : int
+    items : pyarrow.Array
+        Each gold row's item, a string type without nulls.
+
+    Returns
+    -------
+    GoldIndex or None
+        None when the gold judges a (topic, item) twice (for the caller to name it).
+    """
+    order = np.argsort(topics, kind="stable")
+    counts = np.bincount(topics, minlength=n_topics).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    ordered = items.take(pa.array(order))
+    if pa.types.is_string_view(ordered.type):
+        ordered = ordered.cast(pa.large_string())
+    offsets, data = _strings.string_buffers(ordered)
+    offsets = offsets.astype(np.int64)
+    hashes = np.empty(order.size, np.uint64)
+    _strings.hashes_of(offsets, data, hashes)
+    sizes = np.ones(n_topics, np.int64)
+    while (sizes < 2 * counts).any():  # the least power of two at least twice the topic's items
+        sizes = np.where(sizes < 2 * counts, 2 * sizes, sizes)
+    largest = 8 * sizes
+    while True:
+        base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        slots = np.full(int(base[-1]), -1, np.int32)
+        long, twice = _fill(base, slots, starts, hashes, sizes, sizes < largest, offsets, data)
+        if twice >= 0:
+            return None
+        if long < 0:
+            break
+        sizes[long] *= 2
+    return GoldIndex(base, slots, order.astype(np.int64), hashes, offsets, data)
+
+
+@njit(cache=True, nogil=True)
+def _group_runs(n, a, b, stride_a, starts, groups, err):
+    """Write the first row of each run of rows of one group to ``starts`` and its group code to
+    ``groups``; return the number of runs, or -1 after noting a row whose group is outside the plan."""
+    runs = 0
+    s = 0
+    while s < n:
+        e, g = _run(a, b, stride_a, s, n, err)
+        if g < 0:
+            return -1
+        if runs == 0 or g != groups[runs - 1]:
+            starts[runs], groups[runs] = s, g
+            runs += 1
+        s = e
+    return runs
+
+
+@njit(cache=True, nogil=True)
+def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes, out, seen, n_gold):
+    """Join the rows of runs ``first:last`` (taken in the order given: topic by topic), writing
+    each row's gold row and class and marking its (run, gold row) in ``seen`` (atomically: another
+    thread marks the same bitmap). Returns whether a mark was set before (a duplicated item)."""
+    starts, stops, groups = runs
+    offsets, data = items
+    base, slots, order, hashes, g_offsets, g_data = index
+    rows, row_classes = out
+    twice = False
+    for q in range(first, last):
+        g = groups[q]
+        t = (g // topic_stride) % n_topics if topic_stride > 0 else 0
+        run = (g // (topic_stride * n_topics)) * topic_stride + g % topic_stride if topic_stride > 0 else g
+        lo = base[t]
+        mask = np.uint64(base[t + 1] - lo - 1)
+        for r in range(starts[q], stops[q]):
+            a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
+            h = _strings._hash(data, a0, a1)
+            s = h & mask
+            k = np.int64(slots[lo + np.int64(s)])
+            row = np.int64(-1)
+            while k >= 0:
+                if hashes[k] == h and _strings._same(data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]):
+                    row = order[k]
+                    break
+                s = (s + np.uint64(1)) & mask
+                k = np.int64(slots[lo + np.int64(s)])
+            rows[r] = row
+            if row < 0:
+                row_classes[r] = 0
+                continue
+            row_classes[r] = classes[row]
+            if seen.size:
+                key = run * n_gold + row
+                bit = np.uint8(1 << (key & 7))
+                twice |= (_atomic_or(seen, key >> 3, bit) & bit) != 0
+    return twice
+
+
+def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, classes, seen, n_gold, err):
+    """Join a batch's rows to the gold by (topic, item) on the threads, marking each (run, gold row).
+
+    The rows' runs of one group are taken topic by topic (each thread a range of topics): every
+    system's rows of a topic then meet the topic's region of the index while it is in cache.
+
+    Parameters
+    ----------
+    join_index : GoldIndex
+    items : pyarrow.Array
+        The batch's items, a string type without nulls.
+    a, b, stride_a
+        The batch's grouping columns as the counting kernels read them.
+    plan_topics : (int, int)
+        Where the topic code sits in a group code (:meth:`CountPlan.topic_stride`).
+    classes : ndarray
+        The gold class code of each gold row.
+    seen : ndarray of uint8
+        The (run, gold row) bitmap (empty: nothing is marked).
+    n_gold : int
+    err : ndarray of int64
+        ``[N_KINDS]``, -1 filled: a row whose grouping value is outside the plan is noted there,
+        and None returned.
+
+    Returns
+    -------
+    (rows, row_classes, first_twice) or None
+        The gold row of each row (-1 where the gold lacks it), its class as int32 (0 there), and
+        the first row whose (run, gold row) was marked before -- a duplicated item -- or -1.
+    """
+    topic_stride, n_topics = plan_topics
+    if pa.types.is_string_view(items.type):
+        items = items.cast(pa.large_string())
+    offsets, data = _strings.string_buffers(items)
+    n = len(items)
+    starts, groups = np.empty(n + 1, np.int64), np.empty(n, np.int64)
+    runs = _group_runs(n, a, b, stride_a, starts, groups, err)
+    if runs < 0:
+        return None
+    starts[runs] = n
+    stops = starts[1 : runs + 1].copy()
+    starts, groups = starts[:runs], groups[:runs]
+    if 1 < runs <= n // 8:  # rows in runs: the runs topic by topic, each topic's in input order
+        by_topic = (groups // topic_stride) % n_topics if topic_stride > 0 else np.zeros(runs, np.int64)
+        order = np.argsort(by_topic, kind="stable")
+        starts, stops, groups = starts[order], stops[order], groups[order]
+    out = (np.empty(n, np.int64), np.empty(n, np.int32))
+    # a copy to put back should an item be marked twice (the first such row is then found serially);
+    # a bitmap much larger than the batch is marked serially instead
+    shared = seen if seen.size <= 4 * n else np.zeros(0, np.uint8)
+    before = shared.copy()
+    arrays = (join_index.base, join_index.slots, join_index.order, join_index.hashes)
+    arrays += (join_index.offsets, join_index.data)
+    ends = np.cumsum(stops - starts)
+    pieces = max(1, min(4 * numba.get_num_threads(), n >> 15))
+    cuts = np.unique(np.searchsorted(ends, np.arange(1, pieces) * (n / pieces)))
+    cuts = np.concatenate([[0], cuts[(cuts > 0) & (cuts < runs)], [runs]]).astype(np.int64)
+    common = ((starts, stops, groups), (offsets, data), arrays, topic_stride, n_topics, classes, out, shared, n_gold)
+    twice = _threads.on_threads(_join_runs, [(cuts[c], cuts[c + 1], *common) for c in range(cuts.size - 1)])
+    first_twice = -1
+    if any(twice) or (seen.size and not shared.size):
+        shared[:] = before
+        first_twice = mark_gold_rows(n, a, b, stride_a, topic_stride, n_topics, out[0], seen, n_gold, err)
+    return out[0], out[1], first_twice
+
+
+@njit(cache=True)
+def mark_gold_rows(n, a, b, stride_a, topic_stride, n_topics, rows, seen, n_gold, err):
+    """Mark each row's (run, gold row) in ``seen``; return the first row marked before, or -1.
+
+    A row marked before is a duplicated item. A run is the group code without its topic digit;
+    rows the gold lacks (-1) are skipped, and an empty ``seen`` marks nothing."""
+    if seen.size == 0:
+        return -1
+    for r in range(n):
+        row = rows[r]
+        if row < 0:
+            continue
+        g, _ = _row_codes(a, b, stride_a, (0,), r, err)
+        if g < 0:
+            return -1
+        run = (g // (topic_stride * n_topics)) * topic_stride + g % topic_stride if topic_stride > 0 else g
+        if not _mark(seen, run * n_gold + row):
+            return r
+    return -1

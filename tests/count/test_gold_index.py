@@ -1,0 +1,222 @@
+"""Runs with string items joined to a separate gold through its index by topic (:mod:`fastmetrics.count.goldindex`).
+
+Counts are checked against pandas (a merge on (topic, item), then a group-by) on ids spelled as
+real collections spell them, with rows in any order, in one batch or several, on the threads. The
+errors -- an item the gold lacks, a (system, topic, item) twice, a judgement twice -- name the same
+row as the path on coded items (dictionary item columns). Items whose hashes share their low bits
+are joined correctly, and give their topic a larger region of the index.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import fastmetrics as fm
+from fastmetrics.count import goldindex
+from tests.test_string_hash import colliding
+
+SPELLED = {
+    "trec": lambda t, k: f"LA0{t % 9 + 1}0189-{k:04d}",
+    "doc-topic": lambda t, k: f"doc{t}_{k}",
+    "clueweb": lambda t, k: f"clueweb09-en00{t:02d}-{k // 100:02d}-{k % 100:05d}",
+    "number": lambda t, k: str(8_000_000 + 37 * k + t),
+}
+
+
+def _case(spelling, systems=8, topics=12, items=700, order="runs", seed=0):
+    """Runs (every system lists each topic's items in its own order) and their gold, as tables."""
+    rng = np.random.default_rng(seed)
+    spell = SPELLED[spelling]
+    gold = pd.DataFrame(
+        [(f"t{t}", spell(t, k)) for t in range(topics) for k in range(items)], columns=["topic", "item"]
+    )
+    gold["gold"] = rng.random(len(gold)) < 0.3
+    rows = []
+    for s in range(systems):
+        for t in rng.permutation(topics):
+            for k in rng.permutation(items):
+                rows.append((f"team{s:03d}_run_primary", f"t{t}", spell(t, k)))
+    runs = pd.DataFrame(rows, columns=["system", "topic", "item"])
+    runs["pred"] = rng.random(len(runs)) < 0.5
+    if order == "shuffled":
+        runs = runs.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    return pa.Table.from_pandas(runs, preserve_index=False), pa.Table.from_pandas(gold, preserve_index=False)
+
+
+def _expected(runs: pa.Table, gold: pa.Table) -> dict:
+    """Counts by pandas: merge on (topic, item), group by (system, topic, gold, pred)."""
+    joined = runs.to_pandas().merge(gold.to_pandas(), on=["topic", "item"], validate="many_to_one")
+    sizes = joined.groupby(["system", "topic", "gold", "pred"]).size()
+    return {key: int(n) for key, n in sizes.items()}
+
+
+def _counted(tensor) -> dict:
+    counts = np.asarray(tensor.counts)
+    systems, topics = (list(tensor.coords[a]) for a in tensor.axes)
+    return {
+        (s, t, bool(i), bool(j)): int(counts[a, b, i, j])
+        for a, s in enumerate(systems)
+        for b, t in enumerate(topics)
+        for i in range(2)
+        for j in range(2)
+        if counts[a, b, i, j]
+    }
+
+
+def _coded_items(runs: pa.Table) -> pa.Table:
+    """The runs with dictionary items: the path on coded items, which the index path must equal."""
+    return runs.set_column(runs.schema.get_field_index("item"), "item", runs.column("item").dictionary_encode())
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLED))
+@pytest.mark.parametrize("order", ["runs", "shuffled"])
+def test_counts_equal_a_merge_in_pandas(spelling, order):
+    runs, gold = _case(spelling, order=order)
+    assert len(runs) >= 2 << 15  # two calls on the threads at least
+    expected = _expected(runs, gold)
+    assert _counted(fm.count(runs, gold=gold)) == expected
+    assert _counted(fm.count(_coded_items(runs), gold=gold)) == expected
+
+
+def test_batches_of_any_size_and_string_types():
+    runs, gold = _case("trec", systems=3, topics=5, items=300, seed=1)
+    expected = _expected(runs, gold)
+    for size in (1, 977, 65_536 + 3):
+        batches = runs.to_batches(max_chunksize=size)
+        assert _counted(fm.count(pa.Table.from_batches(batches), gold=gold)) == expected
+    large = runs.set_column(2, "item", runs.column("item").cast(pa.large_string()))
+    view = runs.set_column(2, "item", runs.column("item").cast(pa.string_view()))
+    for table in (large, view):
+        assert _counted(fm.count(table, gold=gold)) == expected
+    assert _counted(fm.count(runs, gold=gold.set_column(1, "item", gold.column("item").cast(pa.large_string())))) == (
+        expected
+    )
+
+
+def test_a_join_on_the_item_alone():
+    runs, gold = _case("doc-topic", systems=3, topics=4, items=200, seed=2)
+    pooled = fm.count(runs, gold=gold.drop_columns(["topic"]), by="system")
+    coded = fm.count(_coded_items(runs), gold=gold.drop_columns(["topic"]), by="system")
+    assert np.array_equal(pooled.counts, coded.counts)
+
+
+def _error(runs, gold, **options) -> str:
+    with pytest.raises(fm.InputError) as error:
+        fm.count(runs, gold=gold, **options)
+    return str(error.value)
+
+
+@pytest.mark.parametrize("at", [3, 60_000])
+def test_a_duplicated_item_is_named_at_its_first_copy(at):
+    runs, gold = _case("trec", seed=3)
+    copy = runs.slice(at, 1)
+    doubled = pa.concat_tables([runs.slice(0, at + 500), copy, runs.slice(at + 500), copy])
+    message = _error(doubled, gold)
+    assert message.startswith("Duplicated (system, topic, item)") and f"row {at + 500} " in message
+    assert message == _error(_coded_items(doubled), gold)
+
+
+def test_a_duplicate_across_batches_when_the_bitmap_outgrows_a_batch():
+    """Batches of 1,000 rows against a (run, gold row) bitmap of 8 x 8,400 bits: marked serially."""
+    runs, gold = _case("number", seed=4)
+    doubled = pa.concat_tables([runs, runs.slice(10, 1)])
+    small = pa.Table.from_batches(doubled.to_batches(max_chunksize=1000))
+    message = _error(small, gold)
+    assert f"row {len(runs)}" in message
+    assert message == _error(_coded_items(small), gold)
+
+
+def test_an_item_the_gold_lacks_is_named():
+    runs, gold = _case("clueweb", systems=2, topics=3, items=100, seed=5)
+    wrong = runs.set_column(2, "item", pa.array(runs.column("item").to_pylist()[:-1] + ["clueweb09-en9999-00-00000"]))
+    message = _error(wrong, gold)
+    assert "clueweb09-en9999-00-00000" in message and "which the gold does not have" in message
+    assert message == _error(_coded_items(wrong), gold)
+
+
+def test_a_judgement_twice_is_named_in_the_golds_own_columns():
+    runs, gold = _case("trec", systems=2, topics=3, items=50, seed=6)
+    own = gold.rename_columns(["query", "doc", "relevant"])
+    twice = pa.concat_tables([own, own.slice(7, 1)])
+    message = _error(
+        runs.rename_columns(["system", "query", "doc", "pred"]),
+        twice,
+        topic="query",
+        item="doc",
+        gold_column="relevant",
+    )
+    assert message == (
+        f"The gold has (query, doc) = (query={twice['query'][7].as_py()!r}, doc={twice['doc'][7].as_py()!r}) "
+        f"more than once (rows 7, {len(own)} of the gold table)."
+    )
+
+
+def test_items_of_one_slot_are_joined_and_widen_their_topic():
+    ids = colliding(120, 10)
+    topics = np.array([0] * 120 + [1] * 3, np.int64)
+    index = goldindex.build(topics, 2, pa.array(ids + ["a", "b", "c"]))
+    # 240 slots at first; the probes ran long, so the region grew (up to 8 times)
+    assert index.base[1] - index.base[0] > 256 and index.base[2] - index.base[1] == 8
+    gold = pa.table({"topic": ["t"] * 120, "item": ids, "gold": [i % 3 == 0 for i in range(120)]})
+    runs = pa.table({"system": ["s"] * 240, "topic": ["t"] * 240, "item": ids[::-1] * 2, "pred": [True] * 240})
+    runs = runs.set_column(0, "system", pa.array(["s"] * 120 + ["r"] * 120))
+    assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold)
+
+
+def test_the_gold_index_finds_a_judgement_twice():
+    assert goldindex.build(np.zeros(3, np.int64), 1, pa.array(["x", "y", "x"])) is None
+    assert goldindex.build(np.array([0, 1, 1]), 2, pa.array(["x", "x", "y"])) is not None
+
+
+BOUNDSCHECK = textwrap.dedent("""
+    import os, tempfile
+    import numpy as np, pyarrow as pa
+    import fastmetrics as fm
+    from fastmetrics.count.encoders import SMALL, string_codes
+    from tests.test_string_hash import colliding
+
+    ids = colliding(300, 10)
+    rng = np.random.default_rng(0)
+    gold = pa.table({"topic": ["t"] * 300, "item": ids, "gold": [i % 3 == 0 for i in range(300)]})
+    rows = [(s, ids[i]) for s in ("a", "b") for i in rng.permutation(300)]
+    runs = pa.table({"system": [s for s, _ in rows], "topic": ["t"] * 600, "item": [i for _, i in rows],
+                     "pred": [True, False] * 300})
+    assert fm.count(runs, gold=gold).counts.sum() == 600
+    for bad in (pa.concat_tables([runs, runs.slice(5, 1)]), runs.set_column(2, "item", pa.array(["x"] * 600))):
+        try:
+            fm.count(bad, gold=gold)
+            raise SystemExit("no error")
+        except fm.InputError:
+            pass
+    many = pa.array([ids[i] for i in rng.integers(0, 300, SMALL + 100)])
+    assert len(string_codes(many).chunk(0).dictionary) == 300
+    with tempfile.TemporaryDirectory() as folder:
+        run, qrels = os.path.join(folder, "run"), os.path.join(folder, "qrels")
+        with open(qrels, "w") as fh:
+            fh.writelines(f"t 0 {d} {i % 2}\\n" for i, d in enumerate(ids[:100]))
+        with open(run, "w") as fh:
+            fh.writelines(f"t Q0 {d} {r} {300 - r} x\\n" for r, d in enumerate(ids[::-1], 1))
+        tensor = fm.count(run, qrels, thresholds="ranks", missing="negative", unjudged="negative")
+        assert tensor.counts.shape[0] == 300
+    print("ok")
+""")
+
+
+def test_the_string_kernels_with_bounds_checks(tmp_path):
+    """The gold index, its join, the string coder and the ranks join on ids of one slot, compiled
+    afresh with NUMBA_BOUNDSCHECK=1 (an index outside an array is an IndexError)."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, "-c", BOUNDSCHECK], capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "ok" and "IndexError" not in proc.stderr
