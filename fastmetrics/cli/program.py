@@ -168,18 +168,26 @@ def _typed_options(argv) -> set:
     return {str(token).split("=", 1)[0] for token in argv if str(token).startswith("--")}
 
 
+_RESAMPLED = "--significance fisher, bootstrap or item-bootstrap (the tests that resample)"
+
+
 def _refuse_unused(args, typed: set) -> None:
     """Refuse an option typed where the command would leave it without effect."""
     command = getattr(args, "command", None)
     job = getattr(args, "job", None)
     ranks = str(getattr(args, "thresholds", None)) == "ranks"
-    intervals = getattr(args, "ci", None) is not None or getattr(args, "significance", None) is not None
+    significance = getattr(args, "significance", None)
+    intervals = getattr(args, "ci", None) is not None or significance is not None
     unused = [
         ("--relevance-level", getattr(args, "gold", None) is None, "a --gold file (the grades it reads)"),
         ("--missing", getattr(args, "gold", None) is None, "a --gold file (items the runs miss)"),
         ("--unjudged", getattr(args, "gold", None) is None, "a --gold file (items it does not judge)"),
         ("--ties", not ranks, "--thresholds ranks (the order of equal scores)"),
         ("--resamples", command in ("evaluate", "leaderboard") and not intervals, "--ci or --significance"),
+        ("--test-resamples", significance not in ("fisher", "bootstrap", "item-bootstrap"), _RESAMPLED),
+        ("--ci-resamples", getattr(args, "ci", None) is None, "--ci"),
+        ("--rope", significance != "bayes", "--significance bayes"),
+        ("--alpha", command == "leaderboard" and significance is None, "--significance (the tiers' level)"),
         ("--pairs", command == "meta" and job != "robustness", "meta robustness"),
         ("--splits", command == "meta" and job != "stability", "meta stability"),
     ]

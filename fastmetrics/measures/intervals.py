@@ -216,7 +216,7 @@ def bootstrap_intervals(
             f"(at most 2**62); use method='wilson' or 'jeffreys' for proportions of counts this large."
         )
     rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))
-    _check_memory(len(specs), len(rows), m, resamples)
+    check_memory(len(specs), len(rows), m, resamples)
     options = dict(
         averages=averages,
         smoothing=smoothing,
@@ -286,7 +286,7 @@ _WEIGHTED_WITHOUT_SQUARES = (
 )
 
 
-def _check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
+def check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
     """Refuse replicates that cannot fit, before any is drawn: the cells the threads hold at
     once, each replicate the values of the measures (and a copy the quantiles partition); the
     counts of a cell's replicates are drawn in bounded parts (:func:`_one_cell_bounds`), those of

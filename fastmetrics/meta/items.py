@@ -38,41 +38,7 @@ from ..io.readers import gold_table, open_source
 from ..measures import api, registry
 from ..tensor import Roles
 from ._common import MetaResult, higher_is_better
-from .significance import holm
-
-CORRECTIONS = ("holm", "bonferroni", "bh")
-
-
-def adjust(p_values, correction: str | None) -> np.ndarray:
-    """P-values adjusted for multiple comparisons.
-
-    Parameters
-    ----------
-    p_values : array_like of float
-        One family of tests; NaN entries stay NaN and do not count.
-    correction : {None, "holm", "bonferroni", "bh"}
-
-    Returns
-    -------
-    ndarray of float64
-    """
-    p = np.asarray(p_values, np.float64)
-    if correction is None:
-        return p.copy()
-    if correction == "holm":
-        return holm(p)
-    if correction not in CORRECTIONS:
-        raise parameter_error("correction", "item_tests", "None, 'holm', 'bonferroni' or 'bh'", correction)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    m = ok.size
-    if correction == "bonferroni":
-        out[ok] = np.minimum(1.0, p[ok] * m)
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    scaled = p[order] * m / np.arange(1, m + 1)
-    out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
-    return out
+from .corrections import CORRECTIONS, adjust
 
 
 def item_tests(
