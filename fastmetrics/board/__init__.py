@@ -23,7 +23,7 @@ The paired tests across topics are :mod:`fastmetrics.meta.paired` (run for every
 
 from .baselines import BASELINES, baseline_counts, pooled_squares, random_baseline, random_baselines
 from .bayes import signed_rank
-from .compare import Comparison, bayesian_tests, compare, separated_pairs, with_tiers
+from .compare import Comparison, bayesian_tests, compare, separated_pairs, test_sentence, with_tiers
 from .friedman import POSTHOC, critical_difference, friedman_test, studentized_range_sf, tiers
 from .intervals import INTERVAL_COLUMNS, ONE_TOPIC_NOTE, board_intervals, with_intervals
 from .ranking import SIGNIFICANCE, leaderboard, rank_systems
@@ -50,6 +50,7 @@ __all__ = [
     "separated_pairs",
     "signed_rank",
     "studentized_range_sf",
+    "test_sentence",
     "tiers",
     "with_tiers",
     "INTERVAL_COLUMNS",

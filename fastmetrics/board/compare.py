@@ -11,7 +11,7 @@ is :func:`fastmetrics.meta.significance`'s Bayesian counterpart (:mod:`fastmetri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -46,9 +46,14 @@ class Comparison(MetaResult):
         One row per measure: ``measure, systems, topics, left_out`` (topics where a system is
         undefined), ``chi2, p_value`` (Friedman), ``iman_davenport, p_iman_davenport, df1, df2``,
         ``critical_difference`` (Nemenyi's, at ``alpha``), ``posthoc``.
+    spans : dict
+        Per measure, the first and last position (in the summary's order of that measure's
+        systems) of each group (:func:`fastmetrics.board.friedman.group_spans`): the bars of its
+        critical-difference diagram.
     """
 
     tests: pa.Table | None = None
+    spans: dict = field(default_factory=dict)
 
 
 def compare(
@@ -108,7 +113,7 @@ def compare(
     first, second = (np.asarray(x, np.int64) for x in system_pairs(len(systems)))
     rows = {k: [] for k in ("measure", "system", "mean_rank", "rank", "tier", "groups")}
     pairs = {k: [] for k in ("measure", "a", "b", "rank_difference", "p_value", "separated")}
-    tests = []
+    tests, spans = [], {}
     with Progress(len(scores.measures), f"{posthoc} comparisons", quiet=not progress) as bar:
         for i, name in enumerate(scores.measures):
             complete = ~np.isnan(values[i]).any(axis=0)
@@ -117,7 +122,7 @@ def compare(
             mean = ranks.mean(axis=1) if kept.shape[1] else np.full(len(systems), np.nan)
             p = friedman.posthoc_p(posthoc, kept, ranks, first, second, correction)
             tests.append(_test_row(name, ranks, ties, complete, posthoc, alpha))
-            _rank_rows(rows, name, systems, mean, first, second, p < alpha)
+            spans[name] = _rank_rows(rows, name, systems, mean, first, second, p < alpha)
             pairs["measure"] += [name] * first.size
             pairs["a"] += systems[first].tolist()
             pairs["b"] += systems[second].tolist()
@@ -127,11 +132,12 @@ def compare(
             bar.advance()
     params = dict(posthoc=posthoc, alpha=alpha, correction=None if posthoc == "nemenyi" else correction)
     summary, detail = _tables(rows, pairs, Roles(system, topic))
-    return Comparison(summary, detail, params, tests=pa.Table.from_pylist(tests))
+    return Comparison(summary, detail, params, tests=pa.Table.from_pylist(tests), spans=spans)
 
 
-def _rank_rows(rows, name, systems, mean, first, second, separated) -> None:
-    """One measure's systems by mean rank, with their tiers and groups, appended to ``rows``."""
+def _rank_rows(rows, name, systems, mean, first, second, separated) -> list:
+    """One measure's systems by mean rank, with their tiers and groups, appended to ``rows``;
+    returns the groups' spans."""
     order = np.lexsort((np.arange(len(systems)), mean))
     matrix = np.zeros((len(systems), len(systems)), bool)
     matrix[first, second] = matrix[second, first] = separated
@@ -143,6 +149,7 @@ def _rank_rows(rows, name, systems, mean, first, second, separated) -> None:
         rows["rank"].append(int(1 + np.sum(mean < mean[s])))
         rows["tier"].append(int(tier[position]))
         rows["groups"].append(groups[position])
+    return friedman.group_spans(order, matrix)
 
 
 def _tables(rows, pairs, names: Roles) -> tuple[pa.Table, pa.Table]:
@@ -366,5 +373,27 @@ def with_tiers(summary: pa.Table, tests: pa.Table | None, alpha: float, *, syste
 
 
 def p_value_text(p: float) -> str:
-    """A p-value inside a sentence: up to 6 significant digits, ``< 1e-300`` where it underflows."""
-    return "< 1e-300" if p == 0 else short(p)
+    """``p = 0.0123`` inside a sentence (up to 6 significant digits), ``p < 1e-300`` where it underflows."""
+    return "p < 1e-300" if p == 0 else f"p = {short(p)}"
+
+
+def test_sentence(test: dict, alpha: float) -> str:
+    """One measure's row of :attr:`Comparison.tests` in a sentence.
+
+    Parameters
+    ----------
+    test : dict
+        A row of :attr:`Comparison.tests`.
+    alpha : float
+
+    Returns
+    -------
+    str
+    """
+    left = f" ({test['left_out']} left out: a system is undefined there)" if test["left_out"] else ""
+    return (
+        f"{test['measure']}: {test['systems']} systems on {test['topics']} topics{left}; Friedman's chi2 = "
+        f"{short(test['chi2'])} ({test['df1']} df), {p_value_text(test['p_value'])}; Iman-Davenport F = "
+        f"{short(test['iman_davenport'])} ({test['df1']}, {test['df2']} df), {p_value_text(test['p_iman_davenport'])}; "
+        f"Nemenyi's critical difference at alpha {short(alpha)}: {short(test['critical_difference'])} mean ranks."
+    )

@@ -252,6 +252,36 @@ def posthoc_p(posthoc, values, ranks, first, second, correction) -> np.ndarray:
     return adjust(paired_tests(values, first, second, "wilcoxon").p_value, correction)
 
 
+def group_spans(order, separated) -> list:
+    """The groups of systems in ``order``: maximal runs of consecutive positions no two of which
+    are separated (see the module docstring).
+
+    Parameters
+    ----------
+    order : sequence of int
+        The systems (indices into ``separated``), best first.
+    separated : ndarray of bool, shape (systems, systems)
+        Symmetric: the pairs a test separates.
+
+    Returns
+    -------
+    list of (int, int)
+        First and last position (in ``order``) of each group, in order; every position is in one
+        group at least (a system no other joins is a group of its own).
+    """
+    order = list(order)
+    n = len(order)
+    spans = []
+    j = 0
+    for i in range(n):
+        j = max(j, i)  # the run from i reaches at least as far as the run from i - 1
+        while j + 1 < n and not separated[order[j + 1], order[i : j + 1]].any():
+            j += 1
+        if not spans or j > spans[-1][1]:
+            spans.append((i, j))
+    return spans
+
+
 def tiers(order, separated) -> tuple[np.ndarray, list]:
     """Tiers and groups of systems in ``order`` (see the module docstring).
 
@@ -272,24 +302,26 @@ def tiers(order, separated) -> tuple[np.ndarray, list]:
     """
     order = list(order)
     n = len(order)
-    reach = np.zeros(n, np.int64)  # reach[i]: the last position j with i..j free of separated pairs
-    j = 0
-    for i in range(n):
-        j = max(j, i)
-        while j + 1 < n and not separated[order[j + 1], order[i : j + 1]].any():
-            j += 1
-        reach[i] = j
-    starts = [i for i in range(n) if i == 0 or reach[i] > reach[i - 1]]
+    spans = group_spans(order, separated)
     groups = [""] * n
-    for g, i in enumerate(starts):
-        for position in range(i, reach[i] + 1):
+    for g, (first, last) in enumerate(spans):
+        for position in range(first, last + 1):
             groups[position] += _letters(g)
     tier = np.zeros(n, np.int64)
     start, number = 0, 1
     while start < n:
-        tier[start : reach[start] + 1] = number
-        start, number = reach[start] + 1, number + 1
+        last = _reach_from(order, separated, start)
+        tier[start : last + 1] = number
+        start, number = last + 1, number + 1
     return tier, groups
+
+
+def _reach_from(order, separated, start: int) -> int:
+    """The last position of the longest run from ``start`` with no separated pair."""
+    j = start
+    while j + 1 < len(order) and not separated[order[j + 1], order[start : j + 1]].any():
+        j += 1
+    return j
 
 
 def _letters(g: int) -> str:

@@ -11,12 +11,12 @@ import warnings
 
 from .. import __version__
 from .._errors import FastmetricsError, ParameterError
-from . import axioms, count, demo, evaluate, leaderboard, measures, meta, report, sweep
+from . import axioms, compare, count, demo, evaluate, leaderboard, measures, meta, report, sweep
 from .process import Terminated, install_handlers, main_thread, skip_unused_imports
 from .reading import read_gold_once
 
 # in the order of the program's help; each module's add_parser declares the command beside its action
-COMMANDS = (measures, evaluate, count, leaderboard, meta, sweep, report, axioms, demo)
+COMMANDS = (measures, evaluate, count, leaderboard, compare, meta, sweep, report, axioms, demo)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -147,8 +147,8 @@ def _refuse_contradictions(args) -> None:
         ("--ci-method", given["ci_method"] is not None and given["ci"] is None, "--ci", "the intervals it chooses"),
         ("--folds", given["folds"] is not None and given["select"] != "cross-topic", "--select cross-topic", "folds"),
     ]
-    for option in ("correction", "holm"):
-        if getattr(args, option, None) and given["significance"] is None:
+    for option in ("correction", "holm"):  # compare corrects its post-hoc tests: it has no --significance
+        if getattr(args, option, None) and hasattr(args, "significance") and given["significance"] is None:
             needs.append((f"--{option}", True, "--significance", "the paired tests whose p-values it corrects"))
     for option, unused, wanted, what in needs:
         if unused:
