@@ -66,7 +66,7 @@ from .._seeding import rng_of
 from .._threads import on_threads, thread_count
 from . import _resample_kernels, api, registry
 
-METHODS = ("bootstrap", "wilson", "jeffreys")
+METHODS = ("bootstrap", "wilson", "jeffreys", "delong")
 INTERVALS = ("percentile", "basic")
 _CELLS = registry.MATRIX_CELLS
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
@@ -93,14 +93,15 @@ def check(ci, method, resamples, interval) -> None:
     ----------
     ci : float
         The confidence level, in (0, 1).
-    method : {"bootstrap", "wilson", "jeffreys"}
+    method : {"bootstrap", "wilson", "jeffreys", "delong"}
+        ``delong``: ROC AUC's (:mod:`fastmetrics.measures.area_intervals`).
     resamples : int
     interval : {"percentile", "basic"}
     """
     if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
         raise parameter_error("ci", "evaluate", "a confidence level strictly between 0 and 1 (e.g. 0.95)", ci)
     if method not in METHODS:
-        raise parameter_error("method", "evaluate", "'bootstrap', 'wilson' or 'jeffreys'", method)
+        raise parameter_error("method", "evaluate", "'bootstrap', 'wilson', 'jeffreys' or 'delong'", method)
     if interval not in INTERVALS:
         raise parameter_error("interval", "evaluate", "'percentile' or 'basic'", interval)
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 10:
