@@ -73,10 +73,10 @@ def action(args) -> None:
     measures = measure_list(args, task_of(tensor))
     correction = args.correction or ("holm" if args.holm else None)
     over_items = args.significance in OVER_ITEMS
-    if over_items and args.thresholds is not None:
+    if args.significance in ("mcnemar", "item-bootstrap") and args.thresholds is not None:
         raise ParameterError(
-            f"--significance {args.significance} compares the systems item by item on their own outputs: drop "
-            "--thresholds, or use a test across topics (--significance t)."
+            f"--significance {args.significance} compares the systems' hard predictions ('{args.pred}') item by "
+            "item: drop --thresholds, or use a test across topics (--significance t)."
         )
     with warnings.catch_warnings():  # notes of the result's, printed once below
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
