@@ -353,7 +353,7 @@ def curve_intervals(tensor, specs, *, ci, method, resamples, seed, interval, und
         else:
             options = dict(ci=ci, resamples=resamples, seed=seed, interval=interval, estimates=flat)
             lo, hi = bootstrap_curve_bounds(spec.measure.kernel, cells, starts, params, **options)
-        low[i].reshape(-1)[place], high[i].reshape(-1)[place] = lo, hi
+        low.reshape(len(specs), -1)[i, place], high.reshape(len(specs), -1)[i, place] = lo, hi
     return Scores(scores.values, scores.measures, scores.axes, scores.coords, low=low, high=high)
 
 

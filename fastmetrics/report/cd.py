@@ -178,11 +178,12 @@ def tikz(drawing: Layout) -> str:
     anchors = {"left": "west", "right": "east", "center": "center"}
     lines = [r"\begin{tikzpicture}[x=1in,y=-1in]"]
     for x1, y1, x2, y2, thickness in drawing.lines:
-        lines.append(f"\\draw[line width={thickness:.1f}pt] ({x1:.3f},{y1:.3f}) -- ({x2:.3f},{y2:.3f});")
+        a, b, c, d = (_numbers.short(round(v, 3)) for v in (x1, y1, x2, y2))
+        lines.append(f"\\draw[line width={_numbers.short(thickness)}pt] ({a},{b}) -- ({c},{d});")
     for x, y, text, align, size in drawing.texts:
         lines.append(
             f"\\node[anchor={anchors[align]},inner sep=1pt,font=\\fontsize{{{size}}}{{{size + 2}}}\\selectfont] "
-            f"at ({x:.3f},{y:.3f}) {{{escape_latex(text)}}};"
+            f"at ({_numbers.short(round(x, 3))},{_numbers.short(round(y, 3))}) {{{escape_latex(text)}}};"
         )
     lines.append(r"\end{tikzpicture}")
     return "\n".join(lines) + "\n"
