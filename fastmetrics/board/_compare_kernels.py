@@ -53,7 +53,7 @@ def topic_ranks(start, stop, values, ranks, ties):
     k = values.shape[1]
     for t in range(start, stop):
         row = values[t]
-        order = np.argsort(-row, kind="mergesort")
+        order = np.argsort(-row)  # any order within ties: they share their average rank
         total = 0.0
         i = 0
         while i < k:

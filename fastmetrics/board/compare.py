@@ -280,8 +280,8 @@ def bayesian_tests(
     summary = pa.table(
         {
             "measure": columns["measure"],
-            a: labels_array(systems[first].tolist() * repeat),
-            b: labels_array(systems[second].tolist() * repeat),
+            a: labels_array(systems).take(np.tile(first, repeat)),
+            b: labels_array(systems).take(np.tile(second, repeat)),
             "diff": pa.array(np.concatenate(columns["diff"]) if columns["diff"] else [], pa.float64()),
             "topics": pa.array(np.concatenate(columns["topics"]) if columns["topics"] else [], pa.int64()),
             "p_a_better": pa.array(p[:, 2], pa.float64()),

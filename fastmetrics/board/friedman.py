@@ -269,17 +269,22 @@ def group_spans(order, separated) -> list:
         First and last position (in ``order``) of each group, in order; every position is in one
         group at least (a system no other joins is a group of its own).
     """
-    order = list(order)
-    n = len(order)
-    spans = []
-    j = 0
-    for i in range(n):
-        j = max(j, i)  # the run from i reaches at least as far as the run from i - 1
-        while j + 1 < n and not separated[order[j + 1], order[i : j + 1]].any():
-            j += 1
-        if not spans or j > spans[-1][1]:
-            spans.append((i, j))
-    return spans
+    reach = _reach(order, separated)
+    return [(i, int(reach[i])) for i in range(reach.size) if i == 0 or reach[i] > reach[i - 1]]
+
+
+def _reach(order, separated) -> np.ndarray:
+    """``reach[i]``: the last position of the longest run from ``i`` with no separated pair.
+
+    With ``f[a]`` the first position after ``a`` separated from it, the run ``i..j`` is free iff
+    ``f[a] > j`` for every ``a`` in it, so the run from ``i`` ends just before ``min(f[i:])``."""
+    order = np.asarray(list(order), np.int64)
+    n = order.size
+    if n == 0:
+        return np.zeros(0, np.int64)
+    ordered = np.asarray(separated, bool)[np.ix_(order, order)] & np.triu(np.ones((n, n), bool), 1)
+    first_apart = np.where(ordered.any(axis=1), ordered.argmax(axis=1), n)
+    return np.minimum.accumulate(first_apart[::-1])[::-1] - 1
 
 
 def tiers(order, separated) -> tuple[np.ndarray, list]:
@@ -300,28 +305,18 @@ def tiers(order, separated) -> tuple[np.ndarray, list]:
         Per position of ``order``, the letters of the groups holding it (``"a"``, ``"ab"``; after
         ``z`` come ``aa``, ``ab`` ...).
     """
-    order = list(order)
-    n = len(order)
-    spans = group_spans(order, separated)
+    reach = _reach(order, separated)
+    n = reach.size
     groups = [""] * n
-    for g, (first, last) in enumerate(spans):
+    for g, (first, last) in enumerate(group_spans(order, separated)):
         for position in range(first, last + 1):
             groups[position] += _letters(g)
     tier = np.zeros(n, np.int64)
     start, number = 0, 1
     while start < n:
-        last = _reach_from(order, separated, start)
-        tier[start : last + 1] = number
-        start, number = last + 1, number + 1
+        tier[start : reach[start] + 1] = number
+        start, number = int(reach[start]) + 1, number + 1
     return tier, groups
-
-
-def _reach_from(order, separated, start: int) -> int:
-    """The last position of the longest run from ``start`` with no separated pair."""
-    j = start
-    while j + 1 < len(order) and not separated[order[j + 1], order[start : j + 1]].any():
-        j += 1
-    return j
 
 
 def _letters(g: int) -> str:

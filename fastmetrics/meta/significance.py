@@ -185,8 +185,8 @@ def significance(
     summary = pa.table(
         {
             "measure": columns["measure"],
-            pair[0]: labels_array(systems[first].tolist() * repeat),
-            pair[1]: labels_array(systems[second].tolist() * repeat),
+            pair[0]: labels_array(systems).take(np.tile(first, repeat)),
+            pair[1]: labels_array(systems).take(np.tile(second, repeat)),
             "diff": pa.array(columns["diff"], pa.float64()),
             "topics": pa.array(columns["topics"], pa.int64()),
             "statistic": pa.array(columns["statistic"], pa.float64()),
