@@ -17,6 +17,7 @@ from ..meta import higher_is_better, system_topic_values
 from ._common import nanmean
 from .values import BoardValues
 
+OPTIONS = "--ci-resamples, ci_resamples="  # what sets the leaderboard's interval replicates
 INTERVAL_COLUMNS = ("macro_low", "macro_high", "micro_low", "micro_high", "rank_low", "rank_high", "tied_with_leader")
 
 
@@ -28,11 +29,14 @@ def check_interval_memory(board: BoardValues, resamples: int) -> None:
     s, t = values.shape[1:]
     # per replicate: the topic draw, the systems' values on it and nanmean's copies, their ranks
     _memory.check_replicates(
-        resamples, 8 * t + 25 * s * t + 40 * s + s * s, f"Leaderboard intervals of {s:,} systems on {t:,} topics"
+        resamples,
+        8 * t + 25 * s * t + 40 * s + s * s,
+        f"Leaderboard intervals of {s:,} systems on {t:,} topics",
+        OPTIONS,
     )
     if board.pooled is not None:
         m = board.pooled.shape[-1]
-        measure_intervals.check_memory(1, int(np.prod(board.pooled.shape[:-2])), m, resamples)
+        measure_intervals.check_memory(1, int(np.prod(board.pooled.shape[:-2])), m, resamples, OPTIONS)
 
 
 def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> dict:

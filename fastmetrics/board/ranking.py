@@ -12,7 +12,7 @@ from .._errors import ParameterError, UndefinedMeasureWarning
 from ..meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from ..meta import significance as paired_tests
 from ..meta.corrections import check_correction
-from ..meta.paired import RESAMPLED, TESTS, check_alpha, check_resamples
+from ..meta.paired import RESAMPLED, TESTS, check_alpha, check_resamples, resamples_for
 from ..meta.paired import check_memory as check_test_memory
 from . import bayes
 from ._common import nanmean
@@ -228,7 +228,8 @@ def leaderboard(
     )
     tests_drawn = test_resamples if test_resamples is not None else resamples
     ci_drawn = ci_resamples if ci_resamples is not None else resamples if resamples is not None else CI_RESAMPLES
-    _check_memory(board, significance, ci, ci_drawn)  # before any test or interval runs
+    tests_sized = tests_drawn or resamples_for(1 if correction is None else _pairs(board), alpha)
+    _check_memory(board, significance, tests_sized, ci, ci_drawn)  # before any test or interval runs
     detail, notes = None, []
     if significance == "bayes":
         detail = bayesian_tests(board.scores, rope=rope, seed=seed, progress=progress, **roles).summary
@@ -275,15 +276,22 @@ def _check_options(significance, correction, alpha, resamples, test_resamples, c
     bayes.check_options(rope, 1, 0.5, "leaderboard")
 
 
-def _check_memory(board: BoardValues, significance, ci, ci_resamples) -> None:
+def _pairs(board: BoardValues) -> int:
+    """The pairs of systems a leaderboard's tests compare (a correction's family)."""
+    n_systems = len(board.scores.coords[board.roles.system])
+    return n_systems * (n_systems - 1) // 2
+
+
+def _check_memory(board: BoardValues, significance, test_resamples, ci, ci_resamples) -> None:
     """The memory of the tests and the intervals, checked before either runs."""
     values = board.scores.values
     n_systems = len(board.scores.coords[board.roles.system])
     n_topics = values.size // max(1, len(board.scores.measures) * n_systems)
-    pairs = n_systems * (n_systems - 1) // 2
+    pairs = _pairs(board)
     if significance == "bayes":
         bayes.check_memory(pairs, n_topics, f"Bayesian tests of {pairs:,} pairs on {n_topics:,} topics")
     elif significance is not None:
-        check_test_memory(pairs, n_topics, significance, f"Paired tests of {pairs:,} pairs on {n_topics:,} topics")
+        what = f"Paired tests of {pairs:,} pairs on {n_topics:,} topics"
+        check_test_memory(pairs, n_topics, significance, what, test_resamples)
     if ci is not None:
         check_interval_memory(board, ci_resamples)

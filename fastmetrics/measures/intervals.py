@@ -287,7 +287,7 @@ _WEIGHTED_WITHOUT_SQUARES = (
 )
 
 
-def check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
+def check_memory(n_specs: int, n_rows: int, m: int, resamples: int, options: str = "--resamples, resamples=") -> None:
     """Refuse replicates that cannot fit, before any is drawn: the cells the threads hold at
     once, each replicate the values of the measures (and a copy the quantiles partition); the
     counts of a cell's replicates are drawn in bounded parts (:func:`_one_cell_bounds`), those of
@@ -300,6 +300,7 @@ def check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
         resamples,
         held * 8 * (n_specs + 1) + (m * m * 16 * min(_CHUNK_VALUES, step * resamples) * thread_count()) / resamples,
         f"Bootstrap intervals of {n_specs} measure(s) on {n_rows:,} distinct cell(s)",
+        options,
     )
 
 

@@ -352,14 +352,28 @@ def resampled_work(values, first, second, method, resamples, family, alpha) -> i
     return int(first.size) * min(draws, budget)
 
 
-def check_memory(n_pairs: int, n_topics: int, method: str, what: str) -> None:
-    """Refuse, before any test, a batch whose differences cannot be held (the resampling tests
-    hold one measure's ``pairs x topics`` differences and chunks of bounded size)."""
+def check_memory(n_pairs: int, n_topics: int, method: str, what: str, resamples: int) -> None:
+    """Refuse, before any test, a batch that cannot be held: a resampling test holds one measure's
+    ``pairs x topics`` differences (and their centred copy) and the statistics of a chunk of
+    resamples, ``min(resamples, chunk)`` of them (:func:`_extreme_counts`).
+
+    Parameters
+    ----------
+    n_pairs, n_topics : int
+    method : str
+    what : str
+        The tests, for the message.
+    resamples : int
+        The resamples each pair draws (already sized to the correction when left to itself).
+    """
     if method in RESAMPLED:
+        rows = max(n_pairs, n_topics, 1)
+        chunk = min(int(resamples), max(1, _CHUNK_VALUES // rows)) * rows
         _memory.check(
-            16 * n_pairs * n_topics + 8 * _CHUNK_VALUES,
-            what,
-            "Compare fewer systems (each pair's differences are held at once), or use --significance t",
+            16 * n_pairs * n_topics + 8 * chunk,
+            f"{what} with {int(resamples):,} resamples",
+            "Use fewer resamples (--test-resamples, resamples=) or compare fewer systems (each pair's "
+            "differences are held at once), or use --significance t",
         )
 
 

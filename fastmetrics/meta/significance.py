@@ -151,7 +151,7 @@ def significance(
     first, second = (np.asarray(x, np.int64) for x in system_pairs(len(systems)))
     family = first.size if correction is not None else 1
     what = f"{_NAMES[method]} of {first.size:,} system pairs on {values.shape[2]:,} topics"
-    check_memory(first.size, values.shape[2], method, what)
+    check_memory(first.size, values.shape[2], method, what, resamples or resamples_for(family, alpha))
     work = resampled_work(values[0] if len(values) else values, first, second, method, resamples, family, alpha)
     columns = {k: [] for k in ("measure", "diff", "topics", "statistic", "p_value", "p_adjusted")}
     notes = []
