@@ -197,3 +197,22 @@ def test_compare_refuses_too_little():
         fm.board.compare(_scores(np.ones((1, 4))))
     with pytest.raises(fm.ParameterError, match="posthoc"):
         fm.board.compare(_scores(np.ones((3, 4))), posthoc="tukey")
+
+
+def test_compare_command_ranks_a_sweep_by_a_ranking_measure(tmp_path):
+    """--thresholds ranks counts each topic's ranked list, as the leaderboard does: the mean ranks
+    are scipy's Friedman ranks of the leaderboard's per-topic average precision."""
+    from fastmetrics import demo
+    from fastmetrics.cli import main
+
+    folder = tmp_path / "demo"
+    demo.write(folder)
+    spec = "ranked_ap_retrieved(cutoff=10)"
+    out = tmp_path / "ranks.csv"
+    args = [str(folder / "runs.parquet"), "--thresholds", "ranks", "--measures", spec, "--undefined", "0", "--quiet"]
+    assert main(["compare", *args, "--out", str(out)]) == 0
+    mean_rank = dict(zip(*pa.csv.read_csv(out).select(["system", "mean_rank"]).to_pydict().values(), strict=True))
+    scores = fm.count(str(folder / "runs.parquet"), thresholds="ranks").evaluate(spec, undefined=0)
+    values, systems = scores.values[0], scores.coords["system"]
+    expected = stats.rankdata(-values, axis=0).mean(axis=1)  # rank 1 the best on each topic
+    assert [mean_rank[s] for s in systems] == pytest.approx(expected.tolist(), abs=1e-12)
