@@ -77,7 +77,8 @@ def item_tests(
         topic and item (see :func:`fastmetrics.count.plan.normalised_gold`).
     measures : sequence of str, default ("accuracy",)
         Point measures (``item-bootstrap``); McNemar compares accuracies.
-    method : {"mcnemar", "item-bootstrap"}
+    method : {"mcnemar", "item-bootstrap", "delong"}
+        ``delong`` reads ``pred`` as scores (e.g. ``pred="score"``) and compares ROC AUCs.
     resamples, seed : int
         Of the bootstrap.
     weights : {"poisson", "multinomial"}
