@@ -38,7 +38,7 @@ SIZES = (3, 5, 8, 12, 13, 14, 20, 30, 50, 51, 80)
 
 @pytest.mark.parametrize("discrete", [False, True])
 def test_t_wilcoxon_and_sign_equal_scipy(discrete):
-    """Every pair of every case (264 pairs a test), ties and zeros in the discrete ones: the
+    """Every pair of every case (66 pairs, 198 p-values a run), ties and zeros in the discrete ones: the
     p-values equal scipy's to 1e-12, NaN where scipy's are NaN."""
     compared = 0
     for values in _cases(7 + discrete, SIZES, discrete):
