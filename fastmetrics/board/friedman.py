@@ -150,8 +150,9 @@ def nemenyi_p(mean_ranks: np.ndarray, n: int, first, second) -> np.ndarray:
 
 
 def studentized_range_sf(q, k: int) -> np.ndarray:
-    """The survival function of the studentized range of ``k`` standard normals (infinite degrees
-    of freedom), for many ``q`` at once.
+    """The survival function of the studentized range of ``k`` standard normals, many ``q`` at once.
+
+    The studentized range has infinite degrees of freedom here.
 
     ``P(Q > q) = k ∫ φ(z) Φ(z)^(k-1) [1 - (1 - Φ(z - q) / Φ(z))^(k-1)] dz``, every term positive, so
     the tail keeps its relative accuracy; computed by Gauss-Legendre quadrature on a grid of ``q``
@@ -185,8 +186,9 @@ def _log_sf_spline(k: int):
 
 
 def range_sf_quadrature(q, k: int) -> np.ndarray:
-    """:func:`studentized_range_sf` by quadrature at each ``q`` (no grid): the reference the
-    spline is built from.
+    """:func:`studentized_range_sf` by quadrature at each ``q`` (no grid).
+
+    The reference the spline is built from.
 
     Parameters
     ----------
@@ -253,8 +255,10 @@ def posthoc_p(posthoc, values, ranks, first, second, correction) -> np.ndarray:
 
 
 def group_spans(order, separated) -> list:
-    """The groups of systems in ``order``: maximal runs of consecutive positions no two of which
-    are separated (see the module docstring).
+    """The groups of systems in ``order``.
+
+    Groups are maximal runs of consecutive positions no two of which are separated (see the module
+    docstring).
 
     Parameters
     ----------

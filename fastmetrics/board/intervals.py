@@ -22,8 +22,9 @@ INTERVAL_COLUMNS = ("macro_low", "macro_high", "micro_low", "micro_high", "rank_
 
 
 def check_interval_memory(board: BoardValues, resamples: int) -> None:
-    """Refuse, before any replicate is drawn, intervals whose replicates cannot be held: the topic
-    replicates of the macro means and ranks, and the items' of the micro values."""
+    """Refuse, before any replicate is drawn, intervals whose replicates cannot be held.
+
+    The topic replicates of the macro means and ranks, and the items' of the micro values."""
     roles = dict(system=board.roles.system, topic=board.roles.topic)
     values, _, _ = system_topic_values(board.scores, oriented=False, **roles)
     s, t = values.shape[1:]

@@ -67,7 +67,11 @@ def action(args) -> None:
     from ..board import leaderboard, with_tiers
     from ..count.api import normalised_gold
     from ..meta import item_tests
+    from ..report.tables import output_path
 
+    for path in (getattr(args, "out", None), args.detail):
+        if path:
+            output_path(path)  # checked before anything is counted or tested
     src = open_runs(args)
     tensor = count_from_args(args, src)
     measures = measure_list(args, task_of(tensor))

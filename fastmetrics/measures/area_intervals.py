@@ -370,7 +370,7 @@ def _check_curve_intervals(specs, method) -> None:
     if averaged:
         raise ParameterError(
             f"{', '.join(averaged)}: intervals of curve measures averaged over classes are not computed (the classes "
-            "share the items); ask per class or drop ci."
+            "share the items); ask per class (@none) or drop ci=."
         )
     if method in ("wilson", "jeffreys"):
         raise ParameterError(

@@ -288,10 +288,12 @@ _WEIGHTED_WITHOUT_SQUARES = (
 
 
 def check_memory(n_specs: int, n_rows: int, m: int, resamples: int, options: str = "--resamples, resamples=") -> None:
-    """Refuse replicates that cannot fit, before any is drawn: the cells the threads hold at
-    once, each replicate the values of the measures (and a copy the quantiles partition); the
-    counts of a cell's replicates are drawn in bounded parts (:func:`_one_cell_bounds`), those of
-    several cells together only while they stay under :data:`_CHUNK_VALUES` matrices."""
+    """Refuse replicates that cannot fit, before any is drawn.
+
+    The cells the threads hold at once, each replicate the values of the measures (and a copy the
+    quantiles partition); the counts of a cell's replicates are drawn in bounded parts
+    (:func:`_one_cell_bounds`), those of several cells together only while they stay under
+    :data:`_CHUNK_VALUES` matrices."""
     if n_rows == 0:
         return
     _, step = _chunk_starts(n_rows, resamples, _CHUNK_VALUES)

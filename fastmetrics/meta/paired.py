@@ -342,8 +342,9 @@ def pattern_groups(diff: np.ndarray):
 
 
 def resampled_work(values, first, second, method, resamples, family, alpha) -> int:
-    """Pairs times resamples a resampling test will draw (the steps of its progress bar); 0 for
-    the tests that draw none."""
+    """Pairs times resamples a resampling test will draw (the steps of its progress bar).
+
+    0 for the tests that draw none."""
     if method not in RESAMPLED:
         return 0
     budget = int(resamples) if resamples is not None else resamples_for(family, alpha)
@@ -353,9 +354,11 @@ def resampled_work(values, first, second, method, resamples, family, alpha) -> i
 
 
 def check_memory(n_pairs: int, n_topics: int, method: str, what: str, resamples: int) -> None:
-    """Refuse, before any test, a batch that cannot be held: a resampling test holds one measure's
-    ``pairs x topics`` differences (and their centred copy) and the statistics of a chunk of
-    resamples, ``min(resamples, chunk)`` of them (:func:`_extreme_counts`).
+    """Refuse, before any test, a batch that cannot be held.
+
+    A resampling test holds one measure's ``pairs x topics`` differences (and their centred copy)
+    and the statistics of a chunk of resamples, ``min(resamples, chunk)`` of them
+    (:func:`_extreme_counts`).
 
     Parameters
     ----------
@@ -378,6 +381,7 @@ def check_memory(n_pairs: int, n_topics: int, method: str, what: str, resamples:
 
 
 def unreachable(smallest_adjusted: float, alpha: float) -> bool:
-    """Whether a family whose smallest reachable adjusted p-value is ``smallest_adjusted`` can
-    reject nothing at ``alpha``."""
+    """Whether a family can reject nothing at ``alpha``.
+
+    ``smallest_adjusted`` is the smallest adjusted p-value the family can reach."""
     return not (smallest_adjusted < alpha)

@@ -235,10 +235,13 @@ def reach_note(method, measure, smallest_p, correction, alpha, resamples) -> str
     else:
         why = f"an exact test on these topics gives p-values of at least {short(least)}"
         fix = "more topics are needed, or a test with continuous p-values (--significance t)"
-    corrected = f", and {_CORRECTION_NAMES[correction]} correction over {m:,} pairs" if correction else ""
+    if correction:
+        why += f", and {_CORRECTION_NAMES[correction]} correction over {m:,} pairs makes the smallest adjusted p-value"
+    else:
+        why += ", so the smallest p-value is"
     return (
-        f"{_NAMES[method]} of {measure}: {why}{corrected} makes the smallest adjusted p-value reachable "
-        f"{short(reachable)}, not below alpha {short(alpha)}: no pair can be significant; {fix}."
+        f"{_NAMES[method]} of {measure}: {why} reachable {short(reachable)}, not below alpha {short(alpha)}: "
+        f"no pair can be significant; {fix}."
     )
 
 
