@@ -319,7 +319,9 @@ def _floats(table: pa.Table, name: str) -> np.ndarray:
     return table.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
 
 
-def with_tiers(summary: pa.Table, tests: pa.Table | None, alpha: float, *, system: str = "system") -> pa.Table:
+def with_tiers(
+    summary: pa.Table, tests: pa.Table | None, alpha: float, *, system: str = "system", topic: str = "topic"
+) -> pa.Table:
     """A leaderboard's table with ``tier`` and ``groups`` from its paired tests.
 
     The systems of each measure in their rank order (ties in the order of the table); two systems
@@ -334,8 +336,9 @@ def with_tiers(summary: pa.Table, tests: pa.Table | None, alpha: float, *, syste
     tests : pyarrow.Table or None
         Its paired tests (``measure, <system>_a, <system>_b``, ...).
     alpha : float
-    system : str, default "system"
-        The summary's system column.
+    system, topic : str, default "system", "topic"
+        The columns playing the system (the summary's, and ``<system>_a, <system>_b`` in the tests)
+        and the topic.
 
     Returns
     -------
@@ -344,7 +347,7 @@ def with_tiers(summary: pa.Table, tests: pa.Table | None, alpha: float, *, syste
     tier = [None] * summary.num_rows
     groups = [None] * summary.num_rows
     if tests is not None and tests.num_rows:
-        a, b = Roles(system).pair("system")
+        a, b = Roles(system, topic).pair("system")
         separated = separated_pairs(tests, alpha)
         test_measure = np.asarray(tests.column("measure").to_pylist(), dtype=object)
         names_a = [str(x) for x in tests.column(a).to_pylist()]

@@ -239,7 +239,7 @@ def leaderboard(
         detail, notes, tests_drawn = tests.summary, tests.params["notes"], tests.params["resamples"]
     summary = rank_systems(board)
     if detail is not None:
-        summary = with_tiers(summary, detail, alpha, system=board.roles.system)
+        summary = with_tiers(summary, detail, alpha, system=board.roles.system, topic=board.roles.topic)
     note = None
     if ci is not None:
         bounds = board_intervals(board, ci=ci, resamples=ci_drawn, seed=seed)

@@ -105,7 +105,7 @@ def action(args) -> None:
             correction=correction,
             **named,
         ).summary
-        result.summary = with_tiers(result.summary, result.detail, args.alpha, system=args.system)
+        result.summary = with_tiers(result.summary, result.detail, args.alpha, system=args.system, topic=args.topic)
     emit_result(result, args)
 
 
