@@ -17,7 +17,14 @@ import sys as _sys
 import types as _types
 
 from . import _stages
-from ._errors import FastmetricsError, InputError, ParameterError, UndefinedMeasureWarning, UnknownMeasureError
+from ._errors import (
+    FastmetricsError,
+    InputError,
+    ParameterError,
+    SignificanceWarning,
+    UndefinedMeasureWarning,
+    UnknownMeasureError,
+)
 from ._version import __version__ as __version__
 
 
@@ -58,6 +65,7 @@ __all__ = [
     "MultilabelTensor",
     "ParameterError",
     "Scores",
+    "SignificanceWarning",
     "UndefinedMeasureWarning",
     "UnknownMeasureError",
     "compute",

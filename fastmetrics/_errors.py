@@ -38,6 +38,14 @@ class UndefinedMeasureWarning(UserWarning):
     """
 
 
+class SignificanceWarning(UserWarning):
+    """A family of significance tests cannot reject at the level asked for.
+
+    Too few resamples, or too few topics for an exact test, leave the smallest adjusted p-value
+    reachable at or above ``alpha``; the message names it and what to change.
+    """
+
+
 def plain(value):
     """A value as a message shows it: numpy scalars as the Python number they hold (``1.7``, not
     ``np.float64(1.7)``), anything else as it is."""

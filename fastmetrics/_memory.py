@@ -73,7 +73,7 @@ def check(nbytes: int, what: str, ways_out: str) -> None:
     )
 
 
-def check_replicates(resamples: int, per_replicate: float, what: str) -> None:
+def check_replicates(resamples: int, per_replicate: float, what: str, options: str = "--resamples, resamples=") -> None:
     """Refuse a bootstrap whose replicates cannot fit: ``resamples`` of ``per_replicate`` bytes
     each held at once (the replicates of the cells resampled together), checked before any draw.
 
@@ -85,11 +85,13 @@ def check_replicates(resamples: int, per_replicate: float, what: str) -> None:
         Bytes one replicate takes at the peak, over everything held at once.
     what : str
         The bootstrap, for the message (``"Intervals of 3 measures on 4 cells"``).
+    options : str, default "--resamples, resamples="
+        The option and the parameter that set ``resamples``, for the message.
     """
     check(
         int(resamples * per_replicate),
         f"{what} with {int(resamples):,} resamples",
-        "Use fewer resamples (--resamples, resamples=)",
+        f"Use fewer resamples ({options})",
     )
 
 

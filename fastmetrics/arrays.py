@@ -208,13 +208,13 @@ def _probability_scores(table, specs, thresholds, multiclass, options, evaluate_
         raise ParameterError("Per-class values (@none) cannot share one Scores with averaged ones: score them apart.")
     order = {id(s): i for i, s in enumerate(specs)}
     rows = sorted(
-        (
-            (order[id(s)], label, p.values[j])
-            for asked, p in parts
-            for j, (s, label) in enumerate(zip(asked, p.measures))
-        )
+        ((order[id(s)], label, j, p) for asked, p in parts for j, (s, label) in enumerate(zip(asked, p.measures))),
+        key=lambda r: r[0],
     )
-    return Scores(np.stack([r[2] for r in rows]), [r[1] for r in rows], first.axes, first.coords)
+    bounds = {}
+    if all(r[3].low is not None for r in rows):  # evaluate(ci=) gives every part its bounds, or refuses
+        bounds = {k: np.stack([getattr(r[3], k)[r[2]] for r in rows]) for k in ("low", "high")}
+    return Scores(np.stack([r[3].values[r[2]] for r in rows]), [r[1] for r in rows], first.axes, first.coords, **bounds)
 
 
 def _binarise(columns: dict, pos_label) -> None:

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from ._errors import ParameterError
 from ._progress import Progress
 from ._seeding import rng_of
-from .board import best_thresholds, board_intervals, board_values, one_sided, rank_systems, with_intervals
+from .board import best_thresholds, board_intervals, board_values, compare, one_sided, rank_systems, with_intervals
 from .count import count
 from .count.fitted import fitted_grids, resample_sweep
 from .measures import parse_specs
@@ -60,6 +60,9 @@ class ReportData:
     roles : Roles
         The columns playing the system and the topic: the names of the system columns of
         ``board`` and ``best`` and of the axes of ``scores``.
+    comparison : Comparison or None
+        Friedman's test and Nemenyi's of the first measure (the critical-difference diagram), with
+        two systems and two topics where every system is defined at least.
     """
 
     title: str
@@ -79,6 +82,7 @@ class ReportData:
     n_topics: int = 0
     scatter: list = field(default_factory=list)
     roles: Roles = field(default_factory=Roles)
+    comparison: object = None
 
 
 def report_data(
@@ -164,6 +168,7 @@ def report_data(
     bar.advance()
     data.robustness = robustness(scores, pairs=pairs, seed=seed, **roles) if n_topics >= 2 else None
     bar.advance()
+    data.comparison = _comparison(scores, data.measures[0], roles)
     data.order = {m: ranked_systems(summary.summary, m, system=system) for m in data.measures}
     data.adjacent = adjacent_tests(scores, data.order, resamples, seed, **roles)
     bar.advance()
@@ -176,6 +181,15 @@ def report_data(
     bar.update(bar.total)
     bar.close()
     return data
+
+
+def _comparison(scores: Scores, measure: str, roles: dict):
+    """Friedman's and Nemenyi's tests of one measure, where there is something to compare."""
+    values, systems, _ = system_topic_values(scores, oriented=False, **roles)
+    complete = ~np.isnan(values[scores.measures.index(measure)]).any(axis=0)
+    if len(systems) < 2 or complete.sum() < 2:
+        return None
+    return compare(scores, [measure], **roles)
 
 
 def _scatter_pairs(scatter, labels) -> list:

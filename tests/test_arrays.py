@@ -212,8 +212,14 @@ def test_class_probabilities_take_the_evaluate_options(average):
     y, proba = rng.integers(0, 3, 300), rng.dirichlet(np.ones(3), 300)
     value = fm.score(y, y_score=proba, measures=["roc_auc"], average=average)
     assert float(value.values.ravel()[0]) == pytest.approx(roc_auc_score(y, proba, multi_class="ovr", average=average))
-    with pytest.raises(fm.ParameterError, match="ci="):  # refused, not dropped
-        fm.score(y, y_score=proba, measures=["roc_auc"], ci=0.95)
+    with pytest.raises(fm.ParameterError, match="ci="):  # a class average's interval is refused, not dropped
+        fm.score(y, y_score=proba, measures=["roc_auc"], average=average, ci=0.95)
+    # per class, each one-vs-rest AUC carries its interval, around scikit-learn's value
+    per_class = fm.score(y, y_score=proba, measures=["roc_auc"], ci=0.95, resamples=200)
+    for c in range(3):
+        auc = roc_auc_score(y == c, proba[:, c])
+        assert float(per_class.values[0, c]) == pytest.approx(auc)
+        assert per_class.low[0, c] <= auc <= per_class.high[0, c]
 
 
 def test_an_option_no_measure_takes_is_refused():

@@ -257,6 +257,10 @@ def test_item17_memory_limit_covers_the_bootstrap_replicates(tmp_path):
         proc = cli("--memory-limit", "10M", command, "runs.csv", "--measures", "f1", *options, cwd=tmp_path)
         line = one_line(proc)
         assert "resamples" in line and "10.0 MiB" in line, line
+    # the leaderboard's intervals count their replicates apart from its tests': the message names that option
+    options = ["--significance", "fisher", "--test-resamples", "10", "--ci", "0.95", "--ci-resamples", "3000000"]
+    line = one_line(cli("--memory-limit", "10M", "leaderboard", "runs.csv", "--measures", "f1", *options, cwd=tmp_path))
+    assert "3,000,000 resamples" in line and "(--ci-resamples, ci_resamples=)" in line, line
     one = runs[runs.system.isin(["A", "B"]) & (runs.topic == "t1")].assign(pred=lambda d: d.score > 0.5)
     one = one.assign(gold=one.groupby("item").gold.transform("first"))
     table = pa.Table.from_pandas(one, preserve_index=False)

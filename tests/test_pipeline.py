@@ -140,7 +140,9 @@ def test_each_figure_drawn_once_in_every_format(tmp_path, monkeypatch, name, for
 
     monkeypatch.setattr(figures, "save", counting)
     drawn = html.write_report(data, tmp_path / name)
-    assert len(saved) == len(drawn) == 9  # curves, ranks, ROC, PR, 2 scatters, strictness, robustness, inconsistency
+    # curves, ranks, ROC, PR, the critical-difference diagram, 2 scatters, strictness, robustness, inconsistency
+    assert len(saved) == len(drawn) == 10
+    assert "critical_difference" in [f.name for f in drawn]
     assert all(list(f) == formats for f in saved)
     assert all(sorted(f.files) == sorted(formats) for f in drawn)
 

@@ -115,8 +115,12 @@ def test_semeval_report_is_self_contained(semeval_report):
     # intervals in the table, rank intervals as a figure, ROC and PR curves with their areas
     assert re.search(r"0\.\d{4} <small>\[0\.\d{4}, 0\.\d{4}\]</small>", page)
     assert re.search(r"<td>1 <small>\[1, \d+\]</small></td>", page)
-    for name in ("rank_intervals", "roc_curves", "pr_curves"):
+    for name in ("rank_intervals", "roc_curves", "pr_curves", "critical_difference"):
         assert f"{name}.png" in figs and f"{name}.svg" in figs
+    # the critical-difference diagram of the first measure names all 32 runs
+    assert "Critical-difference diagram" in page and "Nemenyi" in page
+    svg = (semeval_report.parent / "figs" / "critical_difference.svg").read_text()
+    assert all(name in svg for name in ("ConvKN/subtask_A_primary", "_baseline/subtask_A_baseline_random"))
 
 
 def test_markdown_report_with_figure_files(tmp_path):

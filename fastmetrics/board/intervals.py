@@ -17,7 +17,27 @@ from ..meta import higher_is_better, system_topic_values
 from ._common import nanmean
 from .values import BoardValues
 
+OPTIONS = "--ci-resamples, ci_resamples="  # what sets the leaderboard's interval replicates
 INTERVAL_COLUMNS = ("macro_low", "macro_high", "micro_low", "micro_high", "rank_low", "rank_high", "tied_with_leader")
+
+
+def check_interval_memory(board: BoardValues, resamples: int) -> None:
+    """Refuse, before any replicate is drawn, intervals whose replicates cannot be held.
+
+    The topic replicates of the macro means and ranks, and the items' of the micro values."""
+    roles = dict(system=board.roles.system, topic=board.roles.topic)
+    values, _, _ = system_topic_values(board.scores, oriented=False, **roles)
+    s, t = values.shape[1:]
+    # per replicate: the topic draw, the systems' values on it and nanmean's copies, their ranks
+    _memory.check_replicates(
+        resamples,
+        8 * t + 25 * s * t + 40 * s + s * s,
+        f"Leaderboard intervals of {s:,} systems on {t:,} topics",
+        OPTIONS,
+    )
+    if board.pooled is not None:
+        m = board.pooled.shape[-1]
+        measure_intervals.check_memory(1, int(np.prod(board.pooled.shape[:-2])), m, resamples, OPTIONS)
 
 
 def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> dict:
@@ -48,11 +68,7 @@ def board_intervals(board: BoardValues, *, ci=0.95, resamples=2000, seed=0) -> d
     measure_intervals.check(ci, "bootstrap", resamples, "percentile")
     roles = dict(system=board.roles.system, topic=board.roles.topic)
     values, _, _ = system_topic_values(board.scores, oriented=False, **roles)  # [measure, system, topic]
-    s, t = values.shape[1:]
-    # per replicate: the topic draw, the systems' values on it and nanmean's copies, their ranks
-    _memory.check_replicates(
-        resamples, 8 * t + 25 * s * t + 40 * s + s * s, f"Leaderboard intervals of {s:,} systems on {t:,} topics"
-    )
+    check_interval_memory(board, resamples)
     rng = rng_of(seed)
     draws = rng.integers(0, values.shape[2], size=(resamples, values.shape[2]))
     q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]

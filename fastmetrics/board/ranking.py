@@ -8,12 +8,20 @@ import warnings
 import numpy as np
 import pyarrow as pa
 
-from .._errors import UndefinedMeasureWarning
+from .._errors import ParameterError, UndefinedMeasureWarning
 from ..meta import MetaResult, higher_is_better, labels_array, system_topic_values
 from ..meta import significance as paired_tests
+from ..meta.corrections import check_correction
+from ..meta.paired import RESAMPLED, TESTS, check_alpha, check_resamples, resamples_for
+from ..meta.paired import check_memory as check_test_memory
+from . import bayes
 from ._common import nanmean
-from .intervals import board_intervals, with_intervals
+from .compare import bayesian_tests, with_tiers
+from .intervals import board_intervals, check_interval_memory, with_intervals
 from .values import BoardValues, board_values
+
+SIGNIFICANCE = (*TESTS, "bayes")
+CI_RESAMPLES = 1000  # the leaderboard intervals' replicates unless asked
 
 _SUMMARY_COLUMNS = (
     "system",
@@ -114,7 +122,11 @@ def leaderboard(
     baselines: bool = True,
     significance: str | None = None,
     correction: str | None = None,
-    resamples: int = 1000,
+    alpha: float = 0.05,
+    resamples: int | None = None,
+    test_resamples: int | None = None,
+    ci_resamples: int | None = None,
+    rope: float = 0.01,
     seed: int = 0,
     smoothing=None,
     progress: bool = False,
@@ -139,12 +151,28 @@ def leaderboard(
         Add seed 004's non-informative outputs as rows (binary counts only): ``placebo`` (all
         positive), ``zero`` (all negative) and ``random`` (each item positive with probability
         1/2, expected value; see :func:`random_baseline`), scored on each topic's gold.
-    significance : {None, "fisher", "bootstrap"}
-        Also run paired tests across topics between every pair of systems (the ``detail``).
-    correction : {None, "holm"}
-        Multiple-comparison correction of the significance tests.
-    resamples, seed : int
-        Of the significance tests and the intervals.
+    significance : {None, "t", "wilcoxon", "sign", "fisher", "bootstrap", "bayes"}
+        Also test every pair of systems across topics (the ``detail``): a paired test of
+        :mod:`fastmetrics.meta.paired` (``"t"`` is the default test of ``fastmetrics leaderboard
+        --significance``), or the Bayesian signed-rank test with a ROPE
+        (:mod:`fastmetrics.board.bayes`). The summary then has each system's ``tier`` and
+        ``groups`` (:func:`~fastmetrics.board.compare.with_tiers`).
+    correction : {None, "holm", "bonferroni", "bh"}
+        Multiple-comparison correction of each measure's family of pairs.
+    alpha : float, default 0.05
+        The level of the tiers, and the one resampling tests size their resamples for.
+    resamples : int, optional
+        The old single count: the tests' and the intervals' resamples, where ``test_resamples``
+        or ``ci_resamples`` do not say otherwise.
+    test_resamples : int, optional
+        Of the resampling tests (``fisher``, ``bootstrap``); default: as many as the correction
+        needs to reach a tenth of ``alpha`` (:func:`~fastmetrics.meta.paired.resamples_for`).
+    ci_resamples : int, optional
+        Of the intervals (default 1000).
+    rope : float, default 0.01
+        The Bayesian test's region of practical equivalence, in the measures' units.
+    seed : int, default 0
+        Of every random choice.
     smoothing : optional
         As in :func:`fastmetrics.compute`.
     progress : bool, default False
@@ -175,8 +203,16 @@ def leaderboard(
         of the pooled counts), ``topics`` (defined), ``undefined_topics``, ``rank`` (by macro,
         ties share the best rank; baselines unranked) and ``beats_baselines`` (the system's macro
         value beats every baseline's in the measure's direction -- the boldface of seed 004
-        Table 6; null without baselines). ``detail``: the significance tests, if asked.
+        Table 6; null without baselines); with ``significance``, ``tier`` and ``groups``.
+        ``detail``: the significance tests, if asked. ``params["notes"]``: what the tests could
+        not reach (see :func:`fastmetrics.meta.significance`).
+
+    Warns
+    -----
+    SignificanceWarning
+        A measure's family of tests cannot reach ``alpha``.
     """
+    _check_options(significance, correction, alpha, resamples, test_resamples, ci_resamples, rope)
     roles = dict(system=system, topic=topic)
     board = board_values(
         tensor,
@@ -190,14 +226,23 @@ def leaderboard(
         matrix_params=None if cost is None else {"cost": cost},
         **roles,
     )
-    detail = None
-    if significance is not None:
-        options = dict(method=significance, resamples=resamples, seed=seed, correction=correction, progress=progress)
-        detail = paired_tests(board.scores, **options, **roles).summary
+    tests_drawn = test_resamples if test_resamples is not None else resamples
+    ci_drawn = ci_resamples if ci_resamples is not None else resamples if resamples is not None else CI_RESAMPLES
+    tests_sized = tests_drawn or resamples_for(1 if correction is None else _pairs(board), alpha)
+    _check_memory(board, significance, tests_sized, ci, ci_drawn)  # before any test or interval runs
+    detail, notes = None, []
+    if significance == "bayes":
+        detail = bayesian_tests(board.scores, rope=rope, seed=seed, progress=progress, **roles).summary
+    elif significance is not None:
+        options = dict(method=significance, resamples=tests_drawn, alpha=alpha, seed=seed, correction=correction)
+        tests = paired_tests(board.scores, **options, progress=progress, **roles)
+        detail, notes, tests_drawn = tests.summary, tests.params["notes"], tests.params["resamples"]
     summary = rank_systems(board)
+    if detail is not None:
+        summary = with_tiers(summary, detail, alpha, system=board.roles.system, topic=board.roles.topic)
     note = None
     if ci is not None:
-        bounds = board_intervals(board, ci=ci, resamples=resamples, seed=seed)
+        bounds = board_intervals(board, ci=ci, resamples=ci_drawn, seed=seed)
         summary, note = with_intervals(summary, board, bounds), bounds.get("note")
         if note is not None:
             warnings.warn(f"Leaderboard intervals on {note}.", UndefinedMeasureWarning, stacklevel=2)
@@ -210,7 +255,43 @@ def leaderboard(
             "baselines": board.baselines is not None,
             "significance": significance,
             "correction": correction,
-            "resamples": resamples,
+            "alpha": alpha,
+            "test_resamples": tests_drawn if significance in RESAMPLED else None,
+            "ci_resamples": ci_drawn if ci is not None else None,
+            "rope": rope if significance == "bayes" else None,
+            "notes": notes,
             "seed": seed,
         },
     )
+
+
+def _check_options(significance, correction, alpha, resamples, test_resamples, ci_resamples, rope) -> None:
+    """Refuse an option out of its domain before anything is evaluated."""
+    if significance is not None and significance not in SIGNIFICANCE:
+        raise ParameterError(f"significance must be None or one of {', '.join(SIGNIFICANCE)}; got {significance!r}.")
+    check_correction(correction, "leaderboard")
+    check_alpha(alpha, "leaderboard")
+    for value in (resamples, test_resamples, ci_resamples):
+        check_resamples(value, "leaderboard")
+    bayes.check_options(rope, 1, 0.5, "leaderboard")
+
+
+def _pairs(board: BoardValues) -> int:
+    """The pairs of systems a leaderboard's tests compare (a correction's family)."""
+    n_systems = len(board.scores.coords[board.roles.system])
+    return n_systems * (n_systems - 1) // 2
+
+
+def _check_memory(board: BoardValues, significance, test_resamples, ci, ci_resamples) -> None:
+    """The memory of the tests and the intervals, checked before either runs."""
+    values = board.scores.values
+    n_systems = len(board.scores.coords[board.roles.system])
+    n_topics = values.size // max(1, len(board.scores.measures) * n_systems)
+    pairs = _pairs(board)
+    if significance == "bayes":
+        bayes.check_memory(pairs, n_topics, f"Bayesian tests of {pairs:,} pairs on {n_topics:,} topics")
+    elif significance is not None:
+        what = f"Paired tests of {pairs:,} pairs on {n_topics:,} topics"
+        check_test_memory(pairs, n_topics, significance, what, test_resamples)
+    if ci is not None:
+        check_interval_memory(board, ci_resamples)

@@ -40,7 +40,7 @@ def count_from_args(args, src=None):
     by = grouping(args)
     src = open_runs(args) if src is None else src
     names = src.column_names
-    sweep = parse_thresholds(args.thresholds) if args.command in ("leaderboard", "meta") else None
+    sweep = parse_thresholds(args.thresholds) if args.command in ("leaderboard", "meta", "compare") else None
     select = getattr(args, "select", "same")
     if select != "same" and not isinstance(sweep, int):
         raise ParameterError(f"--select {select} chooses thresholds on a grid: give --thresholds k (an int).")

@@ -1,44 +1,61 @@
-"""``fastmetrics leaderboard``: macro and micro scores per system, ranks, baselines, significance."""
+"""``fastmetrics leaderboard``: macro and micro scores per system, ranks, baselines, significance, tiers."""
 
 from __future__ import annotations
 
 import sys
 import warnings
 
-from .._errors import ParameterError, UndefinedMeasureWarning
+from .._errors import ParameterError, SignificanceWarning, UndefinedMeasureWarning
 from . import options
 from .counting import cost_of, count_from_args, measure_list, task_of
 from .output import emit_result
 from .reading import columns, open_runs
 
+ACROSS_TOPICS = ("t", "wilcoxon", "sign", "fisher", "bootstrap", "bayes")
+OVER_ITEMS = ("mcnemar", "item-bootstrap", "delong")
+
 
 def add_parser(sub) -> None:
     """The ``leaderboard`` command: its options, and :func:`action` to run."""
-    p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance")
+    p = sub.add_parser("leaderboard", help="macro and micro scores per system, ranks, baselines, significance, tiers")
     options.counting(p)
     options.tables_out(
         p,
         "the leaderboard (one row per system or baseline and measure)",
         "the paired tests of --significance",
-        "replicates of the bootstrap tests and of the --ci intervals",
+        "replicates of the resampling tests and of the --ci intervals, where --test-resamples and --ci-resamples "
+        "do not say otherwise",
+        default=None,
     )
     p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
     options.cost(p)
     p.add_argument(
         "--significance",
-        choices=("fisher", "bootstrap", "mcnemar", "item-bootstrap"),
+        choices=ACROSS_TOPICS + OVER_ITEMS,
         default=None,
-        help="paired tests between systems, written with --detail: across topics (fisher, bootstrap) or over the "
-        "items of one test set (mcnemar, item-bootstrap)",
+        help="paired tests between every pair of systems, written with --detail, and the tiers they draw: across "
+        "topics -- t (the paired t-test: continuous p-values, the one to choose without a reason for another), "
+        "wilcoxon, sign, fisher (randomization), bootstrap, bayes (Bayesian signed-rank with --rope) -- or over the "
+        "items of one test set (mcnemar, item-bootstrap, delong: ROC AUC of the --score column)",
     )
     p.add_argument("--holm", action="store_true", help="Holm-correct the p-values over system pairs")
     p.add_argument(
         "--correction", choices=("holm", "bonferroni", "bh"), default=None, help="multiple-comparison correction"
     )
+    options.alpha(p, "level of the tiers, and the one --significance fisher|bootstrap size their resamples for")
+    options.test_resamples(p)
+    options.ci_resamples(p)
+    p.add_argument(
+        "--rope",
+        type=float,
+        default=None,
+        help="--significance bayes: half-width of the region of practical equivalence, in the measures' units "
+        "(default 0.01)",
+    )
     options.ci(
         p,
         "a confidence level (e.g. 0.95): intervals of macro (topics resampled), micro (items resampled) and "
-        "rank, and the systems tied with the leader (--resamples, --seed)",
+        "rank, and the systems tied with the leader (--ci-resamples, --seed)",
     )
     options.sweeping(p)
     options.runs(p)
@@ -47,38 +64,57 @@ def add_parser(sub) -> None:
 
 def action(args) -> None:
     """Rank the systems and print or write the leaderboard (and the paired tests to --detail)."""
-    from ..board import leaderboard
+    from ..board import leaderboard, with_tiers
     from ..count.api import normalised_gold
     from ..meta import item_tests
+    from ..report.tables import output_path
 
+    for path in (getattr(args, "out", None), args.detail):
+        if path:
+            output_path(path)  # checked before anything is counted or tested
     src = open_runs(args)
     tensor = count_from_args(args, src)
     measures = measure_list(args, task_of(tensor))
     correction = args.correction or ("holm" if args.holm else None)
-    over_items = args.significance in ("mcnemar", "item-bootstrap")
-    if over_items and args.thresholds is not None:
+    over_items = args.significance in OVER_ITEMS
+    if args.significance in ("mcnemar", "item-bootstrap") and args.thresholds is not None:
         raise ParameterError(
-            f"--significance {args.significance} compares the systems' hard predictions ('{args.pred}') "
-            "item by item: drop --thresholds, or use --significance bootstrap across topics."
+            f"--significance {args.significance} compares the systems' hard predictions ('{args.pred}') item by "
+            "item: drop --thresholds, or use a test across topics (--significance t)."
         )
-    with warnings.catch_warnings():  # a note of the result's, printed once below
+    with warnings.catch_warnings():  # notes of the result's, printed once below
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        warnings.simplefilter("ignore", SignificanceWarning)
         result = _board_of(leaderboard, tensor, measures, args, over_items, correction)
     if result.params.get("ci_note"):
         print(f"fastmetrics: note: {result.params['ci_note']}.", file=sys.stderr)
+    for note in result.params.get("notes") or []:
+        print(f"fastmetrics: warning: {note}", file=sys.stderr)
     if over_items:
         gold = None if args.gold is None else normalised_gold(args.gold, args.item, args.gold_column, topic=args.topic)
+        named = {k: v for k, v in columns(args).items() if k != "score"}
+        if args.significance == "delong":
+            named["pred"] = args.score
         result.detail = item_tests(
             src,
             gold,
             measures=measures,
             method=args.significance,
-            resamples=args.resamples,
+            resamples=_item_resamples(args),
             seed=args.seed,
             correction=correction,
-            **{k: v for k, v in columns(args).items() if k != "score"},
+            **named,
         ).summary
+        result.summary = with_tiers(result.summary, result.detail, args.alpha, system=args.system, topic=args.topic)
     emit_result(result, args)
+
+
+def _item_resamples(args) -> int:
+    """The item bootstrap's replicates: --test-resamples, else --resamples, else 1000."""
+    for value in (args.test_resamples, args.resamples):
+        if value is not None:
+            return value
+    return 1000
 
 
 def _board_of(leaderboard, tensor, measures, args, over_items, correction):
@@ -89,7 +125,11 @@ def _board_of(leaderboard, tensor, measures, args, over_items, correction):
         baselines=not args.no_baselines,
         significance=None if over_items else args.significance,
         correction=correction,
+        alpha=args.alpha,
         resamples=args.resamples,
+        test_resamples=args.test_resamples,
+        ci_resamples=args.ci_resamples,
+        rope=0.01 if args.rope is None else args.rope,
         seed=args.seed,
         smoothing=args.smoothing,
         progress=not args.quiet,

@@ -168,9 +168,32 @@ def ci(p, help: str) -> None:
     p.add_argument("--ci", type=float, default=None, help=help)
 
 
-def resamples(p, help: str, low: int = 1, default: int = 1000) -> None:
+def resamples(p, help: str, low: int = 1, default: int | None = 1000) -> None:
     """--resamples, bootstrap replicates."""
     p.add_argument("--resamples", type=int_at_least(low), default=default, help=help)
+
+
+def test_resamples(p) -> None:
+    """--test-resamples, the resamples of the resampling tests (apart from the intervals')."""
+    p.add_argument(
+        "--test-resamples",
+        type=int_at_least(1),
+        default=None,
+        help="resamples of --significance fisher|bootstrap|item-bootstrap (default: as many as the correction "
+        "needs to reach a tenth of --alpha, at least 1000)",
+    )
+
+
+def ci_resamples(p) -> None:
+    """--ci-resamples, the replicates of the intervals (apart from the tests')."""
+    p.add_argument(
+        "--ci-resamples", type=int_at_least(10), default=None, help="replicates of the --ci intervals (default 1000)"
+    )
+
+
+def alpha(p, help: str) -> None:
+    """--alpha, a significance level."""
+    p.add_argument("--alpha", type=float, default=0.05, help=f"{help} (default 0.05)")
 
 
 def seed(p, help: str) -> None:
@@ -238,11 +261,11 @@ def counting(p) -> None:
     scheduler(p, SCHEDULER + " (needs the [dask] extra)")
 
 
-def tables_out(p, what: str, detail: str, replicates: str) -> None:
+def tables_out(p, what: str, detail: str, replicates: str, default: int | None = 1000) -> None:
     """--out, --detail, --resamples and --smoothing of the jobs whose result is a summary and a detail."""
     table_out(p, what)
     p.add_argument("--detail", help=f"write {detail} to this file ({TABLE_FILES})")
-    resamples(p, f"{replicates} (default 1000)")
+    resamples(p, f"{replicates}" + (f" (default {default})" if default is not None else ""), default=default)
     smoothing(p)
 
 

@@ -11,12 +11,12 @@ import warnings
 
 from .. import __version__
 from .._errors import FastmetricsError, ParameterError
-from . import axioms, count, demo, evaluate, leaderboard, measures, meta, report, sweep
+from . import axioms, compare, count, demo, evaluate, leaderboard, measures, meta, report, sweep
 from .process import Terminated, install_handlers, main_thread, skip_unused_imports
 from .reading import read_gold_once
 
 # in the order of the program's help; each module's add_parser declares the command beside its action
-COMMANDS = (measures, evaluate, count, leaderboard, meta, sweep, report, axioms, demo)
+COMMANDS = (measures, evaluate, count, leaderboard, compare, meta, sweep, report, axioms, demo)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -147,8 +147,8 @@ def _refuse_contradictions(args) -> None:
         ("--ci-method", given["ci_method"] is not None and given["ci"] is None, "--ci", "the intervals it chooses"),
         ("--folds", given["folds"] is not None and given["select"] != "cross-topic", "--select cross-topic", "folds"),
     ]
-    for option in ("correction", "holm"):
-        if getattr(args, option, None) and given["significance"] is None:
+    for option in ("correction", "holm"):  # compare corrects its post-hoc tests: it has no --significance
+        if getattr(args, option, None) and hasattr(args, "significance") and given["significance"] is None:
             needs.append((f"--{option}", True, "--significance", "the paired tests whose p-values it corrects"))
     for option, unused, wanted, what in needs:
         if unused:
@@ -168,18 +168,26 @@ def _typed_options(argv) -> set:
     return {str(token).split("=", 1)[0] for token in argv if str(token).startswith("--")}
 
 
+_RESAMPLED = "--significance fisher, bootstrap or item-bootstrap (the tests that resample)"
+
+
 def _refuse_unused(args, typed: set) -> None:
     """Refuse an option typed where the command would leave it without effect."""
     command = getattr(args, "command", None)
     job = getattr(args, "job", None)
     ranks = str(getattr(args, "thresholds", None)) == "ranks"
-    intervals = getattr(args, "ci", None) is not None or getattr(args, "significance", None) is not None
+    significance = getattr(args, "significance", None)
+    intervals = getattr(args, "ci", None) is not None or significance is not None
     unused = [
         ("--relevance-level", getattr(args, "gold", None) is None, "a --gold file (the grades it reads)"),
         ("--missing", getattr(args, "gold", None) is None, "a --gold file (items the runs miss)"),
         ("--unjudged", getattr(args, "gold", None) is None, "a --gold file (items it does not judge)"),
         ("--ties", not ranks, "--thresholds ranks (the order of equal scores)"),
         ("--resamples", command in ("evaluate", "leaderboard") and not intervals, "--ci or --significance"),
+        ("--test-resamples", significance not in ("fisher", "bootstrap", "item-bootstrap"), _RESAMPLED),
+        ("--ci-resamples", getattr(args, "ci", None) is None, "--ci"),
+        ("--rope", significance != "bayes", "--significance bayes"),
+        ("--alpha", command == "leaderboard" and significance is None, "--significance (the tiers' level)"),
         ("--pairs", command == "meta" and job != "robustness", "meta robustness"),
         ("--splits", command == "meta" and job != "stability", "meta stability"),
     ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._errors import ParameterError, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores
-from . import api, averaging, intervals, positive, registry
+from . import api, area_intervals, averaging, intervals, positive, registry
 from .sweeps import curve_scores
 from .sweeps import operating_points as operating_points
 
@@ -61,9 +61,11 @@ def evaluate(
         A confidence level (e.g. 0.95): the Scores then carry ``low`` and ``high`` (``ci_low``,
         ``ci_high`` in tidy output) for every point measure on every cell; see
         :mod:`fastmetrics.measures.intervals`.
-    method : {"bootstrap", "wilson", "jeffreys"}, default "bootstrap"
+    method : {"bootstrap", "wilson", "jeffreys", "delong"}, default "bootstrap"
         A multinomial bootstrap of each cell's items (any measure), or the analytic intervals of
-        a proportion (accuracy, precision, recall, ...).
+        a proportion (accuracy, precision, recall, ...). Curve measures of a sweep: the bootstrap
+        of each group's items, or DeLong's interval of ROC AUC
+        (:mod:`fastmetrics.measures.area_intervals`).
     resamples : int, default 2000
         Bootstrap replicates per cell.
     seed : int, default 0
@@ -107,6 +109,14 @@ def evaluate(
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)
     _check_matrix_params(specs, matrix_params)
+    if ci is not None and any(spec.measure.kind != "point" for spec in specs):
+        options = dict(ci=ci, method=method, resamples=resamples, seed=seed, interval=interval)
+        return area_intervals.curve_intervals(tensor, specs, **options, undefined=undefined, warn=warn)
+    if ci is not None and method == "delong":
+        raise ParameterError(
+            "method='delong' (--ci-method delong) is ROC AUC's interval, read from a threshold sweep: count with "
+            "thresholds='exact' and ask for roc_auc, or use method='bootstrap' for point measures."
+        )
     other = _other_layout(tensor, specs, average, ci, smoothing=smoothing, undefined=undefined, warn=warn)
     if other is not None:
         return other

@@ -66,7 +66,7 @@ from .._seeding import rng_of
 from .._threads import on_threads, thread_count
 from . import _resample_kernels, api, registry
 
-METHODS = ("bootstrap", "wilson", "jeffreys")
+METHODS = ("bootstrap", "wilson", "jeffreys", "delong")
 INTERVALS = ("percentile", "basic")
 _CELLS = registry.MATRIX_CELLS
 _CHUNK_VALUES = 2_000_000  # resampled matrices per chunk and thread: ~64 MB of counts each
@@ -93,14 +93,15 @@ def check(ci, method, resamples, interval) -> None:
     ----------
     ci : float
         The confidence level, in (0, 1).
-    method : {"bootstrap", "wilson", "jeffreys"}
+    method : {"bootstrap", "wilson", "jeffreys", "delong"}
+        ``delong``: ROC AUC's (:mod:`fastmetrics.measures.area_intervals`).
     resamples : int
     interval : {"percentile", "basic"}
     """
     if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
         raise parameter_error("ci", "evaluate", "a confidence level strictly between 0 and 1 (e.g. 0.95)", ci)
     if method not in METHODS:
-        raise parameter_error("method", "evaluate", "'bootstrap', 'wilson' or 'jeffreys'", method)
+        raise parameter_error("method", "evaluate", "'bootstrap', 'wilson', 'jeffreys' or 'delong'", method)
     if interval not in INTERVALS:
         raise parameter_error("interval", "evaluate", "'percentile' or 'basic'", interval)
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 10:
@@ -216,7 +217,7 @@ def bootstrap_intervals(
             f"(at most 2**62); use method='wilson' or 'jeffreys' for proportions of counts this large."
         )
     rows, back = _distinct_rows(_as_integers(counts.reshape(-1, m * m)))
-    _check_memory(len(specs), len(rows), m, resamples)
+    check_memory(len(specs), len(rows), m, resamples)
     options = dict(
         averages=averages,
         smoothing=smoothing,
@@ -286,11 +287,13 @@ _WEIGHTED_WITHOUT_SQUARES = (
 )
 
 
-def _check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
-    """Refuse replicates that cannot fit, before any is drawn: the cells the threads hold at
-    once, each replicate the values of the measures (and a copy the quantiles partition); the
-    counts of a cell's replicates are drawn in bounded parts (:func:`_one_cell_bounds`), those of
-    several cells together only while they stay under :data:`_CHUNK_VALUES` matrices."""
+def check_memory(n_specs: int, n_rows: int, m: int, resamples: int, options: str = "--resamples, resamples=") -> None:
+    """Refuse replicates that cannot fit, before any is drawn.
+
+    The cells the threads hold at once, each replicate the values of the measures (and a copy the
+    quantiles partition); the counts of a cell's replicates are drawn in bounded parts
+    (:func:`_one_cell_bounds`), those of several cells together only while they stay under
+    :data:`_CHUNK_VALUES` matrices."""
     if n_rows == 0:
         return
     _, step = _chunk_starts(n_rows, resamples, _CHUNK_VALUES)
@@ -299,6 +302,7 @@ def _check_memory(n_specs: int, n_rows: int, m: int, resamples: int) -> None:
         resamples,
         held * 8 * (n_specs + 1) + (m * m * 16 * min(_CHUNK_VALUES, step * resamples) * thread_count()) / resamples,
         f"Bootstrap intervals of {n_specs} measure(s) on {n_rows:,} distinct cell(s)",
+        options,
     )
 
 

@@ -122,6 +122,30 @@ def _calibration_scores(tensor, specs, starts) -> np.ndarray | None:
     return scores
 
 
+def sweep_cells(tensor):
+    """A sweep's cells as the curve kernels read them (:func:`curve_scores`).
+
+    Parameters
+    ----------
+    tensor : ConfusionTensor
+        A threshold sweep.
+
+    Returns
+    -------
+    cells : ndarray, shape (cells, 2, 2)
+        In decreasing threshold order within each group.
+    starts : ndarray of int64
+        Where each group's cells start (the last entry is the number of cells).
+    axes : tuple of str
+        The group axes.
+    coords : dict
+        Their labels.
+    place : ndarray of int64
+        Each group's position in the dense result over ``axes``.
+    """
+    return _curve_groups(tensor)
+
+
 def _curve_groups(tensor):
     """The sweep's cells in decreasing threshold order, where each group starts, and the groups'
     axes, labels and positions in the dense result."""

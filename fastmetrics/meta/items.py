@@ -17,6 +17,11 @@ each comparison is paired:
   ``2 min(P(d* <= 0), P(d* >= 0))`` (the level at which the percentile interval of the
   difference stops covering 0).
 
+- ``delong``: DeLong's paired test of two systems' ROC AUCs on the same items
+  (:mod:`fastmetrics.measures.area_intervals`): the ``pred`` column read as scores (any real
+  numbers, higher meaning more likely positive); the difference of the AUCs with its normal
+  interval, ``z = difference / sd`` and the two-sided normal p-value, as R's pROC ``roc.test``.
+
 P-values of all pairs are adjusted together by ``holm``, ``bonferroni`` or ``bh``
 (Benjamini-Hochberg), as ``statsmodels.stats.multitest.multipletests`` does.
 """
@@ -35,44 +40,10 @@ from .._seeding import rng_of
 from ..count.encoders import string_codes
 from ..io.labels import no_nulls, require_columns, weight_values
 from ..io.readers import gold_table, open_source
-from ..measures import api, registry
+from ..measures import api, area_intervals, registry
 from ..tensor import Roles
 from ._common import MetaResult, higher_is_better
-from .significance import holm
-
-CORRECTIONS = ("holm", "bonferroni", "bh")
-
-
-def adjust(p_values, correction: str | None) -> np.ndarray:
-    """P-values adjusted for multiple comparisons.
-
-    Parameters
-    ----------
-    p_values : array_like of float
-        One family of tests; NaN entries stay NaN and do not count.
-    correction : {None, "holm", "bonferroni", "bh"}
-
-    Returns
-    -------
-    ndarray of float64
-    """
-    p = np.asarray(p_values, np.float64)
-    if correction is None:
-        return p.copy()
-    if correction == "holm":
-        return holm(p)
-    if correction not in CORRECTIONS:
-        raise parameter_error("correction", "item_tests", "None, 'holm', 'bonferroni' or 'bh'", correction)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    m = ok.size
-    if correction == "bonferroni":
-        out[ok] = np.minimum(1.0, p[ok] * m)
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    scaled = p[order] * m / np.arange(1, m + 1)
-    out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
-    return out
+from .corrections import CORRECTIONS, adjust
 
 
 def item_tests(
@@ -106,7 +77,8 @@ def item_tests(
         topic and item (see :func:`fastmetrics.count.plan.normalised_gold`).
     measures : sequence of str, default ("accuracy",)
         Point measures (``item-bootstrap``); McNemar compares accuracies.
-    method : {"mcnemar", "item-bootstrap"}
+    method : {"mcnemar", "item-bootstrap", "delong"}
+        ``delong`` reads ``pred`` as scores (e.g. ``pred="score"``) and compares ROC AUCs.
     resamples, seed : int
         Of the bootstrap.
     weights : {"poisson", "multinomial"}
@@ -136,10 +108,12 @@ def item_tests(
     """
     _check_options(method, resamples, ci, correction, weight)
     columns = dict(pred=pred, item=item, weight=weight, system=system, topic=topic, gold_column=gold_column)
-    systems, gold_labels, predictions, item_weights = item_matrix(runs, gold, **columns)
+    systems, gold_labels, predictions, item_weights = item_matrix(runs, gold, **columns, scores=method == "delong")
     pairs = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     if method == "mcnemar":
         rows = _mcnemar_rows(systems, gold_labels, predictions, pairs, mcnemar)
+    elif method == "delong":
+        rows = _delong_rows(systems, gold_labels, predictions, pairs, ci)
     else:
         draw = (resamples, seed, weights, ci)
         rows = _bootstrap_rows(systems, gold_labels, predictions, item_weights, pairs, measures, *draw)
@@ -155,14 +129,16 @@ def item_tests(
 
 def _check_options(method, resamples, ci, correction, weight) -> None:
     """Refuse an option no test takes, before the runs are read."""
-    if method not in ("mcnemar", "item-bootstrap"):
-        raise parameter_error("method", "item_tests", "'mcnemar' or 'item-bootstrap'", method)
+    if method not in ("mcnemar", "item-bootstrap", "delong"):
+        raise parameter_error("method", "item_tests", "'mcnemar', 'item-bootstrap' or 'delong'", method)
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
         raise parameter_error("resamples", "item_tests", "an integer >= 1", resamples)
     if isinstance(ci, bool) or not isinstance(ci, (int, float, np.floating)) or not 0 < ci < 1:
         raise parameter_error("ci", "item_tests", "a confidence level strictly between 0 and 1 (e.g. 0.95)", ci)
     if correction is not None and correction not in CORRECTIONS:
         raise parameter_error("correction", "item_tests", "None, 'holm', 'bonferroni' or 'bh'", correction)
+    if weight is not None and method == "delong":
+        raise ParameterError("DeLong's test counts items (placement values): drop the weights.")
     if weight is not None and method == "mcnemar":
         raise ParameterError(
             "McNemar's test counts discordant items (a binomial count): weighted items have no standard "
@@ -172,9 +148,18 @@ def _check_options(method, resamples, ci, correction, weight) -> None:
 
 
 def item_matrix(
-    runs, gold=None, *, pred="pred", item="item", weight=None, system="system", topic="topic", gold_column="gold"
+    runs,
+    gold=None,
+    *,
+    pred="pred",
+    item="item",
+    weight=None,
+    system="system",
+    topic="topic",
+    gold_column="gold",
+    scores=False,
 ):
-    """Every system's binary predictions on the items all of them labelled.
+    """Every system's binary predictions (or scores) on the items all of them labelled.
 
     Parameters
     ----------
@@ -186,12 +171,14 @@ def item_matrix(
         A column of item weights.
     system, topic, gold_column : str, default "system", "topic", "gold"
         The runs' columns playing the system and the topic, and holding the gold.
+    scores : bool, default False
+        Read ``pred`` as finite real scores instead of binary predictions.
 
     Returns
     -------
     systems : list
     gold : ndarray of bool, shape (items,)
-    predictions : ndarray of bool, shape (systems, items)
+    predictions : ndarray of bool (of float64 with ``scores``), shape (systems, items)
     weights : ndarray of float64, shape (items,)
         Ones without ``weight``.
 
@@ -222,8 +209,8 @@ def item_matrix(
     np.add.at(given, (s, i), 1)
     if given.max() > 1:
         raise InputError("A system labels an item twice: paired tests need one prediction per system and item.")
-    predictions = np.zeros((n_systems, n_items), bool)
-    predictions[s, i] = _binary(table.column(pred), pred)
+    predictions = np.zeros((n_systems, n_items), np.float64 if scores else bool)
+    predictions[s, i] = _real(table.column(pred), pred) if scores else _binary(table.column(pred), pred)
     gold_labels = _per_item(_binary(table.column(gold_column), gold_column), i, n_items, table, keys, "gold")
     weights = np.ones(n_items)
     if weight is not None:
@@ -280,6 +267,29 @@ def _binary(column, name) -> np.ndarray:
     if column.null_count or not set(np.unique(values).tolist()) <= {0, 1}:
         raise InputError(f"Column '{name}' must hold binary labels (bool or 0/1) for paired tests over items.")
     return values.astype(bool)
+
+
+def _real(column, name) -> np.ndarray:
+    values = column.to_numpy(zero_copy_only=False)
+    if column.null_count or not np.issubdtype(values.dtype, np.number) or not np.isfinite(values).all():
+        raise InputError(f"Column '{name}' must hold finite scores (numbers, no null) for DeLong's test over items.")
+    return values.astype(np.float64)
+
+
+def _delong_rows(systems, gold, scores, pairs, ci) -> dict:
+    auc, covariance = area_intervals.delong_covariance(scores, gold)
+    first = np.array([a for a, _ in pairs], np.int64)
+    second = np.array([b for _, b in pairs], np.int64)
+    difference, low, high, p = area_intervals.delong_test(auc, covariance, first, second, ci)
+    return {
+        "system_a": [systems[a] for a in first],
+        "system_b": [systems[b] for b in second],
+        "measure": ["roc_auc"] * len(pairs),
+        "difference": difference.tolist(),
+        "ci_low": low.tolist(),
+        "ci_high": high.tolist(),
+        "p_value": p.tolist(),
+    }
 
 
 def _mcnemar_rows(systems, gold, predictions, pairs, form) -> dict:

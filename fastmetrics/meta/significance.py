@@ -1,13 +1,12 @@
-"""Paired significance tests across topics, Holm's correction and discriminative power.
+"""Paired significance tests between every pair of systems, and discriminative power.
 
-For systems ``a`` and ``b`` and one measure, ``d_t = m_a(t) - m_b(t)`` over the topics where
-both are defined, and the statistic is the mean difference. Two-sided p-values, estimated with
-``B`` resamples and the add-one rule ``p = (1 + #{|stat*| >= |stat|}) / (B + 1)`` (never 0):
-
-- ``fisher`` -- Fisher's randomization (permutation) test: each ``d_t`` flips sign with
-  probability 1/2 under the null hypothesis of exchangeable system labels.
-- ``bootstrap`` -- the paired bootstrap test: topics are resampled with replacement from the
-  differences shifted to mean 0 (the null), as in Sakai's discriminative-power studies.
+:func:`significance` runs one of the paired tests across topics of :mod:`fastmetrics.meta.paired`
+(the paired t-test by default; Wilcoxon's signed-rank test, the sign test, Fisher's randomization
+test, the paired bootstrap test) on every pair of systems of every measure, each measure's pairs in
+one batch, and corrects each measure's family of pairs (Holm, Bonferroni, Benjamini-Hochberg:
+:mod:`fastmetrics.meta.corrections`). When a family cannot reach ``alpha`` -- too few resamples
+or topics -- a :class:`~fastmetrics.SignificanceWarning` names the smallest adjusted p-value it can
+reach and what to change.
 
 Discriminative power (Sakai 2006) is the fraction of system pairs whose paired bootstrap p-value
 is below ``alpha``.
@@ -15,73 +14,58 @@ is below ``alpha``.
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pyarrow as pa
 
-from .. import _memory
-from .._errors import ParameterError
+from .._errors import ParameterError, SignificanceWarning
+from .._numbers import count, short
 from .._progress import Progress
 from .._seeding import rng_of
 from ..tensor import Roles
 from ._common import MetaResult, labels_array, system_topic_values
+from .corrections import adjust, check_correction, holm, smallest_adjusted
+from .paired import (
+    DEFAULT_TEST,
+    RESAMPLED,
+    TESTS,
+    check_alpha,
+    check_memory,
+    check_resamples,
+    check_test,
+    paired_tests,
+    resampled_work,
+    resamples_for,
+)
 
-METHODS = ("fisher", "bootstrap")
-
-
-def holm(p_values: np.ndarray) -> np.ndarray:
-    """Adjust p-values for multiple comparisons with Holm's step-down method.
-
-    With the ``m`` defined p-values sorted increasingly, ``p_(1) <= ... <= p_(m)``, the adjusted
-    values are ``min(1, max_{j <= i} (m - j + 1) p_(j))``; they control the family-wise error rate
-    without assuming independence (Holm 1979). Ties keep their input order.
-
-    Parameters
-    ----------
-    p_values : array_like of float
-        The p-values of one family of tests; NaN entries (tests that could not be run) stay NaN
-        and do not count in ``m``.
-
-    Returns
-    -------
-    numpy.ndarray of float64
-        The adjusted p-values, in the input's order and shape.
-    """
-    p = np.asarray(p_values, np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    if ok.size == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    m = order.size
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out[order] = adjusted
-    return out
-
-
-def _pattern_groups(diff: np.ndarray):
-    """Pairs grouped by which topics are defined for them (usually one or two patterns)."""
-    valid = ~np.isnan(diff)
-    keys = np.packbits(valid, axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    for g in np.argsort(first):  # first-occurrence order: deterministic for a seed
-        pairs = np.flatnonzero(inverse.reshape(-1) == g)
-        yield pairs, np.flatnonzero(valid[pairs[0]])
+METHODS = TESTS
+__all__ = ["METHODS", "holm", "paired_p_values", "power", "significance", "system_pairs"]
+_NAMES = {
+    "t": "Paired t-tests",
+    "wilcoxon": "Wilcoxon signed-rank tests",
+    "sign": "Sign tests",
+    "fisher": "Randomization tests",
+    "bootstrap": "Paired bootstrap tests",
+}
+_CORRECTION_NAMES = {"holm": "Holm's", "bonferroni": "Bonferroni's", "bh": "Benjamini-Hochberg's"}
 
 
 def paired_p_values(diff: np.ndarray, method: str, resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """Test whether paired per-topic differences have mean 0: mean differences and two-sided p-values.
 
-    Each row of ``diff`` is tested over its defined topics, with the statistic and the add-one
-    p-value of the module docstring. Rows defined on the same topics share their resamples.
+    Each row of ``diff`` is tested over its defined topics (see :mod:`fastmetrics.meta.paired`);
+    rows defined on the same topics share their resamples.
 
     Parameters
     ----------
     diff : numpy.ndarray of shape (pairs, topics)
         ``m_a(t) - m_b(t)`` per system pair and topic; NaN where either score is undefined.
-    method : {"bootstrap", "fisher"}
-        Paired bootstrap test or Fisher's randomization test.
+    method : {"t", "wilcoxon", "sign", "fisher", "bootstrap"}
+        The test.
     resamples : int
-        Number of resamples ``B``, at least 1.
+        Number of resamples ``B`` of ``fisher`` and ``bootstrap``, at least 1.
     rng : numpy.random.Generator
         Source of the resamples.
 
@@ -90,37 +74,15 @@ def paired_p_values(diff: np.ndarray, method: str, resamples: int, rng) -> tuple
     mean : numpy.ndarray of float64, shape (pairs,)
         Mean difference over the defined topics; NaN for a row with none.
     p_value : numpy.ndarray of float64, shape (pairs,)
-        Two-sided p-value, ``(1 + #{|stat*| >= |stat|}) / (B + 1)``; NaN for a row with no topic.
+        Two-sided p-value; NaN for a row with no topic.
     """
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
         raise ParameterError(f"The number of resamples must be a positive integer; got {resamples!r}.")
-    mean = np.full(diff.shape[0], np.nan)
-    p = np.full(diff.shape[0], np.nan)
-    # per replicate: the topics' draw (picks, counts, float weights) and every pair's statistic
-    n_pairs, n_topics = diff.shape
-    what = f"Paired {method} tests of {n_pairs:,} system pairs on {n_topics:,} topics"
-    _memory.check_replicates(resamples, 24 * n_topics + 16 * n_pairs, what)
-    for pairs, topics in _pattern_groups(diff):
-        if topics.size == 0:
-            continue
-        d = diff[np.ix_(pairs, topics)]
-        n = topics.size
-        observed = d.mean(axis=1)
-        if method == "fisher":
-            signs = rng.integers(0, 2, size=(resamples, n)) * 2.0 - 1.0
-            stats = d @ signs.T / n
-        else:
-            picks = rng.integers(0, n, size=(resamples, n)) + n * np.arange(resamples)[:, None]
-            weights = np.bincount(picks.reshape(-1), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
-            stats = (d - observed[:, None]) @ weights.T / n
-        # a relative tolerance: resampled means equal to the observed one up to rounding count
-        tol = 1e-12 * np.maximum(1.0, np.abs(observed))[:, None]
-        extreme = (np.abs(stats) >= np.abs(observed)[:, None] - tol).sum(axis=1)
-        mean[pairs] = observed
-        p[pairs] = (1.0 + extreme) / (resamples + 1.0)
-    return mean, p
+    rows = np.arange(diff.shape[0], dtype=np.int64)
+    result = paired_tests(diff, rows, np.full(rows.size, -1), method, resamples=int(resamples), rng=rng)
+    return result.mean, result.p_value
 
 
 def system_pairs(n_systems: int):
@@ -131,8 +93,9 @@ def system_pairs(n_systems: int):
 def significance(
     scores,
     *,
-    method: str = "bootstrap",
-    resamples: int = 1000,
+    method: str = DEFAULT_TEST,
+    resamples: int | None = None,
+    alpha: float = 0.05,
     seed: int = 0,
     correction: str | None = None,
     progress: bool = False,
@@ -145,16 +108,19 @@ def significance(
     ----------
     scores : Scores
         Values over ``(system, topic)``.
-    method : {"bootstrap", "fisher"}, default "bootstrap"
-        ``bootstrap``: the paired bootstrap test (topics resampled with replacement from the
-        differences shifted to mean 0); ``fisher``: Fisher's randomization test (each topic's
-        difference flips sign with probability 1/2).
-    resamples : int, default 1000
-        Number of resamples ``B``; the smallest p-value reachable is ``1 / (B + 1)``.
+    method : {"t", "wilcoxon", "sign", "fisher", "bootstrap"}, default "t"
+        The paired test across topics (:mod:`fastmetrics.meta.paired`): the paired t-test,
+        Wilcoxon's signed-rank test, the sign test, Fisher's randomization test, the paired
+        bootstrap test.
+    resamples : int, optional
+        Resamples of ``fisher`` and ``bootstrap``; by default as many as the correction needs
+        to reach a tenth of ``alpha`` (:func:`~fastmetrics.meta.paired.resamples_for`).
+    alpha : float, default 0.05
+        The level the resamples are sized for and the warning checks.
     seed : int, default 0
         Seed of the random resamples: the same seed gives the same p-values.
-    correction : {None, "holm"}
-        Holm's step-down correction over the system pairs of each measure.
+    correction : {None, "holm", "bonferroni", "bh"}
+        The correction of each measure's family of system pairs.
     progress : bool, default False
         Show a progress bar on a terminal when the job runs longer than about a second.
     system, topic : str, default "system", "topic"
@@ -164,44 +130,119 @@ def significance(
     Returns
     -------
     MetaResult
-        ``summary``: ``measure, system_a, system_b, diff, topics, p_value, p_adjusted``
+        ``summary``: ``measure, system_a, system_b, diff, topics, statistic, p_value, p_adjusted``
         (``diff`` = mean over topics of a minus b, in the measure's own direction; the pair's
         columns are ``<system>_a, <system>_b`` after the column playing the system).
+        ``params``: the test, the resamples drawn, ``alpha``, the correction, and ``notes``:
+        one line per measure whose family cannot reach ``alpha``.
+
+    Warns
+    -----
+    SignificanceWarning
+        A measure's family cannot reach ``alpha`` (too few resamples, or too few topics for an
+        exact test); the message names the smallest adjusted p-value reachable.
     """
-    if correction not in (None, "holm"):
-        raise ParameterError(f"correction must be None or 'holm'; got {correction!r}.")
+    check_test(method, "significance")
+    check_resamples(resamples, "significance")
+    check_alpha(alpha, "significance")
+    check_correction(correction, "significance")
     values, systems, _ = system_topic_values(scores, oriented=False, system=system, topic=topic)
     rng = rng_of(seed)
-    first, second = system_pairs(len(systems))
-    columns = {k: [] for k in ("measure", "system_a", "system_b", "diff", "topics", "p_value", "p_adjusted")}
-    bar = Progress(len(scores.measures), f"{method} tests", quiet=not progress)
-    for i, name in enumerate(scores.measures):
-        bar.update(i)
-        diff = values[i, first, :] - values[i, second, :]
-        mean, p = paired_p_values(diff, method, resamples, rng)
-        columns["measure"] += [name] * first.size
-        columns["system_a"] += systems[first].tolist()
-        columns["system_b"] += systems[second].tolist()
-        columns["diff"].append(mean)
-        columns["topics"].append((~np.isnan(diff)).sum(axis=1))
-        columns["p_value"].append(p)
-        columns["p_adjusted"].append(holm(p) if correction == "holm" else p)
-    bar.close()
-    for k in ("diff", "topics", "p_value", "p_adjusted"):
+    first, second = (np.asarray(x, np.int64) for x in system_pairs(len(systems)))
+    family = first.size if correction is not None else 1
+    what = f"{_NAMES[method]} of {first.size:,} system pairs on {values.shape[2]:,} topics"
+    check_memory(first.size, values.shape[2], method, what, resamples or resamples_for(family, alpha))
+    work = resampled_work(values[0] if len(values) else values, first, second, method, resamples, family, alpha)
+    columns = {k: [] for k in ("measure", "diff", "topics", "statistic", "p_value", "p_adjusted")}
+    notes = []
+    with Progress(max(work, 1) * len(scores.measures), f"{method} tests", quiet=not progress) as bar:
+        for i, name in enumerate(scores.measures):
+            bar.update(i * max(work, 1))
+            tests = paired_tests(
+                values[i],
+                first,
+                second,
+                method,
+                resamples=resamples,
+                alpha=alpha,
+                family=family,
+                rng=rng,
+                progress=bar.advance if work else None,
+            )
+            columns["measure"] += [name] * first.size
+            columns["diff"].append(tests.mean)
+            columns["topics"].append(tests.topics)
+            columns["statistic"].append(tests.statistic)
+            columns["p_value"].append(tests.p_value)
+            columns["p_adjusted"].append(adjust(tests.p_value, correction))
+            note = reach_note(method, name, tests.smallest_p, correction, alpha, tests.resamples)
+            if note:
+                notes.append(note)
+    for k in ("diff", "topics", "statistic", "p_value", "p_adjusted"):
         columns[k] = np.concatenate(columns[k]) if columns[k] else np.empty(0)
     pair = Roles(system, topic).pair("system")
+    repeat = len(scores.measures)
     summary = pa.table(
         {
             "measure": columns["measure"],
-            pair[0]: labels_array(columns["system_a"]),
-            pair[1]: labels_array(columns["system_b"]),
+            pair[0]: labels_array(systems).take(np.tile(first, repeat)),
+            pair[1]: labels_array(systems).take(np.tile(second, repeat)),
             "diff": pa.array(columns["diff"], pa.float64()),
             "topics": pa.array(columns["topics"], pa.int64()),
+            "statistic": pa.array(columns["statistic"], pa.float64()),
             "p_value": pa.array(columns["p_value"], pa.float64()),
             "p_adjusted": pa.array(columns["p_adjusted"], pa.float64()),
         }
     )
-    return MetaResult(summary, None, {"method": method, "resamples": resamples, "seed": seed, "correction": correction})
+    for note in notes:
+        warnings.warn(note, SignificanceWarning, stacklevel=2)
+    drawn = (resamples if resamples is not None else resamples_for(family, alpha)) if method in RESAMPLED else None
+    params = dict(method=method, resamples=drawn, alpha=alpha, seed=seed, correction=correction, notes=notes)
+    return MetaResult(summary, None, params)
+
+
+def reach_note(method, measure, smallest_p, correction, alpha, resamples) -> str | None:
+    """The sentence saying that a family of tests cannot reach ``alpha``, or None when it can.
+
+    Parameters
+    ----------
+    method : str
+        The test.
+    measure : str
+        The measure whose pairs form the family.
+    smallest_p : ndarray of float64
+        The smallest p-value each test can give (:attr:`PairedTests.smallest_p`).
+    correction : str or None
+    alpha : float
+    resamples : int or None
+        The resamples drawn (resampling tests).
+
+    Returns
+    -------
+    str or None
+    """
+    reachable = smallest_adjusted(smallest_p, correction)
+    if math.isnan(reachable) or reachable < alpha:
+        return None
+    m = int(np.sum(~np.isnan(smallest_p)))
+    least = float(np.nanmin(smallest_p))
+    if method in RESAMPLED and resamples is not None and least >= 1.0 / (resamples + 1.0):
+        why = f"{count(resamples)} resamples give p-values of at least 1/{count(resamples + 1)}"
+        needed = resamples_for(m if correction else 1, alpha)
+        fix = (
+            f"give {count(needed)} resamples or more (--test-resamples, resamples=), or leave the number to size itself"
+        )
+    else:
+        why = f"an exact test on these topics gives p-values of at least {short(least)}"
+        fix = "more topics are needed, or a test with continuous p-values (--significance t)"
+    if correction:
+        why += f", and {_CORRECTION_NAMES[correction]} correction over {m:,} pairs makes the smallest adjusted p-value"
+    else:
+        why += ", so the smallest p-value is"
+    return (
+        f"{_NAMES[method]} of {measure}: {why} reachable {short(reachable)}, not below alpha {short(alpha)}: "
+        f"no pair can be significant; {fix}."
+    )
 
 
 def power(

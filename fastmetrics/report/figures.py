@@ -28,6 +28,11 @@ def _plt():
     return plt
 
 
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, or a one-line error saying which extra brings it."""
+    return _plt()
+
+
 def label(text, width: int = 40) -> str:
     """A user-supplied name made safe for matplotlib text (no mathtext) and shortened."""
     text = str(text).replace("\\", "\\\\").replace("$", r"\$")

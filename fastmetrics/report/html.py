@@ -23,6 +23,7 @@ from .._progress import Progress
 from .._version import __version__
 from ..measures import registry
 from ..pipeline import ReportData
+from . import cd
 from . import figures as figs
 from .tables import escape_md, write_bytes, write_text
 
@@ -126,6 +127,20 @@ def _figure_plan(data: ReportData) -> list[tuple]:
             )
         )
     plan += _curve_figures(data)
+    if data.comparison is not None:
+        test = data.comparison.tests.to_pylist()[0]
+        plan.append(
+            (
+                "critical_difference",
+                "Critical-difference diagram",
+                f"Each system's mean rank by {test['measure']} over the {test['topics']} topics where every system is "
+                f"defined (1: the best on a topic; Demšar 2006). Bars join systems Nemenyi's test does not separate at "
+                f"alpha 0.05 (critical difference {_numbers.short(test['critical_difference'])} mean ranks); "
+                f"Friedman's test: {_p_text(test['p_value'])}.",
+                _cd_figure,
+                (data,),
+            )
+        )
     for x, y in data.scatter:
         plan.append(
             (
@@ -139,6 +154,15 @@ def _figure_plan(data: ReportData) -> list[tuple]:
         )
     plan += _meta_figures(data)
     return plan
+
+
+def _cd_figure(data: ReportData):
+    """The critical-difference diagram of the report's first measure."""
+    return cd.figure(cd.of_comparison(data.comparison, system=data.roles.system, title=False))
+
+
+def _p_text(p: float) -> str:
+    return "p < 1e-300" if p == 0 else f"p = {_numbers.short(p)}"
 
 
 def _curve_figures(data: ReportData) -> list[tuple]:

@@ -137,7 +137,8 @@ def board_view(summary: pa.Table, system: str = "system") -> pa.Table:
     Returns
     -------
     pyarrow.Table
-        ``rank, system`` (the system column keeping its name), then per measure ``<m> macro``
+        ``rank, system`` (the system column keeping its name), ``tier`` (by the first measure's
+        tests) when the board has tiers, then per measure ``<m> macro``
         (with its interval and the rank interval when the board has them), ``<m> micro`` and
         ``<m> topics``; ranked by the first measure.
     """
@@ -153,10 +154,15 @@ def board_view(summary: pa.Table, system: str = "system") -> pa.Table:
     )
     order = systems + [k for k in by_system if k[0] != "system"]
     out: dict = {"rank": [], system: []}
+    tiers = "tier" in summary.column_names
+    if tiers:
+        out["tier"] = []
     for key in order:
         r = by_system[key][first]
         out["rank"].append(_rank_text(r) if key[0] == "system" else "baseline")
         out[system].append(str(key[1]))
+        if tiers:
+            out["tier"].append(r.get("tier"))
     for m in measures:
         cells = [by_system[key].get(m, {}) for key in order]
         out[f"{m} macro"] = [_with_bounds(c.get("macro"), c.get("macro_low"), c.get("macro_high")) for c in cells]
@@ -190,14 +196,16 @@ def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) 
     rows = view.to_pylist()
     shown = rows if max_rows is None or len(rows) <= max_rows else rows[:max_rows]
     cells = {n: [_numbers.cell(r[n]) for r in shown] for n in names}
+    n_keys = 3 if "tier" in names else 2  # rank, system (and tier) open every block
     widths = {
-        n: max([len(n.rpartition(" ")[2] if i >= 2 else n)] + [len(c) for c in cells[n]]) for i, n in enumerate(names)
+        n: max([len(n.rpartition(" ")[2] if i >= n_keys else n)] + [len(c) for c in cells[n]])
+        for i, n in enumerate(names)
     }
-    groups = [names[i : i + 3] for i in range(2, len(names), 3)]
+    groups = [names[i : i + 3] for i in range(n_keys, len(names), 3)]
     for group in groups:  # a spec wider than its columns widens the first of them
         label = group[0].rpartition(" ")[0]
         widths[group[0]] += max(0, len(label) - _span(group, widths))
-    keys = names[:2]
+    keys = names[:n_keys]
     blocks, used = [[]], _span(keys, widths)
     for group in groups:  # a block's line: the keys' span, then 3 spaces and each group's span
         if blocks[-1] and used + 3 + _span(group, widths) > width:

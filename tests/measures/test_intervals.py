@@ -153,8 +153,10 @@ def test_same_seed_same_intervals_and_options_checked():
         {"system": [0] * 6, "item": range(6), "gold": [True, False] * 3, "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}
     )
     sweep = fm.count(table, by="system", thresholds="exact")
-    with pytest.raises(fm.ParameterError, match="curve"):
-        sweep.evaluate("roc_auc", ci=0.95)
+    with pytest.raises(fm.ParameterError, match="ranked_ap"):  # a ranking measure's interval is refused
+        fm.count(table, by="system", thresholds="ranks").evaluate("ranked_ap", ci=0.95)
+    auc = sweep.evaluate("roc_auc", ci=0.95, resamples=200)  # a curve measure's: the items' bootstrap
+    assert auc.values[0, 0] == pytest.approx(1 / 3) and auc.low[0, 0] <= 1 / 3 <= auc.high[0, 0]
 
 
 @settings(max_examples=60, deadline=None)

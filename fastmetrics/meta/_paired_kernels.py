@@ -1,0 +1,127 @@
+"""Numba kernels of the paired tests across topics (:mod:`fastmetrics.meta.paired`): one pass over
+the topics of each system pair, no difference matrix, no validation.
+
+A pair ``p`` compares the rows ``first[p]`` and ``second[p]`` of ``values[system, topic]``
+(``second[p] < 0``: the row against 0, for a matrix of differences); a topic counts where both
+values are defined (not NaN), and its difference is ``values[first] - values[second]`` in float64,
+as ``scipy.stats`` computes ``x - y``. The kernels take a range ``start, stop`` of pairs, release
+the GIL and run on Python threads (:func:`fastmetrics._threads.in_ranges`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def pair_moments(start, stop, values, first, second, n_out, mean_out, m2_out, positive, negative):
+    """Per pair: the defined topics, the mean difference, the sum of squared deviations from it
+    (two passes, as ``numpy.var``), and the numbers of positive and negative differences.
+
+    The loops select rather than branch (an undefined topic adds 0), so LLVM vectorises them."""
+    n_topics = values.shape[1]
+    zeros = np.zeros(n_topics)
+    for p in range(start, stop):
+        a = values[first[p]]
+        b = values[second[p]] if second[p] >= 0 else zeros
+        n = 0
+        total = 0.0
+        up = 0
+        down = 0
+        for t in range(n_topics):
+            d = a[t] - b[t]
+            ok = d == d  # NaN when either value is undefined
+            n += ok
+            total += d if ok else 0.0
+            up += d > 0
+            down += d < 0
+        mean = total / n if n > 0 else np.nan
+        m2 = 0.0
+        for t in range(n_topics):
+            r = a[t] - b[t] - mean
+            m2 += r * r if r == r else 0.0
+        n_out[p] = n
+        mean_out[p] = mean
+        m2_out[p] = m2 if n > 0 else np.nan
+        positive[p] = up
+        negative[p] = down
+
+
+@njit(cache=True, nogil=True)
+def pair_signed_ranks(start, stop, values, first, second, t_plus, tie_term, nonzero, defined, tied):
+    """Per pair, Wilcoxon's signed-rank statistic as ``scipy.stats.wilcoxon`` computes it with
+    ``zero_method="wilcox"``: zero differences dropped, the others ranked by absolute value
+    (average ranks for ties), ``T+`` the sum of the ranks of the positive ones; the ties' term
+    ``sum(t^3 - t)`` over groups of equal absolute values, the numbers of nonzero and defined
+    differences, and whether two nonzero absolute values tie."""
+    n_topics = values.shape[1]
+    magnitude = np.empty(n_topics)
+    sign = np.empty(n_topics)
+    for p in range(start, stop):
+        a = values[first[p]]
+        b_row = second[p]
+        k = 0
+        seen = 0
+        for t in range(n_topics):
+            x = a[t]
+            y = values[b_row, t] if b_row >= 0 else 0.0
+            if np.isnan(x) or np.isnan(y):
+                continue
+            seen += 1
+            d = x - y
+            if d != 0:
+                magnitude[k] = abs(d)
+                sign[k] = 1.0 if d > 0 else -1.0
+                k += 1
+        order = np.argsort(magnitude[:k], kind="mergesort")
+        total = 0.0
+        ties = 0.0
+        any_tie = False
+        i = 0
+        while i < k:
+            j = i
+            while j + 1 < k and magnitude[order[j + 1]] == magnitude[order[i]]:
+                j += 1
+            size = j - i + 1
+            rank = 0.5 * (i + j) + 1.0
+            if size > 1:
+                any_tie = True
+                ties += size * size * size - size
+            for q in range(i, j + 1):
+                if sign[order[q]] > 0:
+                    total += rank
+            i = j + 1
+        t_plus[p] = total
+        tie_term[p] = ties
+        nonzero[p] = k
+        defined[p] = seen
+        tied[p] = any_tie
+
+
+@njit(cache=True, nogil=True)
+def pair_doubled_ranks(values, first, second, p, out):
+    """Twice the average ranks of the nonzero absolute differences of pair ``p`` (integers even
+    with ties), in ``out[:k]``; returns ``k``."""
+    n_topics = values.shape[1]
+    a = values[first[p]]
+    b_row = second[p]
+    magnitude = np.empty(n_topics)
+    k = 0
+    for t in range(n_topics):
+        x = a[t]
+        y = values[b_row, t] if b_row >= 0 else 0.0
+        if np.isnan(x) or np.isnan(y) or x - y == 0:
+            continue
+        magnitude[k] = abs(x - y)
+        k += 1
+    order = np.argsort(magnitude[:k], kind="mergesort")
+    i = 0
+    while i < k:
+        j = i
+        while j + 1 < k and magnitude[order[j + 1]] == magnitude[order[i]]:
+            j += 1
+        for q in range(i, j + 1):
+            out[q] = i + j + 2  # twice the average rank (i + j) / 2 + 1
+        i = j + 1
+    return k
