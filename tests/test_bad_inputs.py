@@ -48,6 +48,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastmetrics as fm
+from tests._program import run_fastmetrics
 
 # -- how the command line is run ------------------------------------------------------------------
 
@@ -69,9 +70,7 @@ def _env(extra: dict | None = None) -> dict:
 
 
 def run_cli(argv, cwd, env=None, timeout=TIMEOUT, prefix=()) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*prefix, *CLI, *map(str, argv)], cwd=cwd, capture_output=True, text=True, env=_env(env), timeout=timeout
-    )
+    return run_fastmetrics(argv, cwd=cwd, env=_env(env), timeout=timeout, prefix=prefix)
 
 
 def files_under(folder: Path) -> set:

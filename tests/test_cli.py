@@ -1,8 +1,6 @@
 """The command line: outputs, and one clear error (exit status 2, no file left) per bad input."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
@@ -10,11 +8,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
+from tests._program import run_fastmetrics
+
 
 def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd
-    )
+    return run_fastmetrics(args, cwd=cwd, module="fastmetrics.cli")
 
 
 @pytest.fixture()

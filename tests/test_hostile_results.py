@@ -7,8 +7,6 @@ Numbers are checked against scikit-learn, statsmodels or numpy loops; refusals a
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +17,7 @@ import pytest
 from sklearn.metrics import f1_score, roc_auc_score
 
 import fastmetrics as fm
+from tests._program import run_fastmetrics
 
 REPO = Path(__file__).resolve().parents[1]
 CLASSES = np.array(["cat", "dog", "eel"])
@@ -29,8 +28,7 @@ def cli(*argv, cwd, env=None):
     environ = {k: v for k, v in os.environ.items() if k != "FASTMETRICS_MEMORY_LIMIT"}
     environ["PYTHONPATH"] = str(REPO)
     environ.update(env or {})
-    argv = [sys.executable, "-m", "fastmetrics", *map(str, argv)]
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=environ, timeout=300)
+    return run_fastmetrics(argv, cwd=cwd, env=environ, timeout=300)
 
 
 def one_line(proc) -> str:

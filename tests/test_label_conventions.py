@@ -4,8 +4,6 @@ the positive label, NaN labels, integer ``k``, ``@none`` with one class."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +13,7 @@ from sklearn import metrics as skm
 from sklearn.dummy import DummyClassifier
 
 import fastmetrics as fm
+from tests._program import run_fastmetrics
 
 
 @pytest.mark.parametrize("fill", [0.0, 1.0])
@@ -120,7 +119,7 @@ def test_make_scorer_and_cli_follow_pos_label(tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True, text=True)
+    return run_fastmetrics(args, module="fastmetrics.cli")
 
 
 # -- item 7: @none with one class -------------------------------------------------------------------

@@ -8,8 +8,6 @@ another system or topic are not duplicates."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +18,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics._errors import InputError
+from tests._program import run_fastmetrics
 
 SYSTEMS = ("sysA", "sysB")
 TOPICS = ("t-alpha", "t-beta")
@@ -84,9 +83,7 @@ DUPLICATE = _names(*DUP)
 
 
 def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "fastmetrics.cli", *map(str, args)], capture_output=True, text=True, timeout=300
-    )
+    return run_fastmetrics(args, timeout=300, module="fastmetrics.cli")
 
 
 def _assert_one_line_error(proc, *needles):

@@ -2,9 +2,6 @@
 row groups, two read batches of a large file, two files, two Dask partitions -- with the gold in
 the runs or joined from a separate table, for hard labels, grids and exact sweeps."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -13,6 +10,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.io import readers
+from tests._program import run_fastmetrics
 
 
 def _runs(n_items=30, systems=("s0", "s1"), topics=(1, 2)):
@@ -119,19 +117,8 @@ def test_csv_files_on_the_command_line(tmp_path):
     table = _runs()
     pacsv.write_csv(table, tmp_path / "a.csv")
     pacsv.write_csv(table.slice(_row(table), 1), tmp_path / "b.csv")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fastmetrics.cli",
-            "evaluate",
-            str(tmp_path / "a.csv"),
-            str(tmp_path / "b.csv"),
-            "--measures",
-            "f1",
-        ],
-        capture_output=True,
-        text=True,
+    proc = run_fastmetrics(
+        ["evaluate", tmp_path / "a.csv", tmp_path / "b.csv", "--measures", "f1"], module="fastmetrics.cli"
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
@@ -144,11 +131,7 @@ def test_csv_files_with_different_columns_are_refused(tmp_path):
     pacsv.write_csv(table.drop_columns(["score"]), tmp_path / "b.csv")
     with pytest.raises(fm.InputError, match="do not share one schema"):
         fm.count([str(tmp_path / "a.csv"), str(tmp_path / "b.csv")])
-    proc = subprocess.run(
-        [sys.executable, "-m", "fastmetrics.cli", "evaluate", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")],
-        capture_output=True,
-        text=True,
-    )
+    proc = run_fastmetrics(["evaluate", tmp_path / "a.csv", tmp_path / "b.csv"], module="fastmetrics.cli")
     assert proc.returncode == 2 and "do not share one schema" in proc.stderr and "Traceback" not in proc.stderr
 
 

@@ -2,13 +2,12 @@
 
 import glob
 import math
-import subprocess
-import sys
 
 import pyarrow.csv as pacsv
 import pytest
 
 import fastmetrics as fm
+from tests._program import run_fastmetrics
 from tests.conftest import external
 
 
@@ -63,11 +62,8 @@ def test_semeval_cli_per_run(semeval, tmp_path):
     official = _official()
     run = [r for r in runs if r.endswith("Kelp/subtask_A_primary.txt")][0]
     out = tmp_path / "kelp.csv"
-    proc = subprocess.run(
+    proc = run_fastmetrics(
         [
-            sys.executable,
-            "-m",
-            "fastmetrics.cli",
             "evaluate",
             run,
             "--gold",
@@ -79,8 +75,7 @@ def test_semeval_cli_per_run(semeval, tmp_path):
             "--out",
             str(out),
         ],
-        capture_output=True,
-        text=True,
+        module="fastmetrics.cli",
     )
     assert proc.returncode == 0, proc.stderr
     table = pacsv.read_csv(out).to_pylist()

@@ -23,6 +23,7 @@ from fastmetrics.io import readers
 from fastmetrics.io.native import csv as native_csv
 from fastmetrics.io.native import parquet as native_parquet
 from fastmetrics.io.native import thrift
+from tests._program import run_fastmetrics
 
 from . import fuzzing
 
@@ -70,7 +71,8 @@ def _python(*args: str) -> subprocess.CompletedProcess:
 
 def _count_in_subprocess(path: str, *args: str) -> subprocess.CompletedProcess:
     """``fastmetrics evaluate path`` in a process of its own."""
-    return _python("-m", "fastmetrics", "evaluate", path, "--measures", "f1", *args)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return run_fastmetrics(["evaluate", path, "--measures", "f1", *args], timeout=300, env=env, cwd=str(ROOT))
 
 
 def _one_clear_error(done: subprocess.CompletedProcess, name: str):

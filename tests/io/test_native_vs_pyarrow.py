@@ -10,8 +10,6 @@ SemEval run files.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ import pytest
 import fastmetrics as fm
 from fastmetrics.io import native
 from fastmetrics.io.native import csv as native_csv
+from tests._program import run_fastmetrics
 
 from . import fuzzing
 
@@ -209,10 +208,8 @@ def test_the_command_line_flag(tmp_path):
     pq.write_table(_table(2), path)
     out = []
     for flag in ([], ["--no-native"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "fastmetrics", *flag, "evaluate", path, "--measures", "f1", "--by", "system"],
-            capture_output=True,
-            text=True,
+        done = run_fastmetrics(
+            [*flag, "evaluate", path, "--measures", "f1", "--by", "system"],
             timeout=300,
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
         )

@@ -1,0 +1,234 @@
+"""Running the ``fastmetrics`` program from the tests, as a process of its own, cheaply.
+
+Most of what a command-line test pays is the start of a new interpreter and the import of numpy,
+pyarrow, numba and the stages: about a second and a half of processor time, for commands that
+then run in a tenth of that. :func:`run_fastmetrics` forks each command from one server process
+that imported those once. The child is still a process of its own (its own working folder,
+environment, standard streams, exit status and signals), runs the module the way ``python -m``
+runs it, and ends the way the interpreter ends: an exception that escapes prints its traceback
+and exits 1, so a test that asserts "one line, exit 2, no traceback" checks what a user sees.
+
+What a fork cannot reproduce goes through a new interpreter as before: a command prefix (such as
+``setpriv``, which changes the child's capabilities) and an environment that changes what is read
+at import time (``NUMBA_*``, ``PYTHON*``, thread-library variables). ``FASTMETRICS_TEST_FORK=0``
+turns the server off for the whole run.
+
+The server forks only before it ran any kernel: numba's and pyarrow's thread pools start in each
+child, after the fork, never in the parent.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# read when numba, numpy's BLAS or the interpreter start: a forked child would keep the server's
+_AT_IMPORT = ("NUMBA_", "PYTHON", "OMP_", "MKL_", "OPENBLAS_", "NUMEXPR_", "KMP_")
+
+_SERVER_CODE = r"""
+import json, os, runpy, select, signal, sys, traceback
+for name in ("fastmetrics.cli", "fastmetrics.cli.program", "fastmetrics.io", "fastmetrics.count",
+             "fastmetrics.measures", "fastmetrics.board", "fastmetrics.meta", "fastmetrics.report"):
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+out = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+running = {}
+requests = os.fdopen(0, "r", buffering=1)
+buffer = ""
+
+def child(request):
+    os.close(out.fileno())
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(os.open(request["stdout"], os.O_WRONLY | os.O_TRUNC), 1)
+    os.dup2(os.open(request["stderr"], os.O_WRONLY | os.O_TRUNC), 2)
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False)
+    sys.argv = [request["module"], *request["argv"]]
+    code = 0
+    try:
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+    except SystemExit as end:
+        code = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
+        if not isinstance(end.code, (int, type(None))):
+            print(end.code, file=sys.stderr)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+while True:
+    ready, _, _ = select.select([0], [], [], 0.02 if running else None)
+    if ready:
+        chunk = os.read(0, 65536).decode()
+        if not chunk:
+            for pid in running:
+                os.killpg(pid, signal.SIGKILL)
+            break
+        buffer += chunk
+        while "\n" in buffer:
+            line, buffer = buffer.split("\n", 1)
+            request = json.loads(line)
+            if "kill" in request:
+                for pid, key in running.items():
+                    if key == request["kill"]:
+                        os.killpg(pid, signal.SIGKILL)
+                continue
+            pid = os.fork()
+            if pid == 0:
+                child(request)
+            running[pid] = request["id"]
+    while running:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            break
+        key = running.pop(pid)
+        out.write(json.dumps({"id": key, "code": os.waitstatus_to_exitcode(status)}) + "\n")
+"""
+
+
+def _at_import(env) -> dict:
+    """The variables of ``env`` read at import time; this checkout on ``PYTHONPATH`` is left out,
+    since the server imports it first whatever the path says (it starts in the checkout)."""
+    found = {k: v for k, v in env.items() if k.startswith(_AT_IMPORT)}
+    if "PYTHONPATH" in found:
+        rest = [p for p in found.pop("PYTHONPATH").split(os.pathsep) if p and Path(p).resolve() != REPO]
+        if rest:
+            found["PYTHONPATH"] = os.pathsep.join(rest)
+    return found
+
+
+class _Server:
+    """One forking server for the test session, started on first use."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._process = None
+        self._env = None
+        self._waiting: dict[int, list] = {}
+        self._next = 0
+        self._folder = Path(tempfile.mkdtemp(prefix="fastmetrics-fork-"))
+
+    def _start(self, env: dict):
+        self._env = dict(env)
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", _SERVER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=REPO,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+        atexit.register(self.close)
+
+    def _read(self):
+        for line in self._process.stdout:
+            answer = json.loads(line)
+            with self._lock:
+                slot = self._waiting.pop(answer["id"])
+            slot.append(answer["code"])
+            slot[0].set()
+        with self._lock:  # the server ended: nobody waits forever
+            for slot in self._waiting.values():
+                slot.append(None)
+                slot[0].set()
+            self._waiting.clear()
+
+    def usable_for(self, env: dict) -> bool:
+        base = _at_import(self._env if self._env is not None else os.environ)
+        return _at_import(env) == base
+
+    def run(self, module: str, argv: list, cwd, env: dict, timeout) -> subprocess.CompletedProcess:
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                self._start(env)
+            self._next += 1
+            key = self._next
+            done = threading.Event()
+            slot = [done]
+            self._waiting[key] = slot
+            stdout, stderr = self._folder / f"{key}.out", self._folder / f"{key}.err"
+            stdout.touch()
+            stderr.touch()
+            request = {
+                "id": key,
+                "module": module,
+                "argv": argv,
+                "cwd": str(Path(cwd or os.getcwd()).resolve()),
+                "env": env,
+                "stdout": str(stdout),
+                "stderr": str(stderr),
+            }
+            self._process.stdin.write(json.dumps(request) + "\n")
+            self._process.stdin.flush()
+        args = [sys.executable, "-m", module, *argv]
+        if not done.wait(timeout):
+            with self._lock:
+                self._process.stdin.write(json.dumps({"kill": key}) + "\n")
+                self._process.stdin.flush()
+            done.wait(10)
+            raise subprocess.TimeoutExpired(args, timeout, stdout.read_bytes(), stderr.read_bytes())
+        code = slot[1]
+        if code is None:
+            raise RuntimeError("the test's fork server ended")
+        result = subprocess.CompletedProcess(
+            args, code, stdout.read_text(errors="replace"), stderr.read_text(errors="replace")
+        )
+        stdout.unlink()
+        stderr.unlink()
+        return result
+
+    def close(self):
+        if self._process is not None and self._process.poll() is None:
+            self._process.stdin.close()
+            self._process.wait(10)
+
+
+_SERVER = _Server()
+
+
+def run_fastmetrics(
+    argv, cwd=None, env: dict | None = None, timeout: float | None = None, prefix=(), module: str = "fastmetrics"
+) -> subprocess.CompletedProcess:
+    """Run ``python -m <module> *argv`` as its own process; a :class:`subprocess.CompletedProcess`
+    with text ``stdout`` and ``stderr``, as ``subprocess.run(..., capture_output=True, text=True)``.
+
+    ``env`` is the child's whole environment (default: this process's). Forked from the server
+    unless ``prefix`` is given, the environment changes what is read at import, or
+    ``FASTMETRICS_TEST_FORK=0``.
+    """
+    argv = [str(a) for a in argv]
+    env = dict(os.environ if env is None else env)
+    if not prefix and os.environ.get("FASTMETRICS_TEST_FORK", "1") != "0" and _SERVER.usable_for(env):
+        return _SERVER.run(module, argv, cwd, env, timeout)
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", module, *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
