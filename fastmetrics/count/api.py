@@ -18,10 +18,10 @@ import pyarrow.compute as pc
 from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._progress import Progress
+from ..io.gold import gold_table as load_gold
 from ..io.labels import empty_input, require_columns
 from ..io.native import setting as native_setting
-from ..io.readers import Source, open_source
-from ..io.readers import gold_table as load_gold
+from ..io.source import Source, open_source
 from ..tensor import ConfusionTensor, MultilabelTensor
 from . import _kernels
 from ._ranks import rank_sweep_of_strings
@@ -647,7 +647,7 @@ def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
     Parameters
     ----------
     src : Source
-        An opened input (:func:`fastmetrics.io.readers.open_source`).
+        An opened input (:func:`fastmetrics.io.open_source`).
     gold : path or table, optional
         Separate gold labels keyed by ``(topic, item)``, as in :func:`count`.
     unjudged : {"error", "negative"}, default "error"

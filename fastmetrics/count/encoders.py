@@ -173,7 +173,7 @@ def code_text_columns(src, columns) -> dict:
 
     Parameters
     ----------
-    src : fastmetrics.io.readers.Source
+    src : fastmetrics.io.Source
     columns : sequence of str
 
     Returns

@@ -168,7 +168,7 @@ def ranges_differ(src, score: str = "score", system: str = "system", share: floa
     Parameters
     ----------
     src : Source
-        An opened input (:func:`fastmetrics.io.readers.open_source`).
+        An opened input (:func:`fastmetrics.io.open_source`).
     score, system : str
         Column names.
     share : float, default 0.5

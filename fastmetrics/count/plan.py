@@ -26,9 +26,9 @@ import pyarrow.compute as pc
 from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
+from ..io.gold import GOLD_FILE
+from ..io.gold import gold_table as load_gold
 from ..io.labels import require_columns, where
-from ..io.readers import GOLD_FILE
-from ..io.readers import gold_table as load_gold
 from ..tensor import Roles
 from . import goldindex
 from ._kernels import N_KINDS, _rows_chunk

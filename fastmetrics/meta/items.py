@@ -33,8 +33,9 @@ from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
 from ..count.encoders import string_codes
+from ..io.gold import gold_table
 from ..io.labels import no_nulls, require_columns, weight_values
-from ..io.readers import gold_table, open_source
+from ..io.source import open_source
 from ..measures import api, registry
 from ..tensor import Roles
 from ._common import MetaResult, higher_is_better

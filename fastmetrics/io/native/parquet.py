@@ -1,5 +1,5 @@
 """A Parquet reader for the columns a count reads: a row group's pages decoded straight to what
-the counting kernels take. Private: used by :mod:`fastmetrics.io.readers`.
+the counting kernels take. Private: used by :mod:`fastmetrics.io.readahead`.
 
 pyarrow's reader builds each column through its general machinery: a dictionary-encoded string
 column whose pages are a few runs of one index (the systems and topics of a run, grouped) costs
