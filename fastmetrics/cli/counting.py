@@ -86,7 +86,7 @@ def selection_count(args, src, by, thresholds, grid, **options):
     Per (system, topic), and for ``split-half`` per half of each topic's items as well.
     """
     from ..count import count
-    from ..count.api import halves_sweep
+    from ..count.halves import halves_sweep
 
     by = tuple(dict.fromkeys(tuple(by) + (args.system, args.topic)))
     if args.select == "cross-topic":

@@ -34,7 +34,7 @@ from .. import _memory, _strings
 from .._strings import string_buffers
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
-from .plan import check_unique_gold
+from .goldkeys import check_unique_gold
 
 OK, DUPLICATE_GOLD, DUPLICATE_RUN, UNJUDGED, LONG_PROBE = 0, 1, 2, 3, 4
 

@@ -24,7 +24,8 @@ import pyarrow as pa
 from numba import njit
 
 from .. import _strings, _threads
-from ._kernels import _atomic_or, _mark, _row_codes, _run
+from ._codes import row_codes, run_of
+from ._marks import atomic_or, mark_key
 
 
 @dataclass
@@ -118,7 +119,7 @@ def _group_runs(n, a, b, stride_a, starts, groups, err):
     runs = 0
     s = 0
     while s < n:
-        e, g = _run(a, b, stride_a, s, n, err)
+        e, g = run_of(a, b, stride_a, s, n, err)
         if g < 0:
             return -1
         if runs == 0 or g != groups[runs - 1]:
@@ -164,7 +165,7 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
             if seen.size:
                 key = run * n_gold + row
                 bit = np.uint8(1 << (key & 7))
-                twice |= (_atomic_or(seen, key >> 3, bit) & bit) != 0
+                twice |= (atomic_or(seen, key >> 3, bit) & bit) != 0
     return twice
 
 
@@ -246,10 +247,10 @@ def mark_gold_rows(n, a, b, stride_a, topic_stride, n_topics, rows, seen, n_gold
         row = rows[r]
         if row < 0:
             continue
-        g, _ = _row_codes(a, b, stride_a, (0,), r, err)
+        g, _ = row_codes(a, b, stride_a, (0,), r, err)
         if g < 0:
             return -1
         run = (g // (topic_stride * n_topics)) * topic_stride + g % topic_stride if topic_stride > 0 else g
-        if not _mark(seen, run * n_gold + row):
+        if not mark_key(seen, run * n_gold + row):
             return r
     return -1

@@ -24,7 +24,7 @@ from ..io.gold import gold_table as load_gold
 from ..io.labels import empty_input
 from ..tensor import MultilabelTensor
 from .encoders import Encoder
-from .plan import check_unique_gold, column_codes, gold_keys_like
+from .goldkeys import check_unique_gold, column_codes, gold_keys_like
 
 
 @njit(cache=True)

@@ -24,10 +24,11 @@ from .._threads import on_threads
 from ..io.labels import require_columns
 from ..io.source import open_source
 from ..tensor import ConfusionTensor
-from .api import check_roles, plan
+from .api import check_roles
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .draws import half_bytes
 from .itemmasks import ItemMasks
+from .plan import plan
 from .tally import DuplicateItem, Tally, missing_rows
 
 

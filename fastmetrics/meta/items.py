@@ -104,7 +104,7 @@ def item_tests(
         gold) columns, or the columns named by ``system``, ``item``, ...; binary labels.
     gold : path or table, optional
         A separate gold with ``item`` and ``gold`` columns (and ``topic``), joined on the runs'
-        topic and item (see :func:`fastmetrics.count.plan.normalised_gold`).
+        topic and item (see :func:`fastmetrics.count.goldkeys.normalised_gold`).
     measures : sequence of str, default ("accuracy",)
         Point measures (``item-bootstrap``); McNemar compares accuracies.
     method : {"mcnemar", "item-bootstrap"}
