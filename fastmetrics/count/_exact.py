@@ -98,7 +98,7 @@ def sort_groups(g0, g1, order, offsets, bits, sign, gold, sorted_rows, sizes, to
     the floor of an exact sweep). Four passes: the key's high 32 bits travel with the row's place
     in its group in one 64-bit word; a 64-bit key's rows that share the high half are then ordered
     by the low half (:func:`_order_ties`). Callers run chunks of groups on threads (it releases
-    the GIL): a numba ``parallel`` loop around it took 2 s to compile on every first call."""
+    the GIL): a numba ``parallel`` loop around it took seconds to compile on every first call."""
     wide = bits.itemsize == 8
     high = _U32 if wide else np.uint64(0)
     largest = 1

@@ -6,7 +6,7 @@ size of the whole gold -- tens of MB for a large qrels, out of every cache -- an
 itself a hash look-up among every distinct item. Runs list their rows topic by topic, so the
 gold's items are instead hashed into one table *per topic* (one array, each topic a region of
 its own, at a load of at most 1/2, the topic's items stored next to each other in topic order):
-a row's item is hashed (:func:`fastmetrics._strings._hash`) and looked up in its topic's region
+a row's item is hashed (:func:`fastmetrics._strings.string_hash`) and looked up in its topic's region
 alone, a few KB that stay in cache while the run stays on the topic. Rows in any order give the
 same gold rows; only the speed depends on the order.
 
@@ -57,7 +57,7 @@ def _fill(base, slots, starts, hashes, sizes, bounded, offsets, data):
             steps = 0
             other = slots[base[t] + np.int64(s)]
             while other >= 0:
-                if hashes[other] == hashes[k] and _strings._same(
+                if hashes[other] == hashes[k] and _strings.same_bytes(
                     data, offsets[k], offsets[k + 1], data, offsets[other], offsets[other + 1]
                 ):
                     return -1, k
@@ -147,12 +147,12 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
         mask = np.uint64(base[t + 1] - lo - 1)
         for r in range(starts[q], stops[q]):
             a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
-            h = _strings._hash(data, a0, a1)
+            h = _strings.string_hash(data, a0, a1)
             s = h & mask
             k = np.int64(slots[lo + np.int64(s)])
             row = np.int64(-1)
             while k >= 0:
-                if hashes[k] == h and _strings._same(data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]):
+                if hashes[k] == h and _strings.same_bytes(data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]):
                     row = order[k]
                     break
                 s = (s + np.uint64(1)) & mask

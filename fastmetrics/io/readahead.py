@@ -146,7 +146,7 @@ def _arrow_batches(fragment, schema, columns):
         if all(plain.field(c).equals(schema.field(c)) for c in columns):
             raise InputError(f"Cannot read Parquet data '{fragment.path}': {arrow_reason(exc)}") from None
     try:
-        import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
+        import pyarrow.dataset as pads  # imported on use: it weighs on start-up
 
         groups = [group.id for group in fragment.row_groups]
         strings = pads.ParquetFileFormat().make_fragment(fragment.path, fragment.filesystem, row_groups=groups)

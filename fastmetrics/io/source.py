@@ -354,7 +354,7 @@ def decode_dictionaries(table: pa.Table) -> pa.Table:
 def _parquet_dataset(path):
     """A Parquet dataset whose string columns are read as dictionaries: their dictionary pages
     are kept instead of being expanded to one string per row (the count stage reads indices)."""
-    import pyarrow.dataset as pads  # imported on use: it costs 0.2 s at start-up
+    import pyarrow.dataset as pads  # imported on use: it weighs on start-up
 
     schema = pads.dataset(path, format="parquet").schema
     try:
@@ -525,7 +525,7 @@ def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str, n
     """``{position: (table, error)}`` of the run files among ``paths``, a file a thread.
 
     A track's runs come as many files of a few MB: each parsed on both threads cost a thread
-    hand-off per chunk and ran at 1.4x the time a line of one large file. Each file is now read
+    hand-off per chunk and took longer a line than one large file. Each file is now read
     whole by one thread (its parse runs serially there). A file's error is kept and raised in its
     turn, so the first bad input in the order given is the one named, as when they are read one
     by one.

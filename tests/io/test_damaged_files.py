@@ -21,8 +21,8 @@ import pytest
 import fastmetrics as fm
 from fastmetrics.io import source
 from fastmetrics.io.native import csv as native_csv
+from fastmetrics.io.native import hybrid, thrift
 from fastmetrics.io.native import parquet as native_parquet
-from fastmetrics.io.native import thrift
 from tests._program import run_fastmetrics
 
 from . import fuzzing
@@ -92,12 +92,12 @@ def test_hybrid_kernels_refuse_run_headers_that_wrap():
     for header in (NEGATIVE, WRAPPING):
         buf = np.frombuffer(header + bytes(range(40)), np.uint8)
         out = np.zeros(64, np.uint32)
-        assert native_parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 64, 256) < 64
-        assert not native_parquet._all_equal(buf, 0, buf.size, 1, 64, 1)
-        assert native_parquet._hybrid_bits(buf, 0, buf.size, 64, np.zeros(8, np.uint8), 0) < 64
+        assert hybrid.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 64, 256) < 64
+        assert not hybrid.all_equal(buf, 0, buf.size, 1, 64, 1)
+        assert hybrid.hybrid_bits(buf, 0, buf.size, 64, np.zeros(8, np.uint8), 0) < 64
     for width in (0, 1, 8, 32):  # a run of more groups than the bytes hold is refused before any product
         buf = np.frombuffer(_uleb(((1 << 61) << 1) | 1) + bytes(16), np.uint8)
-        assert native_parquet.unpack_hybrid(buf, 0, buf.size, width, np.zeros(16, np.uint32), 0, 16, 1 << 20) < 16 or (
+        assert hybrid.unpack_hybrid(buf, 0, buf.size, width, np.zeros(16, np.uint32), 0, 16, 1 << 20) < 16 or (
             width == 0
         )
 
