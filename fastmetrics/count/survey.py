@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError
+from .._threads import on_threads
 from ..io.labels import where
 from ._codes import N_KINDS
 from .encoders import distinct, no_nulls, score_range, score_view, sorted_union
@@ -28,10 +29,7 @@ def _min_max(columns, part, names) -> list:
     for column, name in zip(columns, names):
         no_nulls(column, name, part)
     if len(columns) > 1 and len(columns[0]) > (1 << 20):
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(len(columns)) as pool:
-            found = list(pool.map(pc.min_max, columns))
+        found = on_threads(pc.min_max, [(c,) for c in columns])
     else:
         found = [pc.min_max(c) for c in columns]
     return [(low.as_py(), high.as_py()) for low, high in (f.values() for f in found)]

@@ -3,16 +3,14 @@ threads, the statistics of its footers, and the check that the data agree with t
 
 from __future__ import annotations
 
-import collections
-import concurrent.futures
 import os
 
-import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError
+from .._threads import read_ahead
 from .native import attempt
 from .native import parquet as native_parquet
 from .paths import ARROW_ERRORS, arrow_reason
@@ -83,7 +81,7 @@ def parquet_batches(fragment, schema, columns, src):
     or fails in any way (:func:`fastmetrics.io.native.attempt`), or when ``src.native`` is off."""
     groups = None
     if src.native and is_local(fragment):
-        footer = src._footer(fragment)
+        footer = src.footer(fragment)
         groups = footer and attempt(native_parquet.RowGroups, fragment.path, fragment.metadata, schema, footer)
     if groups is None:
         yield from _arrow_batches(fragment, schema, columns)
@@ -91,21 +89,15 @@ def parquet_batches(fragment, schema, columns, src):
     count = len(groups.rows)
     hinted = [c for c in columns if c in src.hints]
     pieces = None
-    with concurrent.futures.ThreadPoolExecutor(max(1, numba.get_num_threads())) as pool:
-        ahead = collections.deque(
-            pool.submit(_decoded_group, groups, g, columns, hinted) for g in range(min(count, READAHEAD))
-        )
-        for g in range(count):
-            batch, ranges = ahead.popleft().result()
-            if g + READAHEAD < count:
-                ahead.append(pool.submit(_decoded_group, groups, g + READAHEAD, columns, hinted))
-            if batch is None:
-                pieces = pieces or _pieces(fragment)
-                yield from _arrow_batches(pieces[g], schema, columns)
-            else:
-                if ranges is not None:
-                    src.ranges[id(batch)] = (batch, ranges)  # the batch kept: its id is not reused meanwhile
-                yield batch
+    decoded = read_ahead(_decoded_group, ((groups, g, columns, hinted) for g in range(count)), READAHEAD)
+    for g, (batch, ranges) in enumerate(decoded):
+        if batch is None:
+            pieces = pieces or _pieces(fragment)
+            yield from _arrow_batches(pieces[g], schema, columns)
+        else:
+            if ranges is not None:
+                src.ranges[id(batch)] = (batch, ranges)  # the batch kept: its id is not reused meanwhile
+            yield batch
 
 
 def _pieces(fragment) -> list:

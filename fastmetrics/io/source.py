@@ -245,7 +245,7 @@ class Source:
         for part in self.parts:
             for fragment in part.get_fragments():
                 metadata = fragment.metadata
-                footer = self._footer(fragment)
+                footer = self.footer(fragment)
                 if footer is None:
                     return {}
                 leaves = [metadata.schema.column(j).path for j in range(metadata.num_columns)]
@@ -261,7 +261,7 @@ class Source:
                     wanted &= seen  # a column some row group does not describe is read instead
         return {c: v for c, v in out.items() if c in wanted}
 
-    def _footer(self, fragment):
+    def footer(self, fragment):
         """The native reading of a local file's footer (kept for its row groups), or None."""
         path = fragment.path
         if path not in self.footers:

@@ -8,7 +8,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.io import readahead, source
-from fastmetrics.io.native import Unsupported
+from fastmetrics.io.native import Unsupported, hybrid
 from fastmetrics.io.native import parquet as _parquet
 
 WRITER_OPTIONS = [
@@ -188,11 +188,11 @@ def test_a_run_header_past_int64_is_refused_not_written():
     buf = np.array(NEGATIVE_RUN + [3] + list(range(8)), np.uint8)
     out = np.zeros(16, np.uint32)
     table = np.arange(256, dtype=np.uint32) * 7
-    assert _parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 16, 256, table) == 0
-    assert _parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 16, 256) == 0
+    assert hybrid.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 16, 256, table) == 0
+    assert hybrid.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 16, 256) == 0
     assert not out.any()
     bits = np.zeros(4, np.uint8)
-    assert _parquet._hybrid_bits(buf, 0, buf.size, 16, bits, 0) == 0
+    assert hybrid.hybrid_bits(buf, 0, buf.size, 16, bits, 0) == 0
 
 
 def test_a_file_with_such_a_header_is_an_input_error(tmp_path):
