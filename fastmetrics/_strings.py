@@ -10,7 +10,7 @@ so most rows cost one comparison of a few bytes and the hash is computed only wh
 breaks. Any order gives correct codes; only the speed depends on it, and the order only: no path
 looks at what the bytes spell.
 
-:func:`_hash` is the one string hash of every table in the package (these coders, the CSV
+:func:`string_hash` is the one string hash of every table in the package (these coders, the CSV
 reader's, the per-topic join of :mod:`fastmetrics.count._ranks`, the gold's index by topic in
 :mod:`fastmetrics.count.goldindex`): every input bit reaches every output bit, so ids that differ
 only in their last characters (``LA010189-0001``, ``doc42_7``), their first, or anywhere, spread
@@ -35,7 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-_EMPTY = np.int64(-1)
+EMPTY = np.int64(-1)
 # the hash's keys: odd, every byte >= 0x80, so that no word of ASCII text xor a key is zero (a
 # zero factor would drop the other from the product)
 _KEY_A = np.uint64(0xA0F69DE4F8BDE4AF)
@@ -45,7 +45,7 @@ _LARGE_STRING_ID = pa.large_string().id
 
 
 @intrinsic
-def _load(typingctx, data, at):
+def load_word(typingctx, data, at):
     """The 8 bytes of ``data`` from byte ``at`` as one little-endian word, at any alignment."""
     signature = types.uint64(data, types.int64)
 
@@ -58,7 +58,7 @@ def _load(typingctx, data, at):
 
 
 @intrinsic
-def _move(typingctx, dst, dst_at, src, src_at, count):
+def move_bytes(typingctx, dst, dst_at, src, src_at, count):
     """Copy ``count`` elements of ``src`` from ``src_at`` to ``dst`` from ``dst_at`` (memmove:
     the two may overlap). Numba compiles a slice assignment as an element loop, about five
     times slower than this on a 4 MB copy and on copies of a few bytes alike."""
@@ -77,7 +77,7 @@ def _move(typingctx, dst, dst_at, src, src_at, count):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _last_word(data, lo, hi):
+def last_word(data, lo, hi):
     """The bytes of ``data[lo:hi]`` after its whole words, as a word (zeros above them).
 
     Strings of 8 bytes or more end with a word that overlaps the one before; shorter ones are
@@ -85,9 +85,9 @@ def _last_word(data, lo, hi):
     """
     size = hi - lo
     if size >= 8:
-        return _load(data, hi - 8)
+        return load_word(data, hi - 8)
     if lo + 8 <= data.size:
-        return _load(data, lo) & ((np.uint64(1) << np.uint64(8 * size)) - np.uint64(1))
+        return load_word(data, lo) & ((np.uint64(1) << np.uint64(8 * size)) - np.uint64(1))
     word = np.uint64(0)
     for i in range(size):
         word |= np.uint64(data[lo + i]) << np.uint64(8 * i)
@@ -115,7 +115,7 @@ def _mum(typingctx, a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _hash(data, lo, hi):
+def string_hash(data, lo, hi):
     """A 64-bit hash of ``data[lo:hi]`` in which every input bit reaches every output bit.
 
     Sixteen bytes at a time are multiplied together as two words (each xor a key) into a 128-bit
@@ -128,23 +128,23 @@ def _hash(data, lo, hi):
     state = _SEED ^ size
     if hi - lo <= 16:
         if hi - lo > 8:
-            a, b = _load(data, lo), _load(data, hi - 8)
+            a, b = load_word(data, lo), load_word(data, hi - 8)
         else:
-            a, b = _last_word(data, lo, hi), np.uint64(0)
+            a, b = last_word(data, lo, hi), np.uint64(0)
     else:
         at = lo
         while hi - at > 16:
-            state = _mum(_load(data, at) ^ _KEY_A, _load(data, at + 8) ^ state)
+            state = _mum(load_word(data, at) ^ _KEY_A, load_word(data, at + 8) ^ state)
             at += 16
-        a, b = _load(data, hi - 16), _load(data, hi - 8)
+        a, b = load_word(data, hi - 16), load_word(data, hi - 8)
     return _mum(_KEY_B ^ size, _mum(a ^ _KEY_A, b ^ state))
 
 
 @njit(cache=True, nogil=True)
 def hashes_of(offsets, data, out):
-    """``out[i]`` = :func:`_hash` of string ``i`` of ``(offsets, data)`` (:func:`string_buffers`)."""
+    """``out[i]`` = :func:`string_hash` of string ``i`` of ``(offsets, data)`` (:func:`string_buffers`)."""
     for i in range(out.size):
-        out[i] = _hash(data, np.int64(offsets[i]), np.int64(offsets[i + 1]))
+        out[i] = string_hash(data, np.int64(offsets[i]), np.int64(offsets[i + 1]))
 
 
 @njit(cache=True, nogil=True)
@@ -171,15 +171,15 @@ def most_slots(n):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _same(data_a, a0, a1, data_b, b0, b1):
+def same_bytes(data_a, a0, a1, data_b, b0, b1):
     if a1 - a0 != b1 - b0:
         return False
     at = 0
     while a0 + at + 8 < a1:
-        if _load(data_a, a0 + at) != _load(data_b, b0 + at):
+        if load_word(data_a, a0 + at) != load_word(data_b, b0 + at):
             return False
         at += 8
-    return _last_word(data_a, a0, a1) == _last_word(data_b, b0, b1)
+    return last_word(data_a, a0, a1) == last_word(data_b, b0, b1)
 
 
 @njit(cache=True, nogil=True)
@@ -191,7 +191,7 @@ def _grown(values, size):
 
 @njit(cache=True, nogil=True)
 def _rehash(hashes, n, size):
-    table = np.full(size, _EMPTY, np.int64)
+    table = np.full(size, EMPTY, np.int64)
     mask = np.uint64(size - 1)
     for c in range(n):
         slot = hashes[c] & mask
@@ -226,7 +226,7 @@ def _same_block(offsets, data, r, p, stop):
     shift = np.int64(offsets[r]) - np.int64(offsets[p])
     differ = np.int64(0)
     # unsigned indices: numba wraps a signed index that may be negative, and the wrap turns
-    # this loop's vector loads into gathers (4x slower on this loop)
+    # this loop's vector loads into gathers (several times slower on this loop)
     at, back = np.uint64(r), np.uint64(p)
     for i in range(np.uint64(stop - r + 1)):
         differ |= np.int64(offsets[at + i]) - np.int64(offsets[back + i]) - shift
@@ -235,7 +235,7 @@ def _same_block(offsets, data, r, p, stop):
     a, b, end = np.int64(offsets[p]), np.int64(offsets[r]), np.int64(offsets[stop])
     words = np.uint64(0)
     while b + 8 <= end:
-        words |= _load(data, a) ^ _load(data, b)
+        words |= load_word(data, a) ^ load_word(data, b)
         a += 8
         b += 8
     while b < end:
@@ -253,7 +253,7 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
     each code's value first appears and its hash; returns the number of codes.
     """
     last = np.empty(64, np.int64)  # the row of each code's last hash look-up
-    table = np.full(128, _EMPTY, np.int64)
+    table = np.full(128, EMPTY, np.int64)
     n = 0
     period = 1
     c = -1
@@ -278,20 +278,22 @@ def code_range(offsets, data, start, stop, codes, first, hashes):
                 continue
             blocks_from = r + _BLOCK
         a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
-        if p >= start and _same(data, a0, a1, data, np.int64(offsets[p]), np.int64(offsets[p + 1])):
+        if p >= start and same_bytes(data, a0, a1, data, np.int64(offsets[p]), np.int64(offsets[p + 1])):
             if period != 1:  # in a run the code is the one in hand: no load of the row just written
                 c = codes[p]
             codes[r] = c
             r += 1
             continue
-        h = _hash(data, a0, a1)
+        h = string_hash(data, a0, a1)
         mask = np.uint64(table.size - 1)
         slot = h & mask
         c = table[slot]
         steps = 0
         while c >= 0:
             f = first[start + c]
-            if hashes[start + c] == h and _same(data, a0, a1, data, np.int64(offsets[f]), np.int64(offsets[f + 1])):
+            if hashes[start + c] == h and same_bytes(
+                data, a0, a1, data, np.int64(offsets[f]), np.int64(offsets[f + 1])
+            ):
                 break
             slot = (slot + np.uint64(1)) & mask
             c = table[slot]
@@ -330,7 +332,7 @@ def merge_range(offsets, data, first, hashes, store):
         c = table[slot]
         steps = 0
         while c >= 0:
-            if s_hashes[c] == h and _same(data, a0, a1, s_data, s_offsets[c], s_offsets[c + 1]):
+            if s_hashes[c] == h and same_bytes(data, a0, a1, s_data, s_offsets[c], s_offsets[c + 1]):
                 break
             slot = (slot + np.uint64(1)) & mask
             c = table[slot]
@@ -369,7 +371,7 @@ def new_store():
         np.zeros(1024, np.int64),
         np.empty(1 << 14, np.uint8),
         np.empty(1024, np.uint64),
-        np.full(2048, _EMPTY, np.int64),
+        np.full(2048, EMPTY, np.int64),
         np.zeros(2, np.int64),
     )
 

@@ -4,7 +4,9 @@ call in every fresh environment, can outweigh the work. Shared by the stages."""
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
+import itertools
 import os
 import threading
 
@@ -61,14 +63,57 @@ _lock = threading.Lock()
 os.register_at_fork(after_in_child=_pools.clear)
 
 
-def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
-    """One pool a thread count, kept for the process: a count of many small files calls
+def _pool(threads: int, job: str = "") -> concurrent.futures.ThreadPoolExecutor:
+    """One pool a thread count and job, kept for the process: a count of many small files calls
     :func:`on_threads` a few times a file, and starting threads each time cost more than the
-    work of a small file."""
+    work of a small file. ``job`` names a pool of its own (the read-ahead's), whose threads work
+    beside the counting's."""
     with _lock:
-        if threads not in _pools:
-            _pools[threads] = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix=f"{_PREFIX}{threads}")
-        return _pools[threads]
+        if (threads, job) not in _pools:
+            _pools[threads, job] = concurrent.futures.ThreadPoolExecutor(
+                threads, thread_name_prefix=f"{_PREFIX}{job}{threads}"
+            )
+        return _pools[threads, job]
+
+
+def read_ahead(function, calls, depth: int):
+    """``function(*args)`` of every ``args`` in ``calls``, yielded in order, while up to ``depth``
+    of the next calls run ahead on threads of their own (beside the :func:`on_threads` calls the
+    consumer makes meanwhile).
+
+    Parameters
+    ----------
+    function : callable
+        Releases the GIL for the calls to overlap the consumer's work (a decoder).
+    calls : iterable of tuple
+        The arguments of each call, taken as they are needed.
+    depth : int
+        How many calls may run ahead of the one consumed.
+
+    Yields
+    ------
+    object
+        Each call's result, in the order of ``calls``. A call's error is raised in its turn; when
+        the consumer stops early, the calls not started are dropped and the running ones waited
+        for.
+    """
+    calls = iter(calls)
+    if in_pool():  # from a pool's own thread: its calls run where they are
+        for args in calls:
+            yield function(*args)
+        return
+    pool = _pool(thread_count(), "ahead-")
+    ahead = collections.deque(pool.submit(function, *args) for args in itertools.islice(calls, max(1, depth)))
+    try:
+        while ahead:
+            result = ahead.popleft().result()
+            for args in itertools.islice(calls, 1):
+                ahead.append(pool.submit(function, *args))
+            yield result
+    finally:
+        for job in ahead:
+            job.cancel()
+        concurrent.futures.wait(ahead)
 
 
 def in_ranges(function, n: int, *args, parts: int | None = None) -> list:

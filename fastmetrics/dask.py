@@ -30,11 +30,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
-from .count.api import check_roles, prepare
+from .count.api import check_roles
 from .count.api import count as local_count
 from .count.assemble import assemble
-from .count.plan import NeedValues, Survey, build, column_codes
+from .count.goldkeys import column_codes
+from .count.plan import build, prepare
 from .count.probabilities import is_probability_input
+from .count.survey import NeedValues, Survey
 from .count.tally import Tally
 from .tensor import ConfusionTensor
 
@@ -265,7 +267,7 @@ def dealt(frame, encoder, key: str):
 
 def _with_partition(frame, encoder, key, n):
     """A pandas partition with the partition its rows go to: the code of their ``key`` value
-    among the plan's labels (sorted; coded by :func:`fastmetrics.count.plan.column_codes`, the
+    among the plan's labels (sorted; coded by :func:`fastmetrics.count.goldkeys.column_codes`, the
     package's one string hash) modulo ``n``."""
     codes = column_codes(encoder, pa.array(frame[key]), "a Dask partition") if len(frame) else np.zeros(0, np.int64)
     return frame.assign(**{_PARTITION: codes % n})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -27,6 +28,19 @@ def external(*parts: str) -> Path:
             pytest.skip(message)
         pytest.fail(message)
     return path
+
+
+def boundscheck_env(**extra: str) -> dict:
+    """The environment of a process whose numba kernels check every index (``NUMBA_BOUNDSCHECK=1``).
+
+    Numba's cache ignores the flag, so these processes keep a cache folder of their own, written
+    only by processes with the checks: kernels compiled with them, and kept between the tests and
+    between runs of the suite (a kernel whose source changed compiles again, as in any cache).
+    """
+    key = hashlib.sha1(str(Path(__file__).resolve().parents[1]).encode()).hexdigest()[:10]
+    cache = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fastmetrics-boundscheck-numba-{key}")
+    os.makedirs(cache, exist_ok=True)
+    return {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": cache, **extra}
 
 
 def pytest_addoption(parser):

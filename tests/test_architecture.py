@@ -77,14 +77,6 @@ ALLOWED = {
 LAZY_OWN_IMPORTS = {"cli", "root"}
 MAX_LINES = 60
 MAX_MODULE_LINES = 600
-# Owned by part B of the structure issue (issue 43): the input stage, the count stage, the string
-# tables and the Dask executor are being changed by the ids and damaged-files issues (41, 42), and
-# part B splits them by job after those merge (count/ by input form, pass 1 and array paths; io/
-# by paths and formats, run files, the source and the native readers) and makes their shared
-# helpers public names of private modules. Until then their modules may import private names
-# (_strings._load, count._kernels._run, ...) and be longer than MAX_MODULE_LINES. Part B empties
-# this tuple; every other module keeps every rule.
-OWNED_BY_PART_B = ("fastmetrics.io", "fastmetrics.count", "fastmetrics._strings", "fastmetrics.dask")
 
 
 def _module_name(path: Path) -> str:
@@ -158,10 +150,6 @@ def _sources():
 
 SOURCES = list(_sources())
 MODULES = {module for _, module, _ in SOURCES}
-
-
-def _part_b(module: str) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in OWNED_BY_PART_B)
 
 
 @pytest.mark.parametrize("path, module, tree", SOURCES, ids=[m for _, m, _ in SOURCES])
@@ -380,8 +368,6 @@ def long_modules(sources_text: dict) -> list[str]:
 
 @pytest.mark.parametrize("path, module, tree", SOURCES, ids=[m for _, m, _ in SOURCES])
 def test_no_module_reads_another_modules_private_names(path, module, tree):
-    if _part_b(module):
-        pytest.skip("owned by part B of the structure issue (OWNED_BY_PART_B)")
     found = private_imports(module, tree, path.name == "__init__.py", MODULES)
     assert not found, f"{path.relative_to(PACKAGE.parent)} reads private names of other modules:\n" + "\n".join(found)
 
@@ -392,17 +378,8 @@ def test_no_import_circle():
 
 
 def test_no_module_is_over_600_lines():
-    texts = {m: p.read_text() for p, m, _ in SOURCES if not _part_b(m)}
+    texts = {m: p.read_text() for p, m, _ in SOURCES}
     assert not long_modules(texts), "split these by job:\n" + "\n".join(long_modules(texts))
-
-
-def test_the_part_b_exemption_names_existing_modules_of_its_four_areas_only():
-    """What part B must empty: each entry exists, and no module outside io/, count/, the string
-    tables and the Dask executor is exempt."""
-    for prefix in OWNED_BY_PART_B:
-        assert prefix in MODULES, prefix
-    exempt = {m for m in MODULES if _part_b(m)}
-    assert {m.split(".")[1] for m in exempt} == {"io", "count", "_strings", "dask"}
 
 
 # --- each rule fails on a small module that breaks it ---------------------------------------------

@@ -1,6 +1,6 @@
 """The string hash spreads ids as a random hash would, whatever their spelling.
 
-Every hash table of the package takes a slot from the low bits of ``fastmetrics._strings._hash``.
+Every hash table of the package takes a slot from the low bits of ``fastmetrics._strings.string_hash``.
 Ids of real collections differ mostly in a few characters -- a counter at the end
 (``LA010189-0001``, ``doc42_7``), at the start (``0457-LA000123``), in the middle
 (``clueweb09-en0000-00-00000``) -- so each family below is hashed into tables of ``2**k`` slots at
@@ -27,7 +27,7 @@ from fastmetrics import _strings
 @njit(cache=True)
 def _hash_all(offsets, data, out):
     for i in range(out.size):
-        out[i] = _strings._hash(data, np.int64(offsets[i]), np.int64(offsets[i + 1]))
+        out[i] = _strings.string_hash(data, np.int64(offsets[i]), np.int64(offsets[i + 1]))
 
 
 @njit(cache=True)
@@ -172,10 +172,10 @@ def _flips(data, length, counts):
     changes output bit ``j`` when input bit ``i`` flips."""
     for s in range(data.shape[0]):
         row = data[s].copy()
-        h = _strings._hash(row, 0, length)
+        h = _strings.string_hash(row, 0, length)
         for i in range(8 * length):
             row[i // 8] ^= np.uint8(1 << (i % 8))
-            diff = h ^ _strings._hash(row, 0, length)
+            diff = h ^ _strings.string_hash(row, 0, length)
             row[i // 8] ^= np.uint8(1 << (i % 8))
             for j in range(64):
                 counts[i, j] += (diff >> np.uint64(j)) & np.uint64(1)

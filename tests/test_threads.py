@@ -1,6 +1,8 @@
 """Calls spread over threads (:mod:`fastmetrics._threads`)."""
 
+import re
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +75,55 @@ def test_an_interrupted_wait_drops_the_calls_not_started(monkeypatch):
         _threads.on_threads(slow, [(i,) for i in range(40)])
     time.sleep(0.3)
     assert len(started) <= 4  # the calls the two threads had taken before the interrupt
+
+
+def test_read_ahead_yields_in_order_with_calls_running_ahead_on_threads_of_their_own():
+    started, names = [], set()
+    release = threading.Event()
+
+    def decode(i):
+        started.append(i)
+        names.add(threading.current_thread().name)
+        if i == 0:
+            assert release.wait(5)  # the next calls start while the first is not consumed
+        return i * i
+
+    reading = _threads.read_ahead(decode, ((i,) for i in range(7)), 3)
+    waiting = threading.Timer(0.05, release.set)
+    waiting.start()
+    assert list(reading) == [i * i for i in range(7)]
+    waiting.join()
+    assert sorted(started) == list(range(7))
+    assert all(name.startswith("fastmetrics-ahead-") for name in names)
+
+
+def test_read_ahead_raises_a_calls_error_in_its_turn_and_drops_the_rest_when_stopped():
+    def decode(i):
+        if i == 2:
+            raise ValueError("bad group 2")
+        return i
+
+    reading = _threads.read_ahead(decode, ((i,) for i in range(50)), 2)
+    assert next(reading) == 0 and next(reading) == 1
+    with pytest.raises(ValueError, match="bad group 2"):
+        next(reading)
+    taken = []
+    reading = _threads.read_ahead(lambda i: taken.append(i) or i, ((i,) for i in range(1000)), 2)
+    assert next(reading) == 0
+    reading.close()  # the consumer stops: no call beyond those already submitted runs
+    assert len(taken) <= 4
+
+
+POOL = re.compile(r"ThreadPoolExecutor|ProcessPoolExecutor|threading\.Thread\(")
+
+
+def test_every_thread_pool_is_made_in_threads_module():
+    """One way to run calls on threads: no module but fastmetrics/_threads.py makes a pool."""
+    package = Path(_threads.__file__).parent
+    makers = [
+        path.relative_to(package).as_posix()
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "_threads.py"
+        and re.search(r"ThreadPoolExecutor|ProcessPoolExecutor|threading\.Thread\(", path.read_text())
+    ]
+    assert makers == ["cli/report.py"], makers  # a daemon thread that imports the figure modules early

@@ -12,8 +12,8 @@ from sklearn.metrics import f1_score
 import fastmetrics as fm
 from fastmetrics.board import best_thresholds, held_out_scores
 from fastmetrics.cli import main
-from fastmetrics.count.api import halves_sweep
 from fastmetrics.count.grid import threshold_grid
+from fastmetrics.count.halves import halves_sweep
 
 
 def _runs(seed=0, systems=3, topics=6, items=40, signal=1.0):

@@ -86,7 +86,7 @@ def selection_count(args, src, by, thresholds, grid, **options):
     Per (system, topic), and for ``split-half`` per half of each topic's items as well.
     """
     from ..count import count
-    from ..count.api import halves_sweep
+    from ..count.halves import halves_sweep
 
     by = tuple(dict.fromkeys(tuple(by) + (args.system, args.topic)))
     if args.select == "cross-topic":
@@ -97,7 +97,7 @@ def selection_count(args, src, by, thresholds, grid, **options):
 
 def one_system(tensor, inputs, axis: str = "system"):
     """Input without a system column is one system (the axis ``axis``), named after its file (or 'system')."""
-    from ..io.readers import run_system_name
+    from ..io.paths import run_system_name
     from ..tensor import ConfusionTensor
 
     name = run_system_name(inputs[0]) if len(inputs) == 1 and os.path.isfile(inputs[0]) else "system"
@@ -152,7 +152,7 @@ def cost_of(args, tensor, task):
 
 def _cost_matrix(text: str, classes):
     """--cost: 'ordinal', 'unit', or a cost-matrix file (square with labels, or true,pred,cost)."""
-    from ..io.readers import open_source
+    from ..io.source import open_source
     from ..measures import ordinal_costs
     from ..measures.multiclass import cost_matrix, unit_costs
 

@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
 def action(args) -> None:
     """Rank the systems and print or write the leaderboard (and the paired tests to --detail)."""
     from ..board import leaderboard, with_tiers
-    from ..count.api import normalised_gold
+    from ..count.goldkeys import normalised_gold
     from ..meta import item_tests
     from ..report.tables import output_path
 

@@ -16,7 +16,7 @@ def open_runs(args):
     """
     from ..count.tables import saved_layout
     from ..io.labels import require_columns
-    from ..io.readers import open_source
+    from ..io.source import open_source
 
     src = open_source(args.inputs, format=args.format)
     roles = saved_layout(src.schema).get("roles")
@@ -101,8 +101,9 @@ def read_gold_once(args) -> None:
 
     ``--verbose`` lists what the input folders hold besides runs.
     """
+    from ..io.gold import read_gold
     from ..io.labels import require_columns
-    from ..io.readers import list_inputs, read_gold
+    from ..io.paths import list_inputs
 
     if getattr(args, "verbose", False):
         for label, paths, kind in (("input", args.inputs, "runs"), ("gold", [args.gold] if args.gold else [], "gold")):

@@ -1,5 +1,9 @@
 """Count stage: plan (pass 1) and fused Numba kernels (pass 2) that build confusion tensors."""
 
-from .api import count, exact_counts, hard_counts, histogram_to_counts, plan, sweep_histogram, threshold_grid
+from .api import count
+from .arrays import hard_counts, sweep_histogram
+from .assemble import exact_counts, histogram_to_counts
+from .grid import threshold_grid
+from .plan import plan
 
 __all__ = ["count", "exact_counts", "hard_counts", "histogram_to_counts", "plan", "sweep_histogram", "threshold_grid"]

@@ -5,16 +5,17 @@ form (final int64 codes, -1 outside the plan: :func:`fastmetrics.count.encoders.
 Decoding those and counting them with ``bincount`` takes a millisecond, where the first call in
 a fresh environment would compile the counting kernels for a second or two -- most of the time of
 ``fastmetrics evaluate`` on a few thousand rows. Each function has the contract of its kernel in
-:mod:`fastmetrics.count._kernels` (the same counts, the same first bad row noted for each kind,
-the same order of checks: grouping columns, gold, then prediction, score or item, then weight),
-and ``tests/count/test_small.py`` holds them equal on random batches with bad rows of every kind.
+:mod:`fastmetrics.count._hard`, :mod:`._sweep` and :mod:`._codes` (the same counts, the same first
+bad row noted for each kind, the same order of checks: grouping columns, gold, then prediction,
+score or item, then weight), and ``tests/count/test_small.py`` holds them equal on random batches
+with bad rows of every kind.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import GOLD, GROUP_A, GROUP_B, VALUE, WEIGHT
+from ._codes import GOLD, GROUP_A, GROUP_B, VALUE, WEIGHT
 from .encoders import small_form
 
 
@@ -33,7 +34,7 @@ def _first(err, kind: int, bad: np.ndarray) -> None:
 
 def _group_gold(n, a, b, stride_a, gold, err):
     """``(group, gold, ok)`` of every row, noting the first row bad in each of the grouping
-    columns and the gold (a row is bad for the first of them that fails, as ``_row_codes``)."""
+    columns and the gold (a row is bad for the first of them that fails, as ``row_codes``)."""
     first, second, label = codes(a, n), codes(b, n), codes(gold, n)
     bad_a = first < 0
     bad_b = ~bad_a & (second < 0)
@@ -62,7 +63,7 @@ def _weights_checked(ok, weight, n, err):
 
 
 def hard(n, a, b, stride_a, gold, pred, weight, p, err) -> bool:
-    """``_kernels._hard_chunk`` over rows ``0:n``, items not checked."""
+    """``_hard.hard_chunk`` over rows ``0:n``, items not checked."""
     group, label, ok = _group_gold(n, a, b, stride_a, gold, err)
     guess = codes(pred, n)
     ok = _checked(ok, guess < 0, err, VALUE)
@@ -74,7 +75,7 @@ def hard(n, a, b, stride_a, gold, pred, weight, p, err) -> bool:
 
 
 def sweep(n, a, b, stride_a, gold, score, weight, thresholds, p, err) -> bool:
-    """``_kernels._sweep_chunk`` over rows ``0:n``, items not checked: a row's bucket is the
+    """``_sweep.sweep_chunk`` over rows ``0:n``, items not checked: a row's bucket is the
     number of thresholds at or below its score."""
     group, label, ok = _group_gold(n, a, b, stride_a, gold, err)
     values = np.asarray(score[:n], np.float64)
@@ -87,7 +88,7 @@ def sweep(n, a, b, stride_a, gold, score, weight, thresholds, p, err) -> bool:
 
 
 def rows(n, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, err) -> None:
-    """``_kernels._rows_chunk`` over rows ``0:n``: the codes themselves."""
+    """``_codes.rows_chunk`` over rows ``0:n``: the codes themselves."""
     group, label, _ = _group_gold(n, a, b, stride_a, gold, err)
     group_out[:n], gold_out[:n] = group, label
     if pred_out.size:
@@ -97,7 +98,7 @@ def rows(n, a, b, stride_a, gold, pred, group_out, gold_out, pred_out, err) -> N
 
 
 def mark(n, a, b, stride_a, gold, item, n_items, seen, keys, err) -> int:
-    """``_kernels.mark_items`` over rows ``0:n``: mark each row's (group, item) key in the bitmap
+    """``_marks.mark_items`` over rows ``0:n``: mark each row's (group, item) key in the bitmap
     ``seen`` (or write it to ``keys`` when ``seen`` is empty) until the first bad row, whose kind
     is noted; return the first row whose key was marked before -- in this batch or an earlier
     one -- when it comes before any bad row, else -1."""

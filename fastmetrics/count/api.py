@@ -8,9 +8,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -18,25 +15,23 @@ import pyarrow.compute as pc
 from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._progress import Progress
-from ..io.labels import empty_input, require_columns
+from ..io.labels import require_columns
 from ..io.native import setting as native_setting
-from ..io.readers import Source, open_source
-from ..io.readers import gold_table as load_gold
+from ..io.source import Source, open_source
 from ..tensor import ConfusionTensor, MultilabelTensor
-from . import _kernels
 from ._ranks import rank_sweep_of_strings
-from .assemble import assemble, exact_counts, histogram_to_counts
-from .encoders import ABSENT_COLUMN, code_column, code_text_columns
+from .assemble import assemble
 from .fitted import check_grid, fitted_grids, resample_sweep
-from .grid import bucket_guide, threshold_grid
-from .halves import with_halves
+from .goldkeys import normalised_gold
 from .multilabel import count_multilabel, join_gold
-from .plan import MISSING_POLICIES, CountPlan, NeedValues, Request, Roles, Survey, build, normalised_gold
+from .plan import plan
 from .probabilities import MULTICLASS, is_probability_input, probability_rows
+from .request import MISSING_POLICIES
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
 
-__all__ = ["count", "plan", "exact_counts", "hard_counts", "histogram_to_counts", "sweep_histogram", "threshold_grid"]
+__all__ = ["count"]
+
 
 COUNT_COLUMNS = ("tp", "fp", "fn", "tn")
 
@@ -447,106 +442,6 @@ def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:
     return resample_sweep(exact, fitted_grids(exact, k, grid, system), system)
 
 
-def halves_sweep(source, gold=None, *, thresholds, grid="global", seed=0, by=None, **options):
-    """A threshold sweep of each half of every topic's items.
-
-    The input of ``split-half`` threshold selection (:func:`fastmetrics.board.best_thresholds`).
-
-    Each topic's items (those of the separate gold, or of the runs) are split at random into two
-    halves, the same split for every system (:func:`fastmetrics.count.resample.with_halves`);
-    both halves are swept at the same thresholds -- one grid over all scores, or each system's
-    own grid fitted on all of its scores -- so a threshold chosen on one half can be scored on
-    the other.
-
-    Parameters
-    ----------
-    source, gold
-        As in :func:`count`.
-    thresholds : int or array_like
-        A grid.
-    grid : {"global", "system", "quantile"}, default "global"
-    seed : int, default 0
-        Of the split.
-    by : sequence of str, optional
-        Default: the columns playing the system and the topic.
-    **options
-        The other options of :func:`count` (``system``, ``topic``, ``item``, ``score``, ``missing``, ...).
-
-    Returns
-    -------
-    ConfusionTensor
-        ``counts[system, topic, half, threshold, 2, 2]`` for a global grid, or ``counts[cell, 2, 2]``
-        with per-cell ``system, topic, half, threshold`` for fitted grids.
-    """
-    src = open_source(source)
-    table, item, topic = src.read_all(), options.get("item", "item"), options.get("topic", "topic")
-    by = (options.get("system", "system"), topic) if by is None else by
-    require_columns(table.column_names, [item], src.names[0], " to split each topic's items into halves")
-    runs_keys = [c for c in (topic, item) if c in table.column_names]
-    # the items are the gold's when it is separate (it defines them), else the runs'
-    gold = load_gold(gold) if gold is not None else None
-    keys_from, keys = table, runs_keys
-    if gold is not None:
-        names = gold.column_names  # keyed by the runs' names, or by its own topic and item
-        own = {c: c if c in names else default for c, default in ((topic, "topic"), (item, "item"))}
-        runs_keys = [c for c in runs_keys if own[c] in names]
-        keys_from, keys = gold, [own[c] for c in runs_keys]
-    split = with_halves(keys_from.select(keys), seed, topic=keys[0] if len(keys) > 1 else None, item=keys[-1])
-    halves = split.group_by(keys).aggregate([("half", "min")]).select([*keys, "half_min"])
-    halves = halves.rename_columns([*keys, "half"])
-    if gold is not None:
-        gold = gold.join(halves, keys=keys, join_type="left outer")
-    table = table.join(halves.rename_columns([*runs_keys, "half"]), keys=runs_keys, join_type="left outer")
-    table = table.set_column(table.column_names.index("half"), "half", pc.fill_null(table.column("half"), 0))
-    ends = pc.min_max(table.column("half")).as_py()
-    if table.num_rows and ends["min"] == ends["max"]:
-        raise InputError(
-            f"Split-half selection (--select split-half) splits each topic's items into two halves; no topic of "
-            f"{src.names[0]} has two items, so one half is empty. Choose on other topics (--select cross-topic) "
-            "or on the same items (--select same)."
-        )
-    whole = count(table, gold, by=by, thresholds="exact", **options)
-    labels = {
-        c: np.asarray(list(dict.fromkeys(whole.coords[c].tolist())), dtype=whole.coords[c].dtype)
-        for c in by
-        if c in whole.coords
-    }
-    system = options.get("system", "system")
-    if grid != "global":
-        fitted = fitted_grids(whole, int(thresholds), grid, system)
-    else:
-        lo, hi = float(np.min(whole.coords["threshold"])), float(np.max(whole.coords["threshold"]))
-        fitted = threshold_grid(thresholds, lo, hi)
-    parts = []
-    for h in (0, 1):
-        rows = table.filter(pc.equal(table.column("half"), h)).drop_columns(["half"])
-        part_gold = gold.filter(pc.equal(gold.column("half"), h)).drop_columns(["half"]) if gold is not None else None
-        if grid == "global":
-            parts.append(count(rows, part_gold, by=by, thresholds=fitted, coords=labels, **options))
-        else:
-            exact = count(rows, part_gold, by=by, thresholds="exact", coords=labels, **options)
-            parts.append(resample_sweep(exact, fitted, system))
-    return _stack_halves(parts)
-
-
-def _stack_halves(parts: list) -> ConfusionTensor:
-    first, second = parts
-    if first.axes != ("cell",):
-        counts = np.stack([first.counts, second.counts], axis=first.axes.index("threshold"))
-        axes = list(first.axes)
-        axes.insert(axes.index("threshold"), "half")
-        return ConfusionTensor(counts, axes, {**first.coords, "half": np.array([0, 1])}, classes=first.classes)
-    coords = {c: np.concatenate([first.coords[c], second.coords[c]]) for c in first.coords}
-    coords["half"] = np.repeat([0, 1], [first.counts.shape[0], second.counts.shape[0]])
-    return ConfusionTensor(
-        np.concatenate([first.counts, second.counts]),
-        ("cell",),
-        coords,
-        coord_axes={c: "cell" for c in coords},
-        classes=first.classes,
-    )
-
-
 TIES = ("input", "item")
 
 
@@ -638,251 +533,8 @@ def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
         raise
 
 
-def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
-    """Pass 1 over an opened source: survey the columns and build the :class:`CountPlan`.
-
-    When the ranges of the label columns are too wide to encode, the survey runs again and
-    collects their distinct values.
-
-    Parameters
-    ----------
-    src : Source
-        An opened input (:func:`fastmetrics.io.readers.open_source`).
-    gold : path or table, optional
-        Separate gold labels keyed by ``(topic, item)``, as in :func:`count`.
-    unjudged : {"error", "negative"}, default "error"
-        As in :func:`count`: ``"negative"`` adds the run items the gold lacks to it as negatives
-        (:func:`with_unjudged`; binary gold only).
-    **options
-        The other keyword arguments of :func:`count` that shape the counting: ``by, pred, score,
-        thresholds, gold_column, item, weight, missing, task, classes, coords``.
-
-    Returns
-    -------
-    CountPlan
-        What pass 2 (:class:`~fastmetrics.count.tally.Tally`) needs to count the record batches.
-    """
-    if unjudged not in ("error", "negative"):
-        raise parameter_error("unjudged", "count", "'error' or 'negative'", unjudged)
-    request, types, gold_table = prepare(src.column_names, src.schema, src.names[0], gold, **options)
-    if unjudged == "negative" and gold_table is not None:
-        gold_table = with_unjudged(src, request, gold_table)
-    try:
-        return build(request, survey(src, request, types), types, gold_table)
-    except NeedValues:
-        return build(request, survey(src, request, types, exact=True), types, gold_table)
-
-
-def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
-    """The gold with the (topic, item) pairs the runs hold but the gold lacks added as negatives.
-
-    This is trec_eval's reading of unjudged documents. Items are then the judged ones and every
-    one some run returned, so a run lacking an item returned by another run is missing it (see
-    ``missing``). The gold is returned unchanged when no item is new, or when the runs' item
-    types cannot be cast to the gold's (every run item then stays unknown, and is reported as
-    such).
-    """
-    label_type = gold.schema.field("gold").type
-    if not (pa.types.is_boolean(label_type) or pa.types.is_integer(label_type)):
-        raise ParameterError(
-            f"unjudged='negative' needs binary gold (bool or 0/1); the gold's labels have type {label_type}."
-        )
-    keys = [c for c in ("topic", "item") if c in gold.column_names]
-    columns = [request.roles.topic if c == "topic" else request.item for c in keys]
-    require_columns(src.column_names, columns, src.names[0], " to find unjudged items")
-    runs = src.read_all(columns)
-    try:  # the run's keys as a table of the gold's (topic, item), to join the two
-        runs = pa.table({c: runs.column(r).cast(gold.schema.field(c).type) for c, r in zip(keys, columns)})
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return gold  # item types that cannot match: every run item stays unknown, and is reported as such
-    found = runs.group_by(keys).aggregate([])
-    new = found.join(gold.select(keys), keys=keys, join_type="left anti")
-    if new.num_rows == 0:
-        return gold
-    new = new.append_column("gold", pa.array(np.zeros(new.num_rows, bool)).cast(label_type))
-    # the gold's metadata (its file, its own column names) names it in a later error
-    return pa.concat_tables([gold, new.select(gold.column_names)]).replace_schema_metadata(gold.schema.metadata)
-
-
-def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
-    """Pass 1: the :class:`Survey` of the columns the plan needs to know before counting."""
-    facts = Survey(ranged=request.ranged, exact=exact, whole=frozenset([request.item]) - set(request.axes))
-    read = request.survey_columns(types)
-    score = request.score if request.score in read else None
-    if not exact:
-        # Parquet row-group statistics give integer ranges and the score range without a read
-        known = facts.use_statistics(src.statistics(read), types, score)
-        read = [c for c in read if c not in known]
-    coded = code_text_columns(src, [c for c in read if c != score])
-    for name, values in coded.items():  # a coded column's dictionary is its distinct values
-        facts.values.setdefault(name, []).extend(values)
-    read = [c for c in read if c not in coded]
-    for part, offset, batch in src.record_batches(read) if read else ():
-        facts.add(batch, part, score, offset)
-    facts.rows = src.count_rows()
-    if facts.rows == 0:
-        raise empty_input(src)
-    return facts
-
-
-def prepare(columns, schema, part, gold=None, *, by=None, system="system", topic="topic", item="item", **options):
-    """The checked :class:`Request`, the label columns' types and the normalised gold table.
-
-    ``system``, ``topic`` and ``item`` name the columns playing those parts (:class:`Roles`);
-    ``by`` defaults to the first two.
-    """
-    roles = Roles(system, topic, item)
-    gold_column = options.get("gold_column", "gold")
-    # duplicated judgements are found when the plan indexes the gold (plan.build)
-    gold_table = normalised_gold(gold, item, gold_column, topic=topic, unique=False) if gold is not None else None
-    by = roles.identity if by is None else (by,) if isinstance(by, str) else by  # a name, as pandas' groupby takes it
-    coords = options.get("coords")
-    if coords is not None and not isinstance(coords, Mapping):
-        raise parameter_error("coords", "count", "a mapping of grouping column -> labels", coords)
-    request = Request(
-        columns=tuple(columns),
-        by=tuple(by),
-        roles=roles,
-        has_gold=gold is not None,
-        part=part,
-        gold_topics=gold_table is not None and "topic" in gold_table.column_names,
-        **options,
-    )
-    request.validate()
-    types = {f.name: f.type for f in schema}
-    return request, types, gold_table
-
-
 def _list_typed(src, column: str) -> bool:
     if column not in src.column_names:
         return False
     field_type = src.schema.field(column).type
     return pa.types.is_list(field_type) or pa.types.is_large_list(field_type)
-
-
-# -- the kernels on plain arrays, for callers that hold codes already ---------------------------
-def _scratch(n_rows, out):
-    chunks = 1 if n_rows < 100_000 else max(1, min(numba.get_num_threads(), (256 << 20) // max(out.nbytes, 1)))
-    return np.empty((chunks,) + out.shape, out.dtype)
-
-
-def _raise_codes(errors):
-    if errors.max() >= 0:
-        raise InputError(f"A code at row {int(errors[errors >= 0].min())} is outside its range.")
-
-
-def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None) -> np.ndarray:
-    """Confusion counts ``counts[g, i, j]`` from group codes, gold and predicted class codes.
-
-    One parallel pass over the rows, for callers that hold codes already.
-
-    Parameters
-    ----------
-    group : array_like of int, shape (n_rows,)
-        Group code of each row, ``0 <= group < n_groups``.
-    gold, pred : array_like of int, shape (n_rows,)
-        Gold and predicted class codes, ``0 <= code < m``.
-    n_groups : int
-        Number of groups.
-    m : int
-        Number of classes.
-    weight : array_like of float, shape (n_rows,), optional
-        Item weights (finite, >= 0); the counts are then float64 sums of weights.
-    out : ndarray, shape (n_groups, m, m), optional
-        Counts to add to (in place), e.g. over the record batches of a stream.
-
-    Returns
-    -------
-    ndarray of int64 (float64 with ``weight``), shape (n_groups, m, m)
-        ``out`` (or a new array) plus the number (weight) of rows of group ``g`` with gold class
-        ``i`` predicted as ``j``.
-
-    Raises
-    ------
-    InputError
-        A code outside its range, or a weight that is negative or not finite (the first such
-        row is named).
-    """
-    weight = None if weight is None else np.asarray(weight, np.float64)
-    if out is None:
-        out = np.zeros((n_groups, m, m), np.int64 if weight is None else np.float64)
-    errors = np.full((numba.get_num_threads(), _kernels.N_KINDS), -1, np.int64)
-    partial = _scratch(len(group), out)
-    partial[:] = 0
-    _kernels.hard_batch(
-        len(group),
-        code_column(group, n_groups),
-        ABSENT_COLUMN,
-        1,
-        code_column(gold, m),
-        code_column(pred, m),
-        weight,
-        *_kernels.NO_MARKS,
-        partial,
-        errors,
-    )
-    _raise_codes(errors)
-    out += partial.sum(axis=0)
-    return out
-
-
-def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=None) -> np.ndarray:
-    """Sweep histogram ``hist[g, gold, b]``: rows passing exactly the ``b`` lowest thresholds.
-
-    A row passes a threshold ``t`` when ``score >= t``. Cumulative sums of the histogram give the
-    counts at every threshold (:func:`histogram_to_counts`).
-
-    Parameters
-    ----------
-    group : array_like of int, shape (n_rows,)
-        Group code of each row, ``0 <= group < n_groups``.
-    gold : array_like of int, shape (n_rows,)
-        Gold class codes, 0 (negative) or 1 (positive).
-    score : ndarray of float, shape (n_rows,)
-        Scores, finite.
-    grid : array_like of float, shape (k,)
-        The thresholds, in increasing order.
-    n_groups : int
-        Number of groups.
-    weight : array_like of float, shape (n_rows,), optional
-        Item weights (finite, >= 0); the histogram then holds float64 sums of weights.
-    out : ndarray, shape (n_groups, 2, k + 1), optional
-        Histogram to add to (in place), e.g. over the record batches of a stream.
-
-    Returns
-    -------
-    ndarray of int64 (float64 with ``weight``), shape (n_groups, 2, k + 1)
-        ``out`` (or a new array) plus the number (weight) of rows of group ``g`` and gold class
-        ``gold`` whose score passes exactly the ``b`` lowest thresholds of ``grid``.
-
-    Raises
-    ------
-    InputError
-        A code outside its range, a non-finite score, or a weight that is negative or not
-        finite (the first such row is named).
-    """
-    weight = None if weight is None else np.asarray(weight, np.float64)
-    grid = np.asarray(grid, np.float64)
-    if out is None:
-        out = np.zeros((n_groups, 2, grid.size + 1), np.int64 if weight is None else np.float64)
-
-    errors = np.full((numba.get_num_threads(), _kernels.N_KINDS), -1, np.int64)
-    partial = _scratch(len(group), out)
-    partial[:] = 0
-    _kernels.sweep_batch(
-        len(group),
-        code_column(group, n_groups),
-        ABSENT_COLUMN,
-        1,
-        code_column(gold, 2),
-        score,
-        weight,
-        *_kernels.NO_MARKS,
-        grid,
-        *bucket_guide(grid),
-        partial,
-        errors,
-    )
-    _raise_codes(errors)
-    out += partial.sum(axis=0)
-    return out

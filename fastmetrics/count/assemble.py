@@ -15,7 +15,8 @@ from .. import _memory
 from .._errors import InputError
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
-from . import _kernels as k
+from . import _sweep
+from ._exact import exact_sweep_groups, rows_by_group, sort_groups
 from .tally import Tally, missing_rows
 
 SMALL_EXACT = 1 << 16  # rows: an exact sweep of fewer, unweighted, runs in numpy
@@ -110,7 +111,7 @@ def histogram_to_counts(hist: np.ndarray) -> np.ndarray:
     flat = hist.reshape(-1, 2, hist.shape[-1])
     out = np.empty((flat.shape[0], hist.shape[-1] - 1, 2, 2), hist.dtype)
     if flat.size > (1 << 16):
-        k.histogram_to_counts(flat, out)
+        _sweep.histogram_to_counts(flat, out)
     else:  # small: numpy, no parallel kernel to compile
         # each side summed from its own end: with float weights, total - above can fall below 0
         above = np.cumsum(flat[:, :, :0:-1], axis=-1)[:, :, ::-1]  # rows passing > t thresholds
@@ -126,7 +127,7 @@ def _partials_to_counts(partial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     counts = _memory.empty((n_groups, width - 1, 2, 2), partial.dtype)
     if partial.size > (1 << 16) or partial.dtype.kind == "f":
         rows = np.empty(n_groups, partial.dtype)
-        k.partials_to_counts(partial, counts, rows)
+        _sweep.partials_to_counts(partial, counts, rows)
         return counts, rows
     # small integer counts: numpy, exact as the kernel, and no parallel kernel to compile (seconds)
     hist = partial.sum(axis=0)
@@ -187,7 +188,7 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     if group.size < SMALL_EXACT and weight is None:
         return _small_exact_sweep(group, gold, score, n_groups)
     w = np.empty(0) if weight is None else np.asarray(weight, np.float64)
-    order, offsets = k.rows_by_group(group, n_groups) if grouped is None else grouped
+    order, offsets = rows_by_group(group, n_groups) if grouped is None else grouped
     score = np.asarray(score)
     if score.dtype != np.float32:
         score = np.asarray(score, np.float64)
@@ -198,13 +199,13 @@ def _exact_sweep(group, gold, score, n_groups: int, weight=None, grouped=None):
     sign = width(1 << (8 * score.itemsize - 1))
     bounds = _chunks(offsets)
     args = (order, offsets, score.view(width), sign, gold, sorted_rows, sizes, totals)
-    on_threads(k.sort_groups, ((bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)))
+    on_threads(sort_groups, ((bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)))
     out_offsets = np.zeros(n_groups + 1, np.int64)
     np.cumsum(sizes, out=out_offsets[1:])
     n_out = int(out_offsets[-1])
     out_threshold = np.empty(n_out, np.float64)
     out_counts = np.empty((n_out, 2, 2), np.float64 if w.size else np.int64)
-    k.exact_sweep_groups(sorted_rows, offsets, out_offsets, gold, score, w, totals, out_threshold, out_counts)
+    exact_sweep_groups(sorted_rows, offsets, out_offsets, gold, score, w, totals, out_threshold, out_counts)
     return out_offsets, out_threshold, out_counts
 
 
@@ -289,7 +290,7 @@ def _exact_groups(plan, group, coords):
     elif group.size < SMALL_EXACT:
         keep = kept_labels(plan, np.bincount(group, minlength=n_groups).reshape(plan.sizes) > 0)
     elif n_groups <= 4 * group.size + (1 << 20):  # the rows grouped once: what the sweep needs too
-        grouped = k.rows_by_group(group, n_groups)
+        grouped = rows_by_group(group, n_groups)
         keep = kept_labels(plan, (np.diff(grouped[1]) > 0).reshape(plan.sizes))
     else:  # a sparse group space (hidden axes): one bincount per axis, bounded by its labels
         strides = [int(np.prod(plan.sizes[i + 1 :], dtype=np.int64)) for i in range(len(plan.axes))]

@@ -1,6 +1,6 @@
 """Column encoders: one record batch's Arrow column -> the tuple a counting kernel reads.
 
-The code of row ``r`` (see ``_kernels.code_of``) is, by the tuple's form,
+The code of row ``r`` (see ``_codes.code_of``) is, by the tuple's form,
 
 - ``(values, lo, size)``: ``values[r] - lo`` (integers whose distinct values are a contiguous
   range: the buffer is read in place, nothing is looked up);
@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from .. import _memory, _strings, _threads
 from .._errors import InputError
 from ..io.labels import no_nans, no_nulls, not_text_error, not_utf8, value_at, where
-from ._kernels import VALUE, check_scores, int_range, mark_present
+from ._codes import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
 # values (and not much sparser than the labels); beyond it, the column is dictionary-encoded.
@@ -173,7 +173,7 @@ def code_text_columns(src, columns) -> dict:
 
     Parameters
     ----------
-    src : fastmetrics.io.readers.Source
+    src : fastmetrics.io.Source
     columns : sequence of str
 
     Returns

@@ -139,7 +139,7 @@ def _resample_groups(counts, exact_thresholds, starts, thresholds, group_grid, g
                 out_counts[cell, 0, 1] = 0
                 out_counts[cell, 1, 0] = positives
                 out_counts[cell, 0, 0] = negatives
-            else:  # cell by cell: a row assignment compiles numba's array setitem, 2 s on a first call
+            else:  # cell by cell: a row assignment compiles numba's array setitem on a first call
                 for a_ in range(2):
                     for b_ in range(2):
                         out_counts[cell, a_, b_] = counts[i, a_, b_]
@@ -168,7 +168,7 @@ def ranges_differ(src, score: str = "score", system: str = "system", share: floa
     Parameters
     ----------
     src : Source
-        An opened input (:func:`fastmetrics.io.readers.open_source`).
+        An opened input (:func:`fastmetrics.io.open_source`).
     score, system : str
         Column names.
     share : float, default 0.5

@@ -6,7 +6,7 @@ size of the whole gold -- tens of MB for a large qrels, out of every cache -- an
 itself a hash look-up among every distinct item. Runs list their rows topic by topic, so the
 gold's items are instead hashed into one table *per topic* (one array, each topic a region of
 its own, at a load of at most 1/2, the topic's items stored next to each other in topic order):
-a row's item is hashed (:func:`fastmetrics._strings._hash`) and looked up in its topic's region
+a row's item is hashed (:func:`fastmetrics._strings.string_hash`) and looked up in its topic's region
 alone, a few KB that stay in cache while the run stays on the topic. Rows in any order give the
 same gold rows; only the speed depends on the order.
 
@@ -24,7 +24,8 @@ import pyarrow as pa
 from numba import njit
 
 from .. import _strings, _threads
-from ._kernels import _atomic_or, _mark, _row_codes, _run
+from ._codes import row_codes, run_of
+from ._marks import atomic_or, mark_key
 
 
 @dataclass
@@ -56,7 +57,7 @@ def _fill(base, slots, starts, hashes, sizes, bounded, offsets, data):
             steps = 0
             other = slots[base[t] + np.int64(s)]
             while other >= 0:
-                if hashes[other] == hashes[k] and _strings._same(
+                if hashes[other] == hashes[k] and _strings.same_bytes(
                     data, offsets[k], offsets[k + 1], data, offsets[other], offsets[other + 1]
                 ):
                     return -1, k
@@ -118,7 +119,7 @@ def _group_runs(n, a, b, stride_a, starts, groups, err):
     runs = 0
     s = 0
     while s < n:
-        e, g = _run(a, b, stride_a, s, n, err)
+        e, g = run_of(a, b, stride_a, s, n, err)
         if g < 0:
             return -1
         if runs == 0 or g != groups[runs - 1]:
@@ -146,12 +147,12 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
         mask = np.uint64(base[t + 1] - lo - 1)
         for r in range(starts[q], stops[q]):
             a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
-            h = _strings._hash(data, a0, a1)
+            h = _strings.string_hash(data, a0, a1)
             s = h & mask
             k = np.int64(slots[lo + np.int64(s)])
             row = np.int64(-1)
             while k >= 0:
-                if hashes[k] == h and _strings._same(data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]):
+                if hashes[k] == h and _strings.same_bytes(data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]):
                     row = order[k]
                     break
                 s = (s + np.uint64(1)) & mask
@@ -164,7 +165,7 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
             if seen.size:
                 key = run * n_gold + row
                 bit = np.uint8(1 << (key & 7))
-                twice |= (_atomic_or(seen, key >> 3, bit) & bit) != 0
+                twice |= (atomic_or(seen, key >> 3, bit) & bit) != 0
     return twice
 
 
@@ -246,10 +247,10 @@ def mark_gold_rows(n, a, b, stride_a, topic_stride, n_topics, rows, seen, n_gold
         row = rows[r]
         if row < 0:
             continue
-        g, _ = _row_codes(a, b, stride_a, (0,), r, err)
+        g, _ = row_codes(a, b, stride_a, (0,), r, err)
         if g < 0:
             return -1
         run = (g // (topic_stride * n_topics)) * topic_stride + g % topic_stride if topic_stride > 0 else g
-        if not _mark(seen, run * n_gold + row):
+        if not mark_key(seen, run * n_gold + row):
             return r
     return -1

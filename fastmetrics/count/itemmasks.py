@@ -24,7 +24,8 @@ from numba import njit, uint64
 from numba.extending import overload
 
 from .._threads import on_threads, thread_count
-from ._kernels import N_KINDS, _atomic_or, _chunks, _run, code_of
+from ._codes import N_KINDS, chunk_bounds, code_of, run_of
+from ._marks import atomic_or
 from .draws import half_masks, popcount
 from .encoders import ABSENT_COLUMN
 
@@ -38,11 +39,11 @@ def _or_word(words, at, present, gold, pred):
     """``words[k, at] |= ...`` for the three masks, atomically (a group may span two threads'
     chunks of rows)."""
     if present:
-        _atomic_or(words[0], at, present)
+        atomic_or(words[0], at, present)
     if gold:
-        _atomic_or(words[1], at, gold)
+        atomic_or(words[1], at, gold)
     if pred:
-        _atomic_or(words[2], at, pred)
+        atomic_or(words[2], at, pred)
 
 
 def _bit_runs(gold, pred, s, n, gold_words, pred_words):
@@ -95,9 +96,9 @@ def _deposit(mask, at, x):
     """OR the 64 bits ``x`` into the bit string ``mask`` from bit ``at`` (atomically)."""
     shift = uint64(at & 63)
     if x:
-        _atomic_or(mask, at >> 6, x << shift)
+        atomic_or(mask, at >> 6, x << shift)
         if shift and x >> (uint64(64) - shift):
-            _atomic_or(mask, (at >> 6) + 1, x >> (uint64(64) - shift))
+            atomic_or(mask, (at >> 6) + 1, x >> (uint64(64) - shift))
 
 
 @njit(cache=True, inline="always")
@@ -139,7 +140,7 @@ def _mark_rows(start, stop, a, b, stride_a, gold, pred, item, width, words, err)
     pred_words = np.empty(width + 1, np.uint64)
     s = start
     while s < stop:
-        e, g = _run(a, b, stride_a, s, stop, err)
+        e, g = run_of(a, b, stride_a, s, stop, err)
         _mark_run(s, e, g * width * 64 + code_of(item, s), gold, pred, item, words, gold_words, pred_words)
         s = e
 
@@ -322,7 +323,7 @@ class ItemMasks:
         err = np.full((thread_count(), N_KINDS), -1, np.int64)
         calls = [
             (lo, hi, columns[0], columns[1], stride, gold, pred, item, self.width, self.words, err[c])
-            for c, (lo, hi) in enumerate(_chunks(batch.num_rows, thread_count()))
+            for c, (lo, hi) in enumerate(chunk_bounds(batch.num_rows, thread_count()))
         ]
         on_threads(_mark_rows, calls)
 

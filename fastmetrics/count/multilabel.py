@@ -20,11 +20,11 @@ from numba import njit
 
 from .._errors import InputError, ParameterError
 from ..io import labels as enc
+from ..io.gold import gold_table as load_gold
 from ..io.labels import empty_input
-from ..io.readers import gold_table as load_gold
 from ..tensor import MultilabelTensor
 from .encoders import Encoder
-from .plan import check_unique_gold, column_codes, gold_keys_like
+from .goldkeys import check_unique_gold, column_codes, gold_keys_like
 
 
 @njit(cache=True)
@@ -163,7 +163,7 @@ def count_multilabel(
     Parameters
     ----------
     src : Source
-        Opened input (:func:`fastmetrics.io.readers.open_source`). Either list columns
+        Opened input (:func:`fastmetrics.io.open_source`). Either list columns
         ``gold_column`` and ``pred`` (one row per item), or -- with ``category`` -- one row per
         (item, category) with boolean ``gold_column`` and ``pred`` flags (read whole).
     group_cols : tuple of str

@@ -16,7 +16,7 @@ the result is pooled; the hidden axes are summed away at the end.
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,275 +26,19 @@ import pyarrow.compute as pc
 from .. import _memory as memory
 from .._errors import InputError, ParameterError, parameter_error
 from ..io import labels as labels_of
-from ..io.labels import require_columns, where
-from ..io.readers import GOLD_FILE
-from ..io.readers import gold_table as load_gold
+from ..io.labels import empty_input, require_columns
 from ..tensor import Roles
 from . import goldindex
-from ._kernels import N_KINDS, _rows_chunk
-from .encoders import ABSENT_COLUMN, Encoder, distinct, no_nulls, score_range, score_view, sorted_union
+from .encoders import (
+    Encoder,
+    code_text_columns,
+    sorted_union,
+)
 from .goldindex import GoldIndex
+from .goldkeys import check_normalised_gold, column_codes, normalised_gold
 from .grid import bucket_guide, is_count, threshold_grid
-
-MISSING_POLICIES = ("error", "negative", "drop")
-TASKS = ("auto", "binary", "multiclass")
-# a (topic, item) -> gold row table is dense up to this many cells, else binary search
-DENSE_JOIN_CELLS = 1 << 25
-
-
-@dataclass(frozen=True)
-class Request:
-    """What the caller asked for, checked against the input's columns."""
-
-    columns: tuple
-    by: tuple
-    pred: str = "pred"
-    score: str = "score"
-    thresholds: object = None
-    gold_column: str = "gold"
-    roles: Roles = Roles()
-    weight: str | None = None
-    missing: str = "error"
-    task: str = "auto"
-    classes: object = None
-    coords: dict | None = None
-    has_gold: bool = False
-    gold_topics: bool = False  # the separate gold has a topic column (joined on topic, item)
-    part: str = "<table>"
-
-    @property
-    def item(self) -> str:
-        """The column holding the items."""
-        return self.roles.item
-
-    @property
-    def mode(self) -> str:
-        """Counting mode: ``"hard"`` (predicted labels), ``"sweep"`` (a threshold grid) or ``"exact"``.
-
-        Without thresholds, a ``pred`` column means hard counting and a ``score`` column alone an
-        exact sweep; an input with neither is an error.
-        """
-        if isinstance(self.thresholds, str):
-            if self.thresholds != "exact":
-                raise parameter_error(
-                    "thresholds", "count", "None, 'exact', an int >= 1 or an array of floats", self.thresholds
-                )
-            return "exact"
-        if self.thresholds is not None:
-            return "sweep"
-        if self.pred in self.columns:
-            return "hard"
-        if self.score in self.columns:
-            return "exact"
-        raise InputError(
-            f"The input has neither a '{self.pred}' column (hard predictions) nor a '{self.score}' "
-            f"column (scores); columns present: {', '.join(self.columns)}."
-        )
-
-    @property
-    def axes(self) -> tuple:
-        """Count axes: the ``by`` columns, then the hidden identity columns (system, topic) present."""
-        roles = self.roles
-        shown = tuple(c for c in self.by if c in self.columns or c not in roles.identity)
-        # a gold without topics is joined on the item alone: then the topic is no identity
-        identity = tuple(c for c in roles.identity if c != roles.topic or not self.has_gold or self.gold_topics)
-        return shown + tuple(c for c in identity if c in self.columns and c not in shown)
-
-    @property
-    def hidden(self) -> tuple:
-        """Count axes the caller did not group by: summed away once duplicates are checked."""
-        return tuple(c for c in self.axes if c not in self.by)
-
-    @property
-    def value(self) -> str:
-        """Column holding the prediction: ``pred`` for hard counting, ``score`` otherwise."""
-        return self.pred if self.mode == "hard" else self.score
-
-    @property
-    def label_columns(self) -> list:
-        """Columns of the input holding class labels: the prediction (hard mode) and the gold."""
-        return ([self.pred] if self.mode == "hard" else []) + ([] if self.has_gold else [self.gold_column])
-
-    @property
-    def dedup(self) -> bool:
-        """Whether items are checked for duplicates (there is an item column or a separate gold)."""
-        return self.has_gold or self.item in self.columns
-
-    def validate(self) -> None:
-        """Check the options and that the input has the columns they need; raise on the first problem."""
-        if self.missing not in MISSING_POLICIES:
-            raise parameter_error("missing", "count", "one of " + ", ".join(MISSING_POLICIES), self.missing)
-        if self.task not in TASKS + ("multilabel",):
-            raise parameter_error("task", "count", "one of " + ", ".join(TASKS + ("multilabel",)), self.task)
-        if self.mode != "hard" and self.task == "multiclass":
-            raise ParameterError(
-                "Multiclass counting needs hard predictions (a 'pred' column of class labels); "
-                "thresholds and scores apply to binary gold."
-            )
-        require_columns(self.columns, [c for c in self.by if c not in self.roles.identity], self.part, " to group by")
-        require_columns(self.columns, [self.value] + ([self.weight] if self.weight else []), self.part)
-        if self.has_gold:
-            require_columns(self.columns, [self.item], self.part, " to join the gold")
-            topic = self.roles.topic
-            if topic in self.by and topic in self.columns and not self.gold_topics:
-                raise InputError(
-                    f"Grouping by topic needs a '{topic}' column in the runs and a topic column in the gold "
-                    f"('{topic}' or 'topic')."
-                )
-        else:
-            require_columns(self.columns, [self.gold_column], self.part, " (or pass a separate gold)")
-
-    @property
-    def ranged(self) -> frozenset:
-        """Columns pass 1 may survey by their range alone (integer axes and items)."""
-        return frozenset(c for c in self.axes + (self.item,) if c not in (self.coords or ()))
-
-    def survey_columns(self, label_types: dict) -> list:
-        """List the columns pass 1 reads.
-
-        Those are the axes without given labels, the non-boolean label columns, the items
-        (duplicates are found per item code) and the score for a grid over its range.
-        """
-        fixed = set(self.coords or ())
-        cols = [c for c in self.axes if c not in fixed]
-        cols += [c for c in self.label_columns if not pa.types.is_boolean(label_types[c])]
-        if self.item in self.columns and not self.has_gold:
-            cols.append(self.item)
-        if self.mode == "sweep" and is_count(self.thresholds):
-            cols.append(self.score)
-        return list(dict.fromkeys(cols))
-
-
-# An integer axis whose values span at most this many is counted over its whole range and the
-# labels without rows are dropped afterwards: pass 1 then needs only its min and max.
-RANGE_AXIS = 1 << 16
-RANGE_GROUPS = 1 << 24
-
-
-def _min_max(columns, part, names) -> list:
-    """(min, max) of integer columns; Arrow's kernel is single-threaded, so two large columns
-    are scanned side by side (it releases the GIL)."""
-    for column, name in zip(columns, names):
-        no_nulls(column, name, part)
-    if len(columns) > 1 and len(columns[0]) > (1 << 20):
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(len(columns)) as pool:
-            found = list(pool.map(pc.min_max, columns))
-    else:
-        found = [pc.min_max(c) for c in columns]
-    return [(low.as_py(), high.as_py()) for low, high in (f.values() for f in found)]
-
-
-class NeedValues(Exception):
-    """Ranges alone do not fit (too wide): survey again with the distinct values."""
-
-
-@dataclass
-class Survey:
-    """Additive facts about the rows, gathered by pass 1.
-
-    The facts are the distinct values per column (or, for integer axes, only their range), the
-    score range and the number of rows; surveys of partitions merge into the survey of the whole.
-
-    ``ranged``: columns that may be surveyed by their range alone (integer axes and items); with
-    ``exact=True`` every column gets its distinct values (a partition survey, merged later).
-    ``whole``: columns whose dictionaries are taken whole, values without rows included -- the
-    items, whose labels are only the key space of the duplicate check, not coordinates -- so
-    their indices are not scanned.
-    """
-
-    values: dict = field(default_factory=dict)
-    ranges: dict = field(default_factory=dict)
-    lo: float = np.inf
-    hi: float = -np.inf
-    rows: int = 0
-    ranged: frozenset = frozenset()
-    exact: bool = False
-    whole: frozenset = frozenset()
-
-    def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0) -> None:
-        """Add one batch whose first row is row ``offset`` of ``part`` (for error messages)."""
-        self.rows += batch.num_rows
-        ranged = [
-            n
-            for n in batch.schema.names
-            if n in self.ranged and pa.types.is_integer(batch.schema.field(n).type) and not self.exact
-        ]
-        for name, (low, high) in zip(ranged, _min_max([batch.column(n) for n in ranged], part, ranged)):
-            old = self.ranges.get(name)
-            self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
-            if high - low >= RANGE_AXIS:
-                self.values.setdefault(name, []).append(distinct(batch.column(name)))
-        for name in batch.schema.names:
-            if name == score:
-                self._score(batch.column(name), name, part, offset)
-            elif name not in ranged:
-                column = batch.column(name)
-                no_nulls(column, name, part, offset)
-                if name in self.whole and pa.types.is_dictionary(column.type) and not column.dictionary.null_count:
-                    self.values.setdefault(name, []).append(column.dictionary)
-                else:
-                    self.values.setdefault(name, []).append(distinct(column))
-
-    def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:
-        """Take ranges from column statistics (min, max): integer axes and a finite score range.
-
-        Returns the columns settled this way, which pass 1 then need not read.
-        """
-        known = set()
-        for name, (low, high) in stats.items():
-            if name == score and isinstance(low, float) and np.isfinite(low) and np.isfinite(high):
-                self.lo, self.hi = min(self.lo, low), max(self.hi, high)
-            elif name in self.ranged and pa.types.is_integer(types[name]) and high - low < RANGE_AXIS:
-                self.ranges[name] = (int(low), int(high))
-            else:
-                continue
-            known.add(name)
-        return known
-
-    def _score(self, column, name, part, offset):
-        values = score_view(column, name, part)
-        errors = np.full((1, N_KINDS), -1, np.int64)
-        lo, hi = score_range(values, errors)
-        if errors.max() >= 0:
-            row = int(errors.max())
-            raise InputError(
-                f"Column '{name}'{where(part)} has the non-finite value "
-                f"{values[row].item()!r} at row {offset + row}; scores must be finite numbers."
-            )
-        self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
-
-    def merge(self, other: Survey) -> Survey:
-        """Add the facts of ``other`` (another partition's survey) to this one and return it."""
-        for name, arrays in other.values.items():
-            self.values.setdefault(name, []).extend(arrays)
-        for name, (low, high) in other.ranges.items():
-            old = self.ranges.get(name)
-            self.ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
-        self.lo, self.hi, self.rows = min(self.lo, other.lo), max(self.hi, other.hi), self.rows + other.rows
-        return self
-
-    def range_labels(self, names, types) -> dict:
-        """Labels of the integer axes counted over their whole range: ``arange(lo, hi + 1)``."""
-        out, groups = {}, 1
-        for name in names:
-            if name not in self.ranges:
-                continue
-            low, high = self.ranges[name]
-            if name in self.values or high - low >= RANGE_AXIS:
-                raise NeedValues(name)
-            groups *= high - low + 1
-            out[name] = pa.array(np.arange(low, high + 1), type=types[name])
-        if groups > RANGE_GROUPS:
-            raise NeedValues(names[0])
-        return out
-
-    def labels(self, name: str, types=None) -> pa.Array:
-        """Sorted labels of one column: its whole range (a narrow integer axis) or its distinct values."""
-        if name in self.ranges:
-            return self.range_labels([name], types)[name]
-        return sorted_union(self.values[name], name)
+from .request import DENSE_JOIN_CELLS, Request
+from .survey import NeedValues, Survey
 
 
 @dataclass(frozen=True)
@@ -557,137 +301,117 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
     return GoldJoin(request.item, topic_axis, classes, topics, n_topics, gold, index)
 
 
-def column_codes(encoder: Encoder, array: pa.Array, part) -> np.ndarray:
-    """Codes of a whole (small) column, e.g. of the gold table; -1 is an error here."""
-    n = len(array)
-    codes, unused = np.empty(n, np.int64), np.empty(n, np.int64)
-    err = np.full(N_KINDS, -1, np.int64)
-    _rows_chunk(
-        0,
-        n,
-        encoder.encode(array, part),
-        ABSENT_COLUMN,
-        1,
-        ABSENT_COLUMN,
-        ABSENT_COLUMN,
-        codes,
-        unused,
-        np.zeros(0, np.int64),
-        err,
-    )
-    if err.max() >= 0:
-        raise encoder.explain(array, int(err.max()), part)
-    return codes
+# -- pass 1: the options checked, the columns surveyed, the plan built ---------------------------
+def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
+    """Pass 1 over an opened source: survey the columns and build the :class:`CountPlan`.
 
-
-def check_unique_gold(gold: pa.Table, keys: list, name: str | None = None) -> None:
-    """Raise an :class:`InputError` naming the first ``keys`` value the gold has more than once.
-
-    The message names the rows holding it (of the file ``name``, when the gold is one file).
-    """
-    grouped = gold.select(keys).group_by(keys).aggregate([([], "count_all")])
-    dup = grouped.filter(pc.greater(grouped.column("count_all"), 1))
-    if not dup.num_rows:
-        return
-    where = ", ".join(f"{k}={dup.column(k)[0].as_py()!r}" for k in keys)
-    mask = None
-    for k in keys:
-        same = pc.equal(gold.column(k), dup.column(k)[0])
-        mask = same if mask is None else pc.and_(mask, same)
-    rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
-    shown = ", ".join(map(str, rows[:4].tolist())) + (" ..." if rows.size > 4 else "")
-    of = f"of '{name}'" if name else "of the gold table"
-    raise InputError(f"The gold has ({', '.join(keys)}) = ({where}) more than once (rows {shown} {of}).")
-
-
-def check_normalised_gold(gold: pa.Table, keys: list) -> None:
-    """Run :func:`check_unique_gold` on a :func:`normalised_gold` table.
-
-    The message names the gold's own columns and its file, as before the gold was normalised."""
-    meta = gold.schema.metadata or {}
-    own = dict(pair.split("\0") for pair in meta.get(_GOLD_NAMES, b"").decode().split("\0\0") if "\0" in pair)
-    if all(c in own for c in gold.column_names):
-        gold = gold.rename_columns([own[c] for c in gold.column_names])
-        keys = [own[k] for k in keys]
-    check_unique_gold(gold, keys, meta.get(GOLD_FILE, b"").decode() or None)
-
-
-# schema metadata of a normalised gold: each column's name and the gold's own name for it
-_GOLD_NAMES = b"fastmetrics.gold_columns"
-
-
-def normalised_gold(gold, item: str, gold_column: str, *, topic: str = "topic", unique: bool = True) -> pa.Table:
-    """A separate gold as a table ``[topic,] item, gold`` (validated: no nulls, unique keys).
+    When the ranges of the label columns are too wide to encode, the survey runs again and
+    collects their distinct values.
 
     Parameters
     ----------
-    gold : path or pyarrow.Table
-    item, gold_column : str
-        The gold's item and label columns when it has them (else ``item`` and ``gold``).
-    topic : str, default "topic"
-        The runs' topic column: the gold's topic when it has that column (else its ``topic``).
-    unique : bool, default True
-        Check that no ``(topic, item)`` is judged twice; a caller that finds duplicates on its own
-        (:mod:`._ranks` and :mod:`.goldindex`, in their hash tables; :func:`build` checks the rest
-        by :func:`check_normalised_gold`) skips the group-by.
+    src : Source
+        An opened input (:func:`fastmetrics.io.open_source`).
+    gold : path or table, optional
+        Separate gold labels keyed by ``(topic, item)``, as in :func:`count`.
+    unjudged : {"error", "negative"}, default "error"
+        As in :func:`count`: ``"negative"`` adds the run items the gold lacks to it as negatives
+        (:func:`with_unjudged`; binary gold only).
+    **options
+        The other keyword arguments of :func:`count` that shape the counting: ``by, pred, score,
+        thresholds, gold_column, item, weight, missing, task, classes, coords``.
 
     Returns
     -------
-    pyarrow.Table
-        The gold's own topic, item and label columns under the names ``topic``, ``item`` and
-        ``gold``: the count stage's name for its gold, never the runs' columns.
+    CountPlan
+        What pass 2 (:class:`~fastmetrics.count.tally.Tally`) needs to count the record batches.
     """
-    table = load_gold(gold)
-    names = table.column_names
-    item = item if item in names else "item"
-    label = gold_column if gold_column in names else "gold"
-    topic = topic if topic in names else "topic" if "topic" in names else None
-    one_file = (table.schema.metadata or {}).get(GOLD_FILE, b"").decode() or None
-    require_columns(
-        names, [item, label], str(gold) if isinstance(gold, (str, os.PathLike)) else "gold", " of a gold table"
-    )
-    own = ([topic] if topic else []) + [item, label]
-    table = table.select(own)
-    if table.num_rows == 0:
-        raise InputError("The gold table has no rows.")
-    for name in own:
-        if table.column(name).null_count:
-            raise InputError(f"Column '{name}' in 'gold' has a missing (null) value.")
-    if pa.types.is_dictionary(table.schema.field(item).type):
-        table = table.set_column(
-            own.index(item), item, table.column(item).cast(table.schema.field(item).type.value_type)
+    if unjudged not in ("error", "negative"):
+        raise parameter_error("unjudged", "count", "'error' or 'negative'", unjudged)
+    request, types, gold_table = prepare(src.column_names, src.schema, src.names[0], gold, **options)
+    if unjudged == "negative" and gold_table is not None:
+        gold_table = with_unjudged(src, request, gold_table)
+    try:
+        return build(request, survey(src, request, types), types, gold_table)
+    except NeedValues:
+        return build(request, survey(src, request, types, exact=True), types, gold_table)
+
+
+def with_unjudged(src, request: Request, gold: pa.Table) -> pa.Table:
+    """The gold with the (topic, item) pairs the runs hold but the gold lacks added as negatives.
+
+    This is trec_eval's reading of unjudged documents. Items are then the judged ones and every
+    one some run returned, so a run lacking an item returned by another run is missing it (see
+    ``missing``). The gold is returned unchanged when no item is new, or when the runs' item
+    types cannot be cast to the gold's (every run item then stays unknown, and is reported as
+    such).
+    """
+    label_type = gold.schema.field("gold").type
+    if not (pa.types.is_boolean(label_type) or pa.types.is_integer(label_type)):
+        raise ParameterError(
+            f"unjudged='negative' needs binary gold (bool or 0/1); the gold's labels have type {label_type}."
         )
-    if unique:
-        check_unique_gold(table, own[:-1], one_file)  # in the gold's own names
-    names = (["topic"] if topic else []) + ["item", "gold"]
-    pairs = "\0\0".join(f"{name}\0{mine}" for name, mine in zip(names, own)).encode()
-    kept = {_GOLD_NAMES: pairs} | ({GOLD_FILE: one_file.encode()} if one_file else {})
-    # (renaming drops a schema's metadata)
-    return table.rename_columns(names).replace_schema_metadata({**(table.schema.metadata or {}), **kept})
+    keys = [c for c in ("topic", "item") if c in gold.column_names]
+    columns = [request.roles.topic if c == "topic" else request.item for c in keys]
+    require_columns(src.column_names, columns, src.names[0], " to find unjudged items")
+    runs = src.read_all(columns)
+    try:  # the run's keys as a table of the gold's (topic, item), to join the two
+        runs = pa.table({c: runs.column(r).cast(gold.schema.field(c).type) for c, r in zip(keys, columns)})
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return gold  # item types that cannot match: every run item stays unknown, and is reported as such
+    found = runs.group_by(keys).aggregate([])
+    new = found.join(gold.select(keys), keys=keys, join_type="left anti")
+    if new.num_rows == 0:
+        return gold
+    new = new.append_column("gold", pa.array(np.zeros(new.num_rows, bool)).cast(label_type))
+    # the gold's metadata (its file, its own column names) names it in a later error
+    return pa.concat_tables([gold, new.select(gold.column_names)]).replace_schema_metadata(gold.schema.metadata)
 
 
-def gold_keys_like(gold: pa.Table, runs: pa.Table, keys: list, run_keys: list) -> pa.Table:
-    """Cast the gold's key columns ``keys`` to the types of the runs' ``run_keys``, for a join.
+def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
+    """Pass 1: the :class:`Survey` of the columns the plan needs to know before counting."""
+    facts = Survey(ranged=request.ranged, exact=exact, whole=frozenset([request.item]) - set(request.axes))
+    read = request.survey_columns(types)
+    score = request.score if request.score in read else None
+    if not exact:
+        # Parquet row-group statistics give integer ranges and the score range without a read
+        known = facts.use_statistics(src.statistics(read), types, score)
+        read = [c for c in read if c not in known]
+    coded = code_text_columns(src, [c for c in read if c != score])
+    for name, values in coded.items():  # a coded column's dictionary is its distinct values
+        facts.values.setdefault(name, []).extend(values)
+    read = [c for c in read if c not in coded]
+    for part, offset, batch in src.record_batches(read) if read else ():
+        facts.add(batch, part, score, offset)
+    facts.rows = src.count_rows()
+    if facts.rows == 0:
+        raise empty_input(src)
+    return facts
 
-    A key that does not convert is an :class:`InputError`.
 
-    Parameters
-    ----------
-    gold, runs : pyarrow.Table
-    keys, run_keys : list of str
-        The join keys in each.
+def prepare(columns, schema, part, gold=None, *, by=None, system="system", topic="topic", item="item", **options):
+    """The checked :class:`Request`, the label columns' types and the normalised gold table.
 
-    Returns
-    -------
-    pyarrow.Table
+    ``system``, ``topic`` and ``item`` name the columns playing those parts (:class:`Roles`);
+    ``by`` defaults to the first two.
     """
-    for key, run_key in zip(keys, run_keys):
-        target = runs.schema.field(run_key).type
-        try:
-            gold = gold.set_column(gold.column_names.index(key), key, gold.column(key).cast(target))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            raise InputError(
-                f"Column '{key}' of the gold has type {gold.schema.field(key).type}, which does not convert to the "
-                f"runs' '{run_key}' type {target}: the gold cannot be joined to the runs."
-            ) from None
-    return gold
+    roles = Roles(system, topic, item)
+    gold_column = options.get("gold_column", "gold")
+    # duplicated judgements are found when the plan indexes the gold (plan.build)
+    gold_table = normalised_gold(gold, item, gold_column, topic=topic, unique=False) if gold is not None else None
+    by = roles.identity if by is None else (by,) if isinstance(by, str) else by  # a name, as pandas' groupby takes it
+    coords = options.get("coords")
+    if coords is not None and not isinstance(coords, Mapping):
+        raise parameter_error("coords", "count", "a mapping of grouping column -> labels", coords)
+    request = Request(
+        columns=tuple(columns),
+        by=tuple(by),
+        roles=roles,
+        has_gold=gold is not None,
+        part=part,
+        gold_topics=gold_table is not None and "topic" in gold_table.column_names,
+        **options,
+    )
+    request.validate()
+    types = {f.name: f.type for f in schema}
+    return request, types, gold_table

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError
 from ..io import labels as enc
-from .plan import gold_keys_like, normalised_gold
+from .goldkeys import gold_keys_like, normalised_gold
 
 MULTICLASS = ("ovr", "ovo")
 

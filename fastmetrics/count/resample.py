@@ -22,12 +22,13 @@ from .._errors import InputError, ParameterError
 from .._seeding import seed_key
 from .._threads import on_threads
 from ..io.labels import require_columns
-from ..io.readers import open_source
+from ..io.source import open_source
 from ..tensor import ConfusionTensor
-from .api import check_roles, plan
+from .api import check_roles
 from .assemble import assemble, compact, kept_labels, labels_to_numpy
 from .draws import half_bytes
 from .itemmasks import ItemMasks
+from .plan import plan
 from .tally import DuplicateItem, Tally, missing_rows
 
 

@@ -15,8 +15,7 @@ import pyarrow as pa
 
 from .. import _memory
 from .._errors import InputError, ParameterError
-from . import _kernels as k
-from . import _small, goldindex
+from . import _codes, _hard, _marks, _small, _sweep, goldindex
 from .encoders import ABSENT_COLUMN, code_column, score_range, score_view, where
 from .plan import CountPlan
 
@@ -54,7 +53,7 @@ class Tally:
         chunks = max(1, min(threads, _PARTIAL_BYTES // max(cell_bytes, 1)))
         # in Arrow's pool (fastmetrics._memory.empty): a sweep's partials are tens of MiB a call
         self.partial = _memory.zeros((chunks,) + shape, dtype) if shape else None
-        self.errors = np.full((threads, k.N_KINDS), -1, np.int64)
+        self.errors = np.full((threads, _codes.N_KINDS), -1, np.int64)
         self.seen, self.keys, self.n_keys = self._key_space()
 
     def _key_space(self):
@@ -83,14 +82,14 @@ class Tally:
             self.parts.append(part)
         plan, request = self.plan, self.plan.request
         a, b, stride = self._group_columns(batch, part, offset)
-        marks = k.NO_MARKS
+        marks = _codes.NO_MARKS
         if plan.join is not None:
             gold = self._join(batch, part, offset, a, b, stride)
         else:
             gold = plan.gold.encode(batch.column(request.gold_column), part)
             if plan.item is not None:
                 marks = self._marks(batch, part, stride)
-                if marks is k.NO_MARKS:
+                if marks is _codes.NO_MARKS:
                     self._mark_items(batch, part, offset, a, b, stride, gold)
         # None: numba compiles the unweighted kernels without the branch
         weight = (
@@ -107,7 +106,7 @@ class Tally:
             if small:
                 _small.hard(n, a, b, stride, gold, pred, weight, self.partial[0], errors[0])
             else:
-                clean = k.hard_batch(n, a, b, stride, gold, pred, weight, *marks, self.partial, errors)
+                clean = _hard.hard_batch(n, a, b, stride, gold, pred, weight, *marks, self.partial, errors)
             if self.kept is not None:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
         elif plan.mode == "sweep":
@@ -117,7 +116,7 @@ class Tally:
                 _small.sweep(n, *args, plan.grid, self.partial[0], errors[0])
             else:
                 grid = (plan.grid,) + plan.guide
-                clean = k.sweep_batch(n, *args, *marks, *grid, self.partial, errors)
+                clean = _sweep.sweep_batch(n, *args, *marks, *grid, self.partial, errors)
         else:
             self._collect(a, b, stride, gold, batch, part, offset, weight, errors)
         if not clean:
@@ -129,16 +128,16 @@ class Tally:
     def _marks(self, batch, part, slots):
         """``(item codes, keys per run, bitmap, templates, patterns)`` for the counting kernels to
         check items in their own pass (the bitmap copied first, for :meth:`_mark_items` to find
-        the first duplicate should there be one), or :data:`~fastmetrics.count._kernels.NO_MARKS`
+        the first duplicate should there be one), or :data:`~fastmetrics.count._codes.NO_MARKS`
         where items are checked in a pass of their own. ``slots``: the codes of the second
-        grouping column, whose runs' items serve as templates (see ``_kernels._new_keys``)."""
+        grouping column, whose runs' items serve as templates (see ``_hard.new_keys``)."""
         n, seen = batch.num_rows, self.seen
         fused = self.plan.mode in ("hard", "sweep") and self.kept is None and n >= SERIAL_ROWS
         if not fused or seen is None or seen.size > 4 * n:
-            return k.NO_MARKS
+            return _codes.NO_MARKS
         self._before = seen.copy()
         if self._templates is None:
-            self._templates = k.item_scratch(self.partial.shape[0], slots, self.n_keys)
+            self._templates = _hard.item_scratch(self.partial.shape[0], slots, self.n_keys)
         templates, patterns = self._templates
         templates[:] = -1  # a batch's stored items are its own (a dictionary per batch)
         item = self.plan.item.encode(batch.column(self.plan.request.item), part)
@@ -178,12 +177,12 @@ class Tally:
         n = batch.num_rows
         group, gold_codes = np.empty(n, np.int64), np.empty(n, gold_type)
         pred_codes = np.empty(0 if pred is None else n, np.int64)
-        errors = np.full((numba.get_num_threads(), k.N_KINDS), -1, np.int64)
+        errors = np.full((numba.get_num_threads(), _codes.N_KINDS), -1, np.int64)
         args = (a, b, stride, gold, ABSENT_COLUMN if pred is None else pred, group, gold_codes, pred_codes)
         if n < SERIAL_ROWS:
             _small.rows(n, *args, errors[0])
         else:
-            k.rows_batch(n, *args, errors)
+            _codes.rows_batch(n, *args, errors)
         if axis and errors.max() >= 0:  # a column of more than two axes, coded on its own
             name = self.plan.axes[axis]
             raise self.plan.encoders[name].explain(batch.column(name), int(errors[errors >= 0].min()), part)
@@ -197,7 +196,7 @@ class Tally:
         items = self._items
         if self.plan.join is None:
             t_stride, n_topics = self.plan.topic_stride()
-            items = k.topic_item_keys(group, items, t_stride, n_topics, self.n_keys)
+            items = _marks.topic_item_keys(group, items, t_stride, n_topics, self.n_keys)
         self.kept.append((group, gold_codes, pred_codes, items))
 
     def _join(self, batch, part, offset, a, b, stride):
@@ -207,7 +206,7 @@ class Tally:
         n = batch.num_rows
         column = batch.column(plan.request.item)
         t_stride, n_topics = plan.topic_stride()
-        err = np.full(k.N_KINDS, -1, np.int64)
+        err = np.full(_codes.N_KINDS, -1, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
         classes = None
         if join.index is not None and goldindex.is_string(column.type) and not column.null_count:
@@ -221,7 +220,7 @@ class Tally:
             coded = join.item_codes()
             item = coded.item.encode(column, part)
             gold_rows = np.empty(n, np.int64)
-            dup = k.join_gold(
+            dup = _marks.join_gold(
                 n,
                 a,
                 b,
@@ -265,7 +264,7 @@ class Tally:
         duplicated item."""
         n = batch.num_rows
         item = self.plan.item.encode(batch.column(self.plan.request.item), part)
-        err = np.full(k.N_KINDS, -1, np.int64)
+        err = np.full(_codes.N_KINDS, -1, np.int64)
         keys = np.empty(0 if self.seen is not None else n, np.int64)
         seen = self.seen if self.seen is not None else np.zeros(0, np.uint8)
         threads = numba.get_num_threads()
@@ -273,19 +272,19 @@ class Tally:
         # there be one): worth it while the copy is small beside the batch
         if self.seen is not None and threads > 1 and n >= SERIAL_ROWS and seen.size <= 4 * n:
             before = seen.copy()
-            if k.mark_items_threads(
-                n, a, b, stride, gold, item, self.n_keys, seen, np.full((threads, k.N_KINDS), -1, np.int64)
+            if _marks.mark_items_threads(
+                n, a, b, stride, gold, item, self.n_keys, seen, np.full((threads, _codes.N_KINDS), -1, np.int64)
             ):
                 if self.kept is not None:
                     self._items, _, _ = self._rows(batch, part, offset, item)
                 return
             seen[:] = before
-        mark = _small.mark if n < SERIAL_ROWS else k.mark_items
+        mark = _small.mark if n < SERIAL_ROWS else _marks.mark_items
         dup = mark(n, a, b, stride, gold, item, self.n_keys, seen, keys, err)
         if self.seen is None:
             self.keys.append((keys, part))
-        if err[k.VALUE] >= 0:  # an item outside the surveyed labels
-            raise self.plan.item.explain(batch.column(self.plan.request.item), int(err[k.VALUE]), part)
+        if err[_codes.VALUE] >= 0:  # an item outside the surveyed labels
+            raise self.plan.item.explain(batch.column(self.plan.request.item), int(err[_codes.VALUE]), part)
         self._raise(err[None], batch, part, offset)
         if dup >= 0:
             raise self._duplicate(batch, part, offset + dup, dup)
@@ -297,7 +296,7 @@ class Tally:
         score = score_view(batch.column(self.plan.request.score), self.plan.request.score, part)
         score_range(score, errors)
         if weight is not None and not (np.all(weight >= 0) and np.all(np.isfinite(weight))):
-            errors[0, k.WEIGHT] = int(np.argmax(~((weight >= 0) & np.isfinite(weight))))
+            errors[0, _codes.WEIGHT] = int(np.argmax(~((weight >= 0) & np.isfinite(weight))))
         self.pieces.append((group, gold_codes, score, weight))
 
     # -- errors -------------------------------------------------------------------------------
@@ -308,15 +307,15 @@ class Tally:
         kind = int(np.argmin(kinds))
         row = int(kinds[kind])
         plan, request = self.plan, self.plan.request
-        if kind in (k.GROUP_A, k.GROUP_B):
+        if kind in (_codes.GROUP_A, _codes.GROUP_B):
             axes = plan.axes if len(plan.axes) <= 2 else plan.axes[:1]
             name = axes[kind] if kind < len(axes) else axes[-1]
             error = plan.encoders[name].explain(batch.column(name), row, part)
-        elif kind == k.GOLD:
+        elif kind == _codes.GOLD:
             error = plan.gold.explain(batch.column(request.gold_column), row, part)
-        elif kind == k.VALUE and plan.mode == "hard":
+        elif kind == _codes.VALUE and plan.mode == "hard":
             error = plan.pred.explain(batch.column(request.pred), row, part)
-        elif kind == k.VALUE:
+        elif kind == _codes.VALUE:
             value = batch.column(request.score)[row].as_py()
             error = InputError(
                 f"Column '{request.score}'{where(part)} has the non-finite value {value!r} at row "

@@ -38,8 +38,9 @@ from .. import _memory
 from .._errors import InputError, ParameterError, parameter_error
 from .._seeding import rng_of
 from ..count.encoders import string_codes
+from ..io.gold import gold_table
 from ..io.labels import no_nulls, require_columns, weight_values
-from ..io.readers import gold_table, open_source
+from ..io.source import open_source
 from ..measures import api, area_intervals, registry
 from ..tensor import Roles
 from ._common import MetaResult, higher_is_better
@@ -74,7 +75,7 @@ def item_tests(
         gold) columns, or the columns named by ``system``, ``item``, ...; binary labels.
     gold : path or table, optional
         A separate gold with ``item`` and ``gold`` columns (and ``topic``), joined on the runs'
-        topic and item (see :func:`fastmetrics.count.plan.normalised_gold`).
+        topic and item (see :func:`fastmetrics.count.goldkeys.normalised_gold`).
     measures : sequence of str, default ("accuracy",)
         Point measures (``item-bootstrap``); McNemar compares accuracies.
     method : {"mcnemar", "item-bootstrap", "delong"}

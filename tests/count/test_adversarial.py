@@ -8,7 +8,6 @@ value). A last test runs every counting kernel with numba's bounds checks in a f
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -21,6 +20,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics._errors import InputError
+from tests.conftest import boundscheck_env
 
 MAX = np.finfo(np.float64).max  # 1.7976931348623157e308
 ADVERSARIAL = {
@@ -352,7 +352,7 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent("""
 
 
 def _run_with_boundscheck(tmp_path, scope):
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    env = boundscheck_env()
     proc = subprocess.run(
         [sys.executable, "-c", BOUNDSCHECK_SCRIPT, scope],
         capture_output=True,
@@ -367,12 +367,12 @@ def _run_with_boundscheck(tmp_path, scope):
 
 
 def test_grid_kernel_with_bounds_checks(tmp_path):
-    """The small default variant: thresholds=5 on the subnormal input, kernels compiled afresh."""
+    """The small default variant: thresholds=5 on the subnormal input, kernels compiled with the checks."""
     _run_with_boundscheck(tmp_path, "small")
 
 
 @pytest.mark.slow
 def test_every_counting_kernel_with_bounds_checks(tmp_path):
-    """NUMBA_BOUNDSCHECK=1 turns an index outside an array into an IndexError; a fresh cache folder
-    makes sure every kernel is compiled with the checks, not loaded from the cache."""
+    """NUMBA_BOUNDSCHECK=1 turns an index outside an array into an IndexError; the checks' own cache
+    folder (:func:`tests.conftest.boundscheck_env`) holds only kernels compiled with them."""
     _run_with_boundscheck(tmp_path, "full")

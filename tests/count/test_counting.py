@@ -104,14 +104,14 @@ def test_weighted_counts():
 def test_batches_add_up_over_a_parquet_dataset(tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
-    from fastmetrics.io import readers
+    from fastmetrics.io import readahead
 
     table, _ = random_runs(5, n_systems=4, n_topics=5, n_items=40)
     folder = tmp_path / "runs"
     folder.mkdir()
     for i in range(4):  # each file holds a different slice of systems and topics
         pq.write_table(table.slice(i * 200, 200), folder / f"part{i}.parquet", row_group_size=37)
-    monkeypatch.setattr(readers, "BATCH_ROWS", 50)
+    monkeypatch.setattr(readahead, "BATCH_ROWS", 50)
     whole = fm.count(table, thresholds=7)
     streamed = fm.count(str(folder), thresholds=7)
     np.testing.assert_array_equal(streamed.counts, whole.counts)

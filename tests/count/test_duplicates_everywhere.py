@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.io import readers
+from fastmetrics.io import readahead
 from tests._program import run_fastmetrics
 
 
@@ -96,7 +96,7 @@ def test_across_files_and_small_batches(tmp_path, monkeypatch, mode):
     pq.write_table(table.slice(_row(table), 1), folder / "b.parquet")
     with pytest.raises(fm.InputError, match=DUPLICATE + r" \(row \d+ in '.*a.parquet'; row 0 in '.*b.parquet'\)"):
         fm.count(str(folder), **mode)
-    monkeypatch.setattr(readers, "BATCH_ROWS", 7)  # every batch of the stream is small
+    monkeypatch.setattr(readahead, "BATCH_ROWS", 7)  # every batch of the stream is small
     with pytest.raises(fm.InputError, match=DUPLICATE):
         fm.count(str(folder), **mode)
 

@@ -22,6 +22,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.count import goldindex
+from tests.conftest import boundscheck_env
 from tests.test_string_hash import colliding
 
 SPELLED = {
@@ -213,10 +214,9 @@ BOUNDSCHECK = textwrap.dedent("""
 
 def test_the_string_kernels_with_bounds_checks(tmp_path):
     """The gold index, its join, the string coder and the ranks join on ids of one slot, compiled
-    afresh with NUMBA_BOUNDSCHECK=1 (an index outside an array is an IndexError)."""
+    with NUMBA_BOUNDSCHECK=1 (an index outside an array is an IndexError)."""
     root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    env = boundscheck_env(PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-c", BOUNDSCHECK], capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok" and "IndexError" not in proc.stderr

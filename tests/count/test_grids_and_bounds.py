@@ -4,7 +4,6 @@ Each case checks that every item is counted at every threshold and that the coun
 threshold equal ``score >= threshold`` computed here with numpy, against the thresholds the
 tensor reports (which must be exactly the values used)."""
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,6 +15,7 @@ from sklearn.metrics import confusion_matrix_at_thresholds
 
 import fastmetrics as fm
 from fastmetrics.count.grid import threshold_grid
+from tests.conftest import boundscheck_env
 
 MAX = np.finfo(np.float64).max
 HOSTILE = {
@@ -153,9 +153,9 @@ BOUNDSCHECK = textwrap.dedent("""
 
 
 def test_every_counting_kernel_with_bounds_checks(tmp_path):
-    """NUMBA_BOUNDSCHECK=1 turns an index outside an array into an IndexError; a fresh cache
-    folder makes sure every kernel is compiled with the checks, not loaded from the cache."""
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    """NUMBA_BOUNDSCHECK=1 turns an index outside an array into an IndexError; the checks' own cache
+    folder (:func:`tests.conftest.boundscheck_env`) holds only kernels compiled with them."""
+    env = boundscheck_env()
     proc = subprocess.run([sys.executable, "-c", BOUNDSCHECK], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok" and "IndexError" not in proc.stderr

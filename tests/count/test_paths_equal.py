@@ -10,7 +10,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.count.resample import split_half_counts
-from fastmetrics.io import readers
+from fastmetrics.io import readahead
 
 SYSTEMS, TOPICS, ITEMS = 3, 4, 50
 
@@ -72,7 +72,7 @@ def test_in_process_and_streamed(sources, monkeypatch, name):
     reference = fm.count(table, **options)
     _same(fm.count(one, **options), reference)
     _same(fm.count(folder, **options), reference)
-    monkeypatch.setattr(readers, "BATCH_ROWS", 13)
+    monkeypatch.setattr(readahead, "BATCH_ROWS", 13)
     _same(fm.count(one, **options), reference)
 
 

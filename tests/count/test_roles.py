@@ -12,7 +12,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics._errors import InputError
-from fastmetrics.count.api import halves_sweep
+from fastmetrics.count.halves import halves_sweep
 from fastmetrics.count.resample import split_half_counts
 
 ROLES = dict(system="model", topic="query", item="doc")

@@ -1,4 +1,4 @@
-"""Counting a run of one group at a time (``_kernels._run``): rows grouped, interleaved or in
+"""Counting a run of one group at a time (``_codes.run_of``): rows grouped, interleaved or in
 runs of every length; gold and predictions as bitmaps at any bit offset (popcounts), as
 integers, with weights; duplicated items wherever they fall -- within a 64-bit word of the
 bitmap, across words, across the threads' chunks. Every count is checked against numpy's

@@ -6,8 +6,7 @@ weights (bad ones too), both label forms and items repeated within a batch and a
 import numpy as np
 import pytest
 
-from fastmetrics.count import _kernels as k
-from fastmetrics.count import _small
+from fastmetrics.count import _codes, _hard, _marks, _small, _sweep
 from fastmetrics.count.grid import bucket_guide
 
 N_GROUPS_A, N_GROUPS_B, N_ITEMS = 3, 4, 25
@@ -45,7 +44,7 @@ def _batch(seed, n=400, bad=0.02, weighted=False):
 
 
 def _errors():
-    return np.full(k.N_KINDS, -1, np.int64)
+    return np.full(_codes.N_KINDS, -1, np.int64)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -56,10 +55,10 @@ def test_hard_and_sweep_counts_and_errors_equal_the_kernels(seed, weighted, bad)
     n, a, b, gold, weight = d["n"], d["a"], d["b"], d["gold"], d["weight"]
     dtype = np.float64 if weighted else np.int64
     stride, groups = N_GROUPS_B, N_GROUPS_A * N_GROUPS_B
-    no_marks = (*k.NO_MARKS[:3], *k._NO_TEMPLATES)
+    no_marks = (*_codes.NO_MARKS[:3], *_hard._NO_TEMPLATES)
     p_kernel, p_numpy = np.ones((groups, 2, 2), dtype), np.ones((groups, 2, 2), dtype)
     e_kernel, e_numpy = _errors(), _errors()
-    k._hard_chunk(0, n, a, b, stride, gold, d["pred"], weight, *no_marks, p_kernel, e_kernel)
+    _hard.hard_chunk(0, n, a, b, stride, gold, d["pred"], weight, *no_marks, p_kernel, e_kernel)
     _small.hard(n, a, b, stride, gold, d["pred"], weight, p_numpy, e_numpy)
     np.testing.assert_array_equal(p_numpy, p_kernel)
     np.testing.assert_array_equal(e_numpy, e_kernel)
@@ -67,7 +66,7 @@ def test_hard_and_sweep_counts_and_errors_equal_the_kernels(seed, weighted, bad)
     s_kernel, s_numpy = np.zeros((groups, 2, grid.size + 1), dtype), np.zeros((groups, 2, grid.size + 1), dtype)
     e_kernel, e_numpy = _errors(), _errors()
     args = (a, b, stride, gold, d["score"], weight)
-    k._sweep_chunk(0, n, *args, *no_marks, grid, *bucket_guide(grid), s_kernel, e_kernel)
+    _sweep.sweep_chunk(0, n, *args, *no_marks, grid, *bucket_guide(grid), s_kernel, e_kernel)
     _small.sweep(n, *args, grid, s_numpy, e_numpy)
     np.testing.assert_array_equal(s_numpy, s_kernel)
     np.testing.assert_array_equal(e_numpy, e_kernel)
@@ -82,7 +81,7 @@ def test_rows_equal_the_kernel(seed, bad):
     out_numpy = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
     e_kernel, e_numpy = _errors(), _errors()
     args = (d["a"], d["b"], N_GROUPS_B, d["gold"], d["pred"])
-    k._rows_chunk(0, n, *args, *out_kernel, e_kernel)
+    _codes.rows_chunk(0, n, *args, *out_kernel, e_kernel)
     _small.rows(n, *args, *out_numpy, e_numpy)
     for got, want in zip(out_numpy, out_kernel):
         np.testing.assert_array_equal(got, want)
@@ -105,7 +104,7 @@ def test_duplicate_items_and_bad_rows_are_found_as_the_kernel_finds_them(seed, b
         args = (n, d["a"], d["b"], N_GROUPS_B, d["gold"], d["item"], N_ITEMS)
         keys_kernel, keys_numpy = np.zeros(n, np.int64), np.zeros(n, np.int64)
         e_kernel, e_numpy = _errors(), _errors()
-        dup_kernel = k.mark_items(*args, seen_kernel, keys_kernel, e_kernel)
+        dup_kernel = _marks.mark_items(*args, seen_kernel, keys_kernel, e_kernel)
         dup_numpy = _small.mark(*args, seen_numpy, keys_numpy, e_numpy)
         assert dup_numpy == dup_kernel
         np.testing.assert_array_equal(e_numpy, e_kernel)

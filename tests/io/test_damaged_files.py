@@ -19,10 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.io import readers
+from fastmetrics.io import source
 from fastmetrics.io.native import csv as native_csv
+from fastmetrics.io.native import hybrid, thrift
 from fastmetrics.io.native import parquet as native_parquet
-from fastmetrics.io.native import thrift
 from tests._program import run_fastmetrics
 
 from . import fuzzing
@@ -92,12 +92,12 @@ def test_hybrid_kernels_refuse_run_headers_that_wrap():
     for header in (NEGATIVE, WRAPPING):
         buf = np.frombuffer(header + bytes(range(40)), np.uint8)
         out = np.zeros(64, np.uint32)
-        assert native_parquet.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 64, 256) < 64
-        assert not native_parquet._all_equal(buf, 0, buf.size, 1, 64, 1)
-        assert native_parquet._hybrid_bits(buf, 0, buf.size, 64, np.zeros(8, np.uint8), 0) < 64
+        assert hybrid.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 64, 256) < 64
+        assert not hybrid.all_equal(buf, 0, buf.size, 1, 64, 1)
+        assert hybrid.hybrid_bits(buf, 0, buf.size, 64, np.zeros(8, np.uint8), 0) < 64
     for width in (0, 1, 8, 32):  # a run of more groups than the bytes hold is refused before any product
         buf = np.frombuffer(_uleb(((1 << 61) << 1) | 1) + bytes(16), np.uint8)
-        assert native_parquet.unpack_hybrid(buf, 0, buf.size, width, np.zeros(16, np.uint32), 0, 16, 1 << 20) < 16 or (
+        assert hybrid.unpack_hybrid(buf, 0, buf.size, width, np.zeros(16, np.uint32), 0, 16, 1 << 20) < 16 or (
             width == 0
         )
 
@@ -314,7 +314,7 @@ def test_lying_score_statistics_give_the_counts_of_the_data(tmp_path, edit):
     field = 6 if edit == "past the data" else 5  # a min above every score, or another max
     s, e = spans[field]
     Path(path).write_bytes(data[:s] + np.float64(value if field == 5 else 5.0).tobytes() + data[e:])
-    src = readers.open_source(path)
+    src = source.open_source(path)
     assert src.statistics(["score"]) != {}  # the lie is taken as a hint
     got = _expect_pyarrows_reading(path, thresholds=7)
     assert got is not None
@@ -328,7 +328,7 @@ def test_an_integer_id_outside_the_stated_range_is_counted(tmp_path):
     data = _write(path, table, row_group_size=200)
     s, e = _statistics_spans(data, 0, group=1)[5]  # the system's max in row group 1: 3, stated 2
     Path(path).write_bytes(data[:s] + np.int32(2).tobytes() + data[e:])
-    assert readers.open_source(path).statistics(["system"]) == {"system": (0, 2)}
+    assert source.open_source(path).statistics(["system"]) == {"system": (0, 2)}
     got = _expect_pyarrows_reading(path)
     assert got is not None and got.shape[0] == 4
 
@@ -336,8 +336,8 @@ def test_an_integer_id_outside_the_stated_range_is_counted(tmp_path):
 def test_statistics_are_not_used_by_the_pyarrow_reading(tmp_path):
     path = str(tmp_path / "plain.parquet")
     pq.write_table(fuzzing.base_table(100, 0), path)
-    assert readers.open_source(path).statistics(["score"])
-    assert readers.open_source(path, native=False).statistics(["score"]) == {}
+    assert source.open_source(path).statistics(["score"])
+    assert source.open_source(path, native=False).statistics(["score"]) == {}
 
 
 # -- 9: lone CRs in CSV --------------------------------------------------------------------------
@@ -366,7 +366,7 @@ def test_csv_line_ends_as_pyarrow_reads_them(tmp_path, monkeypatch, case, sample
     empty line (skipped), inside an id it cuts the line (pyarrow refuses the file) -- in the
     first block pyarrow types the columns from and past it."""
     monkeypatch.setattr(native_csv, "MIN_BYTES", 0)
-    monkeypatch.setattr(readers, "plain_sample", lambda path: native_csv.plain_sample(path, block_size=sample))
+    monkeypatch.setattr(source, "plain_sample", lambda path: native_csv.plain_sample(path, block_size=sample))
     path = str(tmp_path / "cr.csv")
     Path(path).write_bytes(CR_CASES[case](_csv_lines(2000)))
     try:

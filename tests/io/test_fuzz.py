@@ -11,7 +11,6 @@ prints its outcome counts.
 from __future__ import annotations
 
 import collections
-import hashlib
 import json
 import os
 import queue
@@ -22,6 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import boundscheck_env
 
 from . import fuzzing
 
@@ -122,9 +123,7 @@ def campaign(tmp_path: Path, seed: int, count: int) -> tuple[collections.Counter
     bases = fuzzing.parquet_bases() + fuzzing.csv_bases() + fuzzing.run_bases()
     for name, data in fuzzing.gold_files().items():
         (tmp_path / name).write_bytes(data)
-    key = hashlib.sha1(str(ROOT).encode()).hexdigest()[:10]
-    cache = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fastmetrics-fuzz-numba-{key}")
-    os.makedirs(cache, exist_ok=True)
+    cache = boundscheck_env()["NUMBA_CACHE_DIR"]
     outcomes: collections.Counter = collections.Counter({o: 0 for o in OUTCOMES})
     failures, refusals = [], []
     worker = Worker(cache)

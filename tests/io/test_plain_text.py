@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastmetrics.io import readers
+from fastmetrics.io import runfiles
+from fastmetrics.io import source as io_source
 from fastmetrics.io.native import text as _text
-from fastmetrics.io.readers import QRELS, TREC_RUN, TREC_RUN_UNTAGGED
+from fastmetrics.io.runfiles import QRELS, TREC_RUN, TREC_RUN_UNTAGGED
 
 RUN_LAYOUTS = {6: TREC_RUN, 5: TREC_RUN_UNTAGGED}
 
@@ -19,10 +20,10 @@ RUN_LAYOUTS = {6: TREC_RUN, 5: TREC_RUN_UNTAGGED}
 def _both(tmp_path, monkeypatch, text: bytes, layouts=RUN_LAYOUTS):
     path = tmp_path / "file"
     path.write_bytes(text)
-    fast = readers._read_plain_text(text, layouts)
+    fast = runfiles._read_plain_text(text, layouts)
     with monkeypatch.context() as m:
-        m.setattr(readers, "_read_plain_text", lambda data, layouts: None)
-        slow = readers._read_text(str(path), layouts)
+        m.setattr(runfiles, "_read_plain_text", lambda data, layouts: None)
+        slow = runfiles._read_text(str(path), layouts)
     return fast, slow
 
 
@@ -99,9 +100,9 @@ def test_what_it_leaves_to_arrow(tmp_path, monkeypatch, line):
 def test_bad_lines_are_named_by_the_general_reader(tmp_path, line):
     path = tmp_path / "run"
     path.write_bytes(b"1 Q0 a 1 2 t\n" + line + b"\n")
-    assert readers._read_plain_text(path.read_bytes(), RUN_LAYOUTS) is None
+    assert runfiles._read_plain_text(path.read_bytes(), RUN_LAYOUTS) is None
     with pytest.raises(ValueError, match=r"line 2"):
-        readers._read_text(str(path), RUN_LAYOUTS)
+        runfiles._read_text(str(path), RUN_LAYOUTS)
 
 
 @pytest.mark.parametrize(
@@ -121,17 +122,17 @@ def test_numbers_are_exact(text, value):
 
 
 def test_many_run_files_read_at_once_equal_one_by_one(tmp_path):
-    """Several run files are read a file a thread (readers._run_files_at_once): the same parts,
+    """Several run files are read a file a thread (io_source._run_files_at_once): the same parts,
     in the order given, as each file read alone -- TREC runs and SemEval-style run files."""
     paths = []
     for i in range(5):
         path = tmp_path / f"team{i}.trec"
         path.write_bytes(_random_run(10 + i, lines=400 + 37 * i))
         paths.append(str(path))
-    source = readers.open_source(paths, format="trec")
+    source = io_source.open_source(paths, format="trec")
     assert source.names == paths
     for part, path in zip(source.parts, paths):
-        assert part.equals(readers.read_trec_run(path))
+        assert part.equals(runfiles.read_trec_run(path))
     runs = []
     for i in range(3):
         path = tmp_path / f"run{i}.txt"
@@ -143,11 +144,11 @@ def test_many_run_files_read_at_once_equal_one_by_one(tmp_path):
             )
         )
         runs.append(str(path))
-    source = readers.open_source(runs, format="run")
+    source = io_source.open_source(runs, format="run")
     for part, path in zip(source.parts, runs):
-        alone = readers.read_run_file(path)
+        alone = runfiles.read_run_file(path)
         assert part.drop_columns(["system"]).equals(alone)
-        assert set(part.column("system").to_pylist()) == {readers.run_system_name(path)}
+        assert set(part.column("system").to_pylist()) == {io_source.run_system_name(path)}
 
 
 def test_the_first_bad_run_file_in_order_is_named(tmp_path):
@@ -158,9 +159,9 @@ def test_the_first_bad_run_file_in_order_is_named(tmp_path):
     second.write_bytes(b"1 Q0 a 1 2 t\n1 Q0 b 2 x t\n")
     third.write_bytes(b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t extra\n")
     with pytest.raises(ValueError, match=r"b\.trec"):
-        readers.open_source([str(good), str(second), str(third)], format="trec")
+        io_source.open_source([str(good), str(second), str(third)], format="trec")
     with pytest.raises(ValueError, match=r"c\.trec"):
-        readers.open_source([str(good), str(third), str(second)], format="trec")
+        io_source.open_source([str(good), str(third), str(second)], format="trec")
 
 
 def test_arrays_from_a_used_pool_read_the_same(tmp_path):
@@ -169,12 +170,12 @@ def test_arrays_from_a_used_pool_read_the_same(tmp_path):
     from fastmetrics import _memory
 
     text = _random_run(3, lines=2000)
-    expected = readers._read_plain_text(text, RUN_LAYOUTS)[0]
+    expected = runfiles._read_plain_text(text, RUN_LAYOUTS)[0]
     for _ in range(3):
         dirty = _memory.empty(1 << 24, np.uint8)
         dirty.fill(0xAB)
         del dirty
-        got = readers._read_plain_text(text, RUN_LAYOUTS)[0]
+        got = runfiles._read_plain_text(text, RUN_LAYOUTS)[0]
         got.validate(full=True)
         assert got.equals(expected)
 
@@ -192,11 +193,11 @@ def test_an_earlier_bad_input_is_named_before_a_later_one(tmp_path):
     corrupt = tmp_path / "d.trec.gz"
     corrupt.write_bytes(b"\x1f\x8b\x08\x00not gzip at all")
     with pytest.raises(ValueError, match=r"b\.txt"):
-        readers.open_source([str(good), str(qrels_shaped), str(bad)])
+        io_source.open_source([str(good), str(qrels_shaped), str(bad)])
     with pytest.raises(ValueError, match=r"c\.trec"):
-        readers.open_source([str(good), str(bad), str(corrupt)])
+        io_source.open_source([str(good), str(bad), str(corrupt)])
     with pytest.raises(ValueError, match=r"d\.trec\.gz"):
-        readers.open_source([str(good), str(corrupt), str(bad)])
+        io_source.open_source([str(good), str(corrupt), str(bad)])
 
 
 def test_no_file_after_a_bad_one_is_read(tmp_path, monkeypatch):
@@ -213,13 +214,13 @@ def test_no_file_after_a_bad_one_is_read(tmp_path, monkeypatch):
     def read_trec_run(path, native=True):
         read.append(path)
         if path == paths[0]:
-            raise readers.InputError(f"Cannot read TREC run '{path}', line 2")
+            raise io_source.InputError(f"Cannot read TREC run '{path}', line 2")
         time.sleep(0.02)
-        return readers.pa.table({"topic": ["1"], "item": ["d"], "rank": [1.0], "score": [1.0], "system": ["t"]})
+        return io_source.pa.table({"topic": ["1"], "item": ["d"], "rank": [1.0], "score": [1.0], "system": ["t"]})
 
-    monkeypatch.setattr(readers, "read_trec_run", read_trec_run)
+    monkeypatch.setattr(io_source, "read_trec_run", read_trec_run)
     with pytest.raises(ValueError, match=r"Cannot read TREC run '.*a\.trec', line 2"):
-        readers.open_source(paths, format="trec")
+        io_source.open_source(paths, format="trec")
     assert paths[0] in read and len(read) <= 3
 
 

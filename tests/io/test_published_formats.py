@@ -16,7 +16,7 @@ import pytest
 import fastmetrics as fm
 from fastmetrics._errors import InputError
 from fastmetrics.io import list_inputs, read_qrels, read_run_file, read_trec_run
-from fastmetrics.io.readers import detect_format, expand_paths
+from fastmetrics.io.paths import detect_format, expand_paths
 from tests.conftest import shared_dir
 
 ROWS = [

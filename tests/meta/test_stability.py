@@ -12,9 +12,9 @@ import pytest
 import fastmetrics as fm
 from fastmetrics import meta
 from fastmetrics.count import draws, itemmasks, resample
-from fastmetrics.count.api import plan
+from fastmetrics.count.plan import plan
 from fastmetrics.count.resample import split_half_counts
-from fastmetrics.io.readers import open_source
+from fastmetrics.io import open_source
 from fastmetrics.meta._half_kernels import half_means
 
 

@@ -34,25 +34,27 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ... import _memory, _strings, _threads
-from ..._strings import _EMPTY, _hash, _last_word, _load, _move, _same
+from ..._strings import EMPTY, load_word, move_bytes, same_bytes, string_hash
+from .fields import MALFORMED, SLOW, parse_boolean, parse_decimal, parse_integer
 
 TEXT, BOOL, INT, FLOAT, SKIP = 0, 1, 2, 3, 4  # SKIP: a column the caller does not read, only delimited
+
+
 PLAIN, OTHER, FULL = 0, 1, 2
-EXACT, SLOW, MALFORMED = 0, 1, 2
+
+
 _NEWLINE, _RETURN, _COMMA, _QUOTE = 10, 13, 44, 34
-_POWERS = np.array([10.0**k for k in range(23)])
-_MAX_MANTISSA = 1 << 53
-# pyarrow's default spellings of booleans (ConvertOptions.true_values / false_values) besides
-# 1 and 0, as little-endian words
-_TRUE_LOWER, _TRUE_TITLE, _TRUE_UPPER = (np.uint64(int.from_bytes(w, "little")) for w in (b"true", b"True", b"TRUE"))
-_FALSE_LOWER, _FALSE_TITLE, _FALSE_UPPER = (
-    np.uint64(int.from_bytes(w, "little")) for w in (b"false", b"False", b"FALSE")
-)
+
+
 # below this many bytes pyarrow's reader is as fast, and needs no kernel compiled
 MIN_BYTES = 8 << 20
+
+
 # the bytes at the file's start whose reading by pyarrow gives the column types (pyarrow's CSV
 # block: a file read by pyarrow instead is read with the same types)
 SAMPLE_BYTES = 16 << 20
+
+
 # How every CSV is converted: an empty field is missing, in text columns too (as DuckDB and
 # polars read it), and only an empty field ("NA", "null" or "NaN" are values: an item "NA" is
 # an id, a score "NaN" is refused as not finite).
@@ -62,10 +64,20 @@ CONVERT = pacsv.ConvertOptions(strings_can_be_null=True, null_values=[""], check
 
 
 _ONES = np.uint64(0x0101010101010101)
+
+
 _HIGHS = np.uint64(0x8080808080808080)
+
+
 _COMMAS = np.uint64(0x2C2C2C2C2C2C2C2C)
+
+
 _NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
+
+
 _RETURNS = np.uint64(0x0D0D0D0D0D0D0D0D)
+
+
 _QUOTES = np.uint64(0x2222222222222222)
 
 
@@ -82,7 +94,7 @@ def _next_special(buf, at, stop, quote_only):
     line end or a quote; ``stop`` when there is none. Eight bytes at a time. A line end is a LF or
     a CR, as pyarrow's parser reads them: CR LF, a lone LF and a lone CR each end a line."""
     while at + 8 <= stop:
-        word = _load(buf, at)
+        word = load_word(buf, at)
         found = _zero_bytes(word ^ _QUOTES) | _zero_bytes(word ^ _NEWLINES) | _zero_bytes(word ^ _RETURNS)
         if not quote_only:
             found |= _zero_bytes(word ^ _COMMAS)
@@ -105,99 +117,6 @@ def count_lines(buf, start, stop, out, k):
         n += buf[i] == _NEWLINE
         n += buf[i] == _RETURN and (i + 1 >= buf.size or buf[i + 1] != _NEWLINE)
     out[k] = n
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _boolean(buf, a, b):
-    """1, 0, or -1 for a field that is none of pyarrow's default spellings of a boolean."""
-    size = b - a
-    if size == 1:
-        return 1 if buf[a] == 49 else 0 if buf[a] == 48 else -1
-    if size != 4 and size != 5:
-        return -1
-    word = _last_word(buf, a, b)
-    if size == 4:
-        return 1 if word == _TRUE_LOWER or word == _TRUE_TITLE or word == _TRUE_UPPER else -1
-    return 0 if word == _FALSE_LOWER or word == _FALSE_TITLE or word == _FALSE_UPPER else -1
-
-
-@njit(cache=True, nogil=True)
-def _integer(buf, a, b):
-    """(value, ok) of ``-?digits`` (at most 18 digits)."""
-    negative = buf[a] == 45
-    at = a + 1 if negative else a
-    if at >= b or b - at > 18:
-        return np.int64(0), False
-    value = np.int64(0)
-    for i in range(at, b):
-        d = np.int64(buf[i]) - 48
-        if d < 0 or d > 9:
-            return np.int64(0), False
-        value = value * 10 + d
-    return (-value if negative else value), True
-
-
-@njit(cache=True, nogil=True)
-def _decimal(buf, a, b):
-    """(value, status) of ``-?d+(.d+)?([eE][+-]?d+)?``: ``EXACT`` when the fast path rounds it
-    exactly, ``SLOW`` for a well-formed decimal it does not (read by pyarrow afterwards),
-    ``MALFORMED`` otherwise."""
-    at = a
-    negative = buf[at] == 45
-    if negative:
-        at += 1
-    mantissa = np.uint64(0)
-    digits = 0  # significant digits taken
-    exponent = 0
-    whole = 0
-    # each byte loaded once, by an unsigned index (numba wraps a signed one, a cost a byte)
-    while at < b:
-        c = buf[np.uint64(at)]
-        if c < 48 or c > 57:
-            break
-        if digits or c != 48:
-            digits += 1
-            mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
-        whole += 1
-        at += 1
-    if whole == 0:
-        return 0.0, MALFORMED
-    if at < b and buf[np.uint64(at)] == 46:
-        at += 1
-        fraction = 0
-        while at < b:
-            c = buf[np.uint64(at)]
-            if c < 48 or c > 57:
-                break
-            if digits or c != 48:
-                digits += 1
-                mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
-            exponent -= 1
-            fraction += 1
-            at += 1
-        if fraction == 0:
-            return 0.0, MALFORMED
-    if at < b and (buf[at] == 101 or buf[at] == 69):
-        at += 1
-        sign = 1
-        if at < b and (buf[at] == 45 or buf[at] == 43):
-            sign = -1 if buf[at] == 45 else 1
-            at += 1
-        power, n_digits = 0, 0
-        while at < b and 48 <= buf[at] <= 57 and n_digits < 4:
-            power = power * 10 + (buf[at] - 48)
-            n_digits += 1
-            at += 1
-        if n_digits == 0:
-            return 0.0, MALFORMED
-        exponent += sign * power
-    if at != b:
-        return 0.0, MALFORMED
-    if digits > 19 or mantissa > np.uint64(_MAX_MANTISSA) or exponent > 22 or exponent < -22:
-        return 0.0, SLOW
-    value = np.float64(mantissa)
-    value = value * _POWERS[exponent] if exponent >= 0 else value / _POWERS[-exponent]
-    return (-value if negative else value), EXACT
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -234,14 +153,14 @@ def _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values
     by its hash; -1 when the column has no room left for a new value, or a probe ran long (the
     caller makes the table larger either way). Not inlined: the row one period back, compared
     in the caller, spares most rows this call."""
-    h = _hash(buf, a, b)
+    h = string_hash(buf, a, b)
     size = table.shape[1]
     mask = np.uint64(size - 1)
     s = h & mask
     v = table[slot, s]
     steps = 0
     while v >= 0:
-        if hashes[slot, v] == h and _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
+        if hashes[slot, v] == h and same_bytes(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
             period[slot] = row - last[slot, v]
             last[slot, v] = row
             return v
@@ -300,7 +219,7 @@ def parse_range(
     # row of each value's last hash look-up
     last = np.empty(span_a.shape, np.int64)
     n_values = np.zeros(n_text, np.int64)
-    table[:] = _EMPTY
+    table[:] = EMPTY
     period = np.ones(n_text, np.int64)
     n_slow = 0
     capacity = booleans.shape[1]
@@ -325,7 +244,7 @@ def parse_range(
                 v = np.int64(-1)
                 if p >= 0:
                     v = np.int64(codes[slot, p])
-                    if not _same(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
+                    if not same_bytes(buf, a, b, buf, span_a[slot, v], span_b[slot, v]):
                         v = -1
                 if v < 0:
                     v = _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values, period)
@@ -333,17 +252,17 @@ def parse_range(
                         return row, FULL, n_values, n_slow  # more values than room: the caller makes more
                 codes[slot, row] = v
             elif kind == BOOL:
-                flag = _boolean(buf, a, b)
+                flag = parse_boolean(buf, a, b)
                 if flag < 0:
                     return row, OTHER, n_values, n_slow
                 booleans[slot, row] = flag
             elif kind == INT:
-                value, ok = _integer(buf, a, b)
+                value, ok = parse_integer(buf, a, b)
                 if not ok:
                     return row, OTHER, n_values, n_slow
                 integers[slot, row] = value
             elif kind == FLOAT:  # and a SKIP column is only delimited
-                number, parsed = _decimal(buf, a, b)
+                number, parsed = parse_decimal(buf, a, b)
                 if parsed == MALFORMED:
                     return row, OTHER, n_values, n_slow
                 if parsed == SLOW:  # e.g. a float64 written with 17 digits: pyarrow reads it after
@@ -508,7 +427,7 @@ def _gather(buf, starts, stops, offsets, data):
     at = 0
     for i in range(starts.size):
         size = stops[i] - starts[i]
-        _move(data, at, buf, starts[i], size)
+        move_bytes(data, at, buf, starts[i], size)
         at += size
         offsets[i + 1] = at
 

@@ -1,10 +1,10 @@
 """A Parquet reader for the columns a count reads: a row group's pages decoded straight to what
-the counting kernels take. Private: used by :mod:`fastmetrics.io.readers`.
+the counting kernels take. Private: used by :mod:`fastmetrics.io.readahead`.
 
 pyarrow's reader builds each column through its general machinery: a dictionary-encoded string
 column whose pages are a few runs of one index (the systems and topics of a run, grouped) costs
-as much as a column of distinct numbers, and W1's five columns take about 110 ms to decode,
-more than a count of them. Here a row group's column chunks are read as bytes; one kernel walks
+as much as a column of distinct numbers, and decoding W1's five columns takes longer than
+counting them (figures in the performance guide). Here a row group's column chunks are read as bytes; one kernel walks
 a chunk's page headers (Thrift's compact protocol, :mod:`.thrift` -- pyarrow writes pages of
 20,000 rows, so a header parsed in Python would cost as much as the page), the pages are
 decompressed by pyarrow's codec, and one kernel decodes the values: the RLE/bit-packed hybrid
@@ -38,234 +38,49 @@ import pyarrow as pa
 from numba import njit
 
 from ... import _memory
-from ..._strings import _load, _move
+from ..._strings import move_bytes
 from . import Unsupported, thrift
+from .hybrid import all_equal, copy_bits, hybrid_bits, plain_byte_arrays, read_u32, unpack_hybrid
 from .thrift import STRUCT, struct_fields
 
 # parquet.thrift enums
 _DATA_PAGE, _INDEX_PAGE, _DICTIONARY_PAGE, _DATA_PAGE_V2 = 0, 1, 2, 3
+
+
 _PLAIN, _PLAIN_DICTIONARY, _RLE, _RLE_DICTIONARY = 0, 2, 3, 8
+
+
 PHYSICAL = ("BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY")
+
+
 # the codecs decoded here, by pyarrow's implementation (parquet.thrift's CompressionCodec)
 _UNCOMPRESSED, _SNAPPY = 0, 1
+
+
 _FIXED = {  # physical type -> numpy type of its plain values, and the Arrow types it is read as
     "INT32": (np.int32, (pa.int32(),)),
     "INT64": (np.int64, (pa.int64(),)),
     "FLOAT": (np.float32, (pa.float32(),)),
     "DOUBLE": (np.float64, (pa.float64(),)),
 }
+
+
 # a row group is decoded whole; beyond this many rows pyarrow streams it in batches instead
 MAX_GROUP_ROWS = 1 << 23
+
+
 # uncompressed bytes a chunk may claim per compressed byte (Snappy's bound is about 21)
 _MAX_RATIO = 32
+
+
 # a footer longer than this is left to pyarrow (pyarrow's own bound is about 1 GB)
 _MAX_FOOTER = 1 << 28
 
 
-# -- the RLE/bit-packed hybrid ------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _run(buf, at, stop, bit_width, left):
-    """The next run of the hybrid at ``at``: ``(packed, values, size, position)`` -- whether it is
-    bit-packed, the values it gives (at most ``left``), its bytes after the header (bit-packed
-    runs; a repeated run's value takes ``ceil(bit_width / 8)``) and the position after its
-    header; position -1 when the header is damaged: negative (bit 63 set), or a bit-packed run
-    longer than the bytes left. No product is formed before its factors are bounded."""
-    header, at = thrift.uvarint(buf, at, stop)
-    if at < 0 or header < 0:
-        return False, 0, 0, -1
-    n = header >> 1
-    if header & 1 == 0:
-        size = (bit_width + 7) // 8
-        if size > stop - at:
-            return False, 0, 0, -1
-        return False, min(n, left), size, at
-    if bit_width > 0 and n > (stop - at) // bit_width:
-        return True, 0, 0, -1
-    size = n * bit_width  # bytes: 8 values of bit_width bits a group
-    values = left if n >= (left + 7) // 8 else n * 8
-    return True, values, size, at
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _run_value(buf, at, size):
-    """The value of a repeated run: ``size`` bytes, least significant first."""
-    value = np.uint64(0)
-    for k in range(size):
-        value |= np.uint64(buf[at + k]) << np.uint64(8 * k)
-    return value
-
-
-@njit(cache=True, nogil=True)
-def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None):
-    """Decode values of the RLE/bit-packed hybrid.
-
-    Decode ``count`` values of the RLE/bit-packed hybrid in ``buf[at:stop]`` into
-    ``out[start:start + count]``; return how many were decoded (fewer: the data is short or
-    damaged), or -1 when a value is ``limit`` or more (an index past its dictionary).
-
-    With a ``table`` (a dictionary page's fixed-width values), ``out`` receives ``table[value]``
-    instead of the value: a run of one index is then one fill of its value, with no array of
-    indices written and read back.
-
-    A run header ``h`` (ULEB128) with ``h & 1 == 0`` is ``h >> 1`` copies of one value stored in
-    ``ceil(bit_width / 8)`` bytes; otherwise ``h >> 1`` groups of 8 values of ``bit_width`` bits,
-    least significant bit first.
-    """
-    if bit_width > 32 or stop > buf.size:
-        return 0
-    n = 0
-    mask = (np.uint64(1) << np.uint64(bit_width)) - np.uint64(1)
-    top = np.uint64(0)  # the largest value written, checked against limit once
-    while n < count and at < stop:
-        packed, m, size, at = _run(buf, at, stop, bit_width, count - n)
-        if at < 0:
-            return n
-        if not packed:
-            value = _run_value(buf, at, size)
-            at += size
-            if m > 0:
-                top = max(top, value)
-                # loops over unsigned indices: numba's slice assignment costs more per run. Two
-                # loops, not one of `value if table is None else table[value]`: numba would unify
-                # the two types, a float64 for a signed table, which rounds values past 2**53
-                base = np.uint64(start + n)
-                if table is None:
-                    for k in range(np.uint64(m)):
-                        out[base + k] = value
-                elif value < np.uint64(limit):
-                    fill = table[value]
-                    for k in range(np.uint64(m)):
-                        out[base + k] = fill
-            n += m
-        else:
-            safe = m if at + size + 8 <= buf.size else max(0, m - 16)  # values a word load may read
-            base = np.uint64(start + n)  # unsigned: numba wraps a signed index, a cost per value
-            for k in range(safe):
-                bit = k * bit_width
-                value = (_load(buf, at + (bit >> 3)) >> np.uint64(bit & 7)) & mask
-                top = max(top, value)
-                out[base + np.uint64(k)] = value
-            for k in range(safe, m):
-                bit = k * bit_width
-                word = np.uint64(0)
-                for b in range(min(8, buf.size - at - (bit >> 3))):
-                    word |= np.uint64(buf[at + (bit >> 3) + b]) << np.uint64(8 * b)
-                value = (word >> np.uint64(bit & 7)) & mask
-                top = max(top, value)
-                out[start + n + k] = value
-            if table is not None and limit > 0:  # indices to values, in a loop of its own
-                for r in range(start + n, start + n + m):
-                    out[r] = table[min(np.uint64(out[r]), np.uint64(limit - 1))]  # past it: refused below
-            at += size
-            n += m
-    if n and top >= np.uint64(limit):
-        return -1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _all_equal(buf, at, stop, bit_width, count, value):
-    """Whether the first ``count`` values of the hybrid in ``buf[at:stop]`` all equal ``value``:
-    a run is checked at its header, a bit-packed group value by value."""
-    n = 0
-    mask = (np.int64(1) << bit_width) - 1
-    while n < count:
-        packed, m, size, at = _run(buf, at, stop, bit_width, count - n)
-        if at < 0:
-            return False
-        if not packed:
-            if _run_value(buf, at, size) != np.uint64(value) and m > 0:
-                return False
-        else:
-            for k in range(m):
-                bit = k * bit_width
-                low = np.int64(buf[at + (bit >> 3)])
-                high = np.int64(buf[min(at + (bit >> 3) + 1, stop - 1)])
-                if (low | high << 8) >> (bit & 7) & mask != value:
-                    return False
-        at += size
-        n += m
-    return True
-
-
-@njit(cache=True, nogil=True)
-def copy_bits(src, at, count, dst, dst_bit):
-    """Copy bits from one bitmap to another.
-
-    Copy ``count`` bits from byte ``at`` of ``src`` (least significant first) to bit
-    ``dst_bit`` of ``dst``: whole bytes when ``dst_bit`` is a byte boundary."""
-    if dst_bit & 7 == 0:
-        first = dst_bit >> 3
-        size = (count + 7) >> 3
-        _move(dst, first, src, at, size)
-        return
-    for k in range(count):
-        bit = (src[at + (k >> 3)] >> (k & 7)) & 1
-        d = dst_bit + k
-        if bit:
-            dst[d >> 3] |= np.uint8(1 << (d & 7))
-        else:
-            dst[d >> 3] &= np.uint8(~(1 << (d & 7)) & 0xFF)
-
-
-@njit(cache=True, nogil=True)
-def _hybrid_bits(buf, at, stop, count, out, dst_bit):
-    """Decode ``count`` booleans of the 1-bit hybrid in ``buf[at:stop]`` to bits of ``out`` from
-    ``dst_bit``; return how many were decoded. Bit-packed groups are the bitmap's own bytes."""
-    n = 0
-    while n < count:
-        packed, m, size, at = _run(buf, at, stop, 1, count - n)
-        if at < 0:
-            return n
-        if not packed:
-            value = buf[at] & 1
-            for k in range(m):
-                d = dst_bit + n + k
-                if value:
-                    out[d >> 3] |= np.uint8(1 << (d & 7))
-                else:
-                    out[d >> 3] &= np.uint8(~(1 << (d & 7)) & 0xFF)
-        else:
-            copy_bits(buf, at, m, out, dst_bit + n)
-        at += size
-        n += m
-    return n
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _u32(buf, at):
-    """The little-endian 4-byte length at ``at`` (levels and booleans of a page are prefixed by one)."""
-    return np.int64(buf[at]) | np.int64(buf[at + 1]) << 8 | np.int64(buf[at + 2]) << 16 | np.int64(buf[at + 3]) << 24
-
-
-@njit(cache=True, nogil=True)
-def plain_byte_arrays(buf, at, stop, count, offsets, data):
-    """Decode plain BYTE_ARRAY values into Arrow string buffers.
-
-    Decode ``count`` plain BYTE_ARRAY values (each a 4-byte little-endian length, then the
-    bytes) into Arrow string ``offsets`` and ``data``; return the bytes written, or -1 when the
-    page is short."""
-    size = 0
-    for k in range(count):
-        if at + 4 > stop:
-            return -1
-        length = _u32(buf, at)
-        at += 4
-        if length > stop - at:
-            return -1
-        _move(data, size, buf, at, length)
-        size += length
-        at += length
-        offsets[k + 1] = size
-    return size
-
-
-# -- pages ---------------------------------------------------------------------------------------
-
 # columns of the page table: where a page's bytes are and what its header says
 P_TYPE, P_AT, P_PACKED, P_SIZE, P_VALUES, P_ENCODING, P_LEVELS, P_NULLS, P_DEF, P_REP, P_COMPRESSED = range(11)
+
+
 _PAGE = 11
 
 
@@ -336,6 +151,8 @@ def page_table(chunk):
 
 # status codes of data_pages: why a column chunk is left to pyarrow
 DAMAGED, NULL, ENCODING = -1, -2, -3
+
+
 _STATUS = {DAMAGED: "a page this reader cannot parse", NULL: "a null", ENCODING: "an encoding it does not decode"}
 
 
@@ -360,8 +177,8 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
     elif encoding == _RLE and kind == 0:  # booleans of v2 pages: 4-byte length, hybrid of 1 bit
         if v + 4 > page.size:
             return DAMAGED
-        length = _u32(page, v)
-        if length > page.size - v - 4 or _hybrid_bits(page, v + 4, v + 4 + length, count, out, filled) != count:
+        length = read_u32(page, v)
+        if length > page.size - v - 4 or hybrid_bits(page, v + 4, v + 4 + length, count, out, filled) != count:
             return DAMAGED
     elif encoding == _PLAIN and kind == 0:
         if (count + 7) // 8 > page.size - v:
@@ -370,7 +187,7 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
     elif encoding == _PLAIN and kind == 1:
         if count * width > page.size - v:
             return DAMAGED
-        _move(out, filled * width, page, v, count * width)
+        move_bytes(out, filled * width, page, v, count * width)
     else:
         return ENCODING
     return 0
@@ -404,7 +221,7 @@ def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, d
             if pages[p, P_REP] != 0:
                 return DAMAGED
             levels = pages[p, P_DEF]
-            if max_def and count and (levels == 0 or not _all_equal(page, 0, levels, 1, count, 1)):
+            if max_def and count and (levels == 0 or not all_equal(page, 0, levels, 1, count, 1)):
                 return NULL if levels else DAMAGED
             v = levels
         elif max_def:
@@ -412,10 +229,10 @@ def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, d
                 return ENCODING
             if page.size < 4:
                 return DAMAGED
-            length = _u32(page, 0)
+            length = read_u32(page, 0)
             if length > page.size - 4:
                 return DAMAGED
-            if not _all_equal(page, 4, 4 + length, 1, count, 1):
+            if not all_equal(page, 4, 4 + length, 1, count, 1):
                 return NULL
             v = 4 + length
         if page.size == 0 and count > 0:
@@ -427,9 +244,6 @@ def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, d
             return status
         filled += count
     return filled
-
-
-# -- the footer ----------------------------------------------------------------------------------
 
 
 class Footer:
@@ -490,9 +304,6 @@ class Footer:
                 return None
             found.append(self.bytes[at : at + size].view(dtype)[0].item())
         return tuple(found)
-
-
-# -- row groups ----------------------------------------------------------------------------------
 
 
 class RowGroups:

@@ -22,9 +22,9 @@ import pyarrow as pa
 from numba import njit
 
 from ... import _memory
-from ..._strings import _move
+from ..._strings import move_bytes
 from ..._threads import in_pool, on_threads
-from .csv import EXACT, _decimal
+from .fields import EXACT, parse_decimal
 
 STRING, NUMBER, IGNORED = 0, 1, 2
 _MIN_CHUNK = 1 << 18  # bytes a thread takes at least
@@ -54,7 +54,7 @@ def _is_end(c):
 def _number(buf, s, e):
     """``(ok, value)`` of the plain decimal ``buf[s:e]`` the exactly rounded fast path reads
     (:func:`fastmetrics.io._csv._decimal`); not ok for any other spelling or value."""
-    value, parsed = _decimal(buf, s, e)
+    value, parsed = parse_decimal(buf, s, e)
     return parsed == EXACT, value
 
 
@@ -140,7 +140,7 @@ def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined
         for r in range(count):
             joined_offsets[s, first + r + one] = offsets[s, r + one] + base
         # memmove: numba compiles a byte loop of element assignments, several times slower
-        _move(joined, field_at[s] + base, strings[s], 0, np.int64(offsets[s, rows]))
+        move_bytes(joined, field_at[s] + base, strings[s], 0, np.int64(offsets[s, rows]))
     for x in range(numbers.shape[0]):
         for r in range(count):
             joined_numbers[x, first + r] = numbers[x, r]
