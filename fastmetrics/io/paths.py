@@ -288,6 +288,7 @@ def _open_bytes(path: str):
 
 
 def read_bytes(path: str) -> bytes:
+    """The bytes of a file, decompressed by its suffix; an unreadable file is an ``InputError``."""
     try:
         with _open_bytes(path) as fh:
             return fh.read()
@@ -325,9 +326,11 @@ def _first_data_line(path: str, chunk: int = 1 << 16):
 
 
 def show_line(line: bytes, width: int = 60) -> str:
+    """A line of text as a message quotes it: decoded, stripped, cut at ``width`` characters."""
     text = line.decode("utf-8", "replace").strip()
     return repr(text if len(text) <= width else text[:width] + "...")
 
 
 def arrow_reason(exc: Exception) -> str:
+    """What a pyarrow error says, as the end of a message."""
     return str(exc).strip().splitlines()[0].rstrip(".") + "."

@@ -22,6 +22,7 @@ READAHEAD = 4
 
 
 def native_footer(fragment):
+    """The native reading of a Parquet fragment's footer."""
     metadata = fragment.metadata
     return native_parquet.Footer(fragment.path, metadata.num_row_groups, metadata.num_columns)
 
@@ -42,8 +43,10 @@ class StatisticsMismatch(InputError):
 
 
 def check_hints(batch: pa.RecordBatch, hinted: dict, found: dict, name: str, ranges: dict | None) -> None:
-    """Add a batch's range of each hinted column to ``found`` (``ranges``: those found already,
-    on the thread that decoded it); a value outside its hint raises."""
+    """Add a batch's range of each hinted column to ``found``.
+
+    ``ranges`` are those found already, on the thread that decoded the batch; a value outside its
+    hint raises."""
     for column, (low, high) in hinted.items():
         bounds = ranges[column] if ranges and column in ranges else _value_range(batch.column(column))
         if bounds is None:
@@ -76,7 +79,9 @@ def _decoded_group(groups, group: int, columns, hinted) -> tuple:
 
 
 def parquet_batches(fragment, schema, columns, src):
-    """A Parquet file's batches: each row group decoded by :mod:`fastmetrics.io.native.parquet`
+    """A Parquet file's record batches, read ahead.
+
+    Each row group is decoded by :mod:`fastmetrics.io.native.parquet`
     (on numba's threads, a few groups ahead), or by pyarrow where that reader does not decode it
     or fails in any way (:func:`fastmetrics.io.native.attempt`), or when ``src.native`` is off."""
     groups = None
@@ -109,12 +114,14 @@ def _pieces(fragment) -> list:
 
 
 def is_local(fragment) -> bool:
+    """Whether a fragment is a file on the local file system (the native reader maps it)."""
     import pyarrow.fs as pafs
 
     return isinstance(fragment.filesystem, pafs.LocalFileSystem) and os.path.isfile(fragment.path)
 
 
 def numbered_batches(name, batches):
+    """``(name, first row, batch)`` of the non-empty batches of one part."""
     offset = 0
     for batch in batches:
         if batch.num_rows:

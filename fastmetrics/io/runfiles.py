@@ -351,6 +351,7 @@ def read_qrels(path: str, *, relevance_level: float = 1, native: bool | None = N
 
 
 def checked_level(level) -> float:
+    """A relevance level checked to be a finite number."""
     if (
         isinstance(level, (bool, np.bool_))
         or not isinstance(level, (int, float, np.integer, np.floating))

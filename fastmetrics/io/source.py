@@ -111,6 +111,7 @@ _CSV_READ = pacsv.ReadOptions(block_size=CSV_BLOCK)
 
 
 def python_value(column, row: int):
+    """The Python value of ``column[row]`` (a dictionary's value)."""
     return value_at(column.combine_chunks(), row)[0]
 
 
@@ -345,6 +346,7 @@ class Source:
 
 
 def decode_dictionaries(table: pa.Table) -> pa.Table:
+    """The table with its dictionary-encoded columns decoded."""
     for i, field in enumerate(table.schema):
         if pa.types.is_dictionary(field.type):
             table = table.set_column(i, field.name, table.column(i).cast(field.type.value_type))
@@ -369,6 +371,7 @@ def _parquet_dataset(path):
 
 
 def table_from_object(obj) -> pa.Table:
+    """An in-memory input (Arrow table or batch, pandas or polars DataFrame) as an Arrow table."""
     return _without_views(_arrow_table(obj))
 
 

@@ -60,7 +60,9 @@ def parse_integer(buf, a, b):
 
 @njit(cache=True, nogil=True)
 def parse_decimal(buf, a, b):
-    """(value, status) of ``-?d+(.d+)?([eE][+-]?d+)?``: ``EXACT`` when the fast path rounds it
+    """A decimal parsed in place, and how.
+
+    ``(value, status)`` of ``-?d+(.d+)?([eE][+-]?d+)?``: ``EXACT`` when the fast path rounds it
     exactly, ``SLOW`` for a well-formed decimal it does not (read by pyarrow afterwards),
     ``MALFORMED`` otherwise."""
     at = a

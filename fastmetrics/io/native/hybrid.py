@@ -112,8 +112,10 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
 
 @njit(cache=True, nogil=True)
 def all_equal(buf, at, stop, bit_width, count, value):
-    """Whether the first ``count`` values of the hybrid in ``buf[at:stop]`` all equal ``value``:
-    a run is checked at its header, a bit-packed group value by value."""
+    """Whether the first ``count`` values of a hybrid all equal ``value``.
+
+    The hybrid is ``buf[at:stop]``; a run is checked at its header, a bit-packed group value by
+    value."""
     n = 0
     mask = (np.int64(1) << bit_width) - 1
     while n < count:
@@ -157,8 +159,10 @@ def copy_bits(src, at, count, dst, dst_bit):
 
 @njit(cache=True, nogil=True)
 def hybrid_bits(buf, at, stop, count, out, dst_bit):
-    """Decode ``count`` booleans of the 1-bit hybrid in ``buf[at:stop]`` to bits of ``out`` from
-    ``dst_bit``; return how many were decoded. Bit-packed groups are the bitmap's own bytes."""
+    """Decode booleans of a 1-bit hybrid to a bitmap.
+
+    ``count`` booleans of ``buf[at:stop]`` go to the bits of ``out`` from ``dst_bit``; returns how
+    many were decoded. Bit-packed groups are the bitmap's own bytes."""
     n = 0
     while n < count:
         packed, m, size, at = _run(buf, at, stop, 1, count - n)
