@@ -1,4 +1,4 @@
-"""The non-informative baselines of a leaderboard (Amigó et al. (2020) §6.5): what a system that
+"""The non-informative baselines of a leaderboard (Amigó et al. (2019) §6.5): what a system that
 knows nothing scores on each topic's gold.
 
 ``placebo`` (every item positive) and ``zero`` (every item negative) are counts, evaluated with

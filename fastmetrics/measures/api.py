@@ -134,7 +134,7 @@ def compute(
         scikit-learn's ``zero_division=0``).
     smoothing : {None, "laplace", "noninformative"}, default None
         Estimate the measure's conditional probabilities with Laplace's correction or with
-        the non-informative prior of Amigó et al. (2020, §5; see :mod:`fastmetrics.measures.smoothing`).
+        the non-informative prior of Amigó et al. (2019, §5; see :mod:`fastmetrics.measures.smoothing`).
         Only for measures whose record has ``smoothable`` true, on binary (or one-vs-rest) counts.
     average : {None, "micro", "macro", "weighted"}, default None
         One-vs-rest averaging over the classes of ``counts`` (Gösgens et al. (2021) §2; see
@@ -378,7 +378,7 @@ def _native_values(spec, c, extra, smoothing, out) -> np.ndarray:
         )
     if smoothing is not None:
         raise ParameterError(
-            "Smoothing (Amigó et al. (2020) §5) estimates binary conditional probabilities; for "
+            "Smoothing (Amigó et al. (2019) §5) estimates binary conditional probabilities; for "
             f"{c.shape[-1]} classes pass average='micro', 'macro' or 'weighted' (--average) with it."
         )
     kwargs = {} if out is None else {"out": out}

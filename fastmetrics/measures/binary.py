@@ -35,7 +35,10 @@ SEED002 = (
 SEED003 = (
     "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021), Good Classification Measures and How to Find Them, NeurIPS"
 )
-SEED004 = "Amigó, Gonzalo, Artiles & Verdejo (2020), Evaluating Filtering measures, Information Retrieval Journal"
+SEED004 = (
+    "Amigó, Gonzalo, Verdejo & Spina (2019), A comparison of filtering evaluation metrics based on formal "
+    "constraints, Information Retrieval Journal 22, doi:10.1007/s10791-019-09355-y"
+)
 
 CLASS_SYMMETRIC = "class_symmetric"  # unchanged when positive and negative swap: tp<->tn, fp<->fn
 TRANSPOSE_SYMMETRIC = "transpose_symmetric"  # unchanged when gold and prediction swap: fp<->fn

@@ -18,7 +18,7 @@ from . import amigo, goesgens, sebastiani
 AUTHORS = {
     "000": "Sebastiani (2015)",
     "003": "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021)",
-    "004": "Amigó, Gonzalo, Artiles & Verdejo (2020)",
+    "004": "Amigó, Gonzalo, Verdejo & Spina (2019)",
 }
 
 
