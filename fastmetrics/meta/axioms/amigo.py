@@ -1,4 +1,4 @@
-"""Seed 004 (Amigó, Gonzalo, Verdejo & Spina 2019, §3.2-3.3): constraints on binary measures.
+"""Amigó, Gonzalo, Verdejo & Spina (2019, §3.2-3.3): constraints on binary measures.
 
 - ``strict_mon`` (§3.2): seed 000's strict monotonicity as seed 004 reads it -- a comparison
   must be definable, so an undefined side is a violation;
