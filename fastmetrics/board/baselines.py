@@ -18,7 +18,7 @@ _RANDOM_EXACT_CELLS = 2_000_000
 
 
 def random_baseline(spec, ap: float, an: float) -> float:
-    """Expected value of a measure for the random classifier of seed 004 §6.5.
+    """Expected value of a measure for the random classifier of Amigó et al. (2019, §6.5).
 
     The random baseline labels each item positive with probability 1/2.
 

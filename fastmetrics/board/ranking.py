@@ -148,7 +148,7 @@ def leaderboard(
     measures : sequence of str
         Measure names or specs (``"f1@macro"`` for multiclass averaging).
     baselines : bool, default True
-        Add seed 004's non-informative outputs as rows (binary counts only): ``placebo`` (all
+        Add Amigó et al.'s (2019) non-informative outputs as rows (binary counts only): ``placebo`` (all
         positive), ``zero`` (all negative) and ``random`` (each item positive with probability
         1/2, expected value; see :func:`random_baseline`), scored on each topic's gold.
     significance : {None, "t", "wilcoxon", "sign", "fisher", "bootstrap", "bayes"}
@@ -192,7 +192,7 @@ def leaderboard(
         The axes playing the system and the topic, e.g. ``system="annotator"`` for counts
         ``fm.count(..., system="annotator")``; the output columns keep their names.
     cost : array_like of shape (m, m), optional
-        The cost matrix of ``k_cost`` (seed 000 §5; default unit costs, which make it K), e.g.
+        The cost matrix of ``k_cost`` (Sebastiani 2015, §5; default unit costs, which make it K), e.g.
         :func:`fastmetrics.measures.ordinal_costs` for an ordinal scale.
 
     Returns
@@ -202,7 +202,7 @@ def leaderboard(
         "baseline"), ``measure, macro`` (mean over topics where defined), ``micro`` (the measure
         of the pooled counts), ``topics`` (defined), ``undefined_topics``, ``rank`` (by macro,
         ties share the best rank; baselines unranked) and ``beats_baselines`` (the system's macro
-        value beats every baseline's in the measure's direction -- the boldface of seed 004
+        value beats every baseline's in the measure's direction -- the boldface of Amigó et al. (2019)
         Table 6; null without baselines); with ``significance``, ``tier`` and ``groups``.
         ``detail``: the significance tests, if asked. ``params["notes"]``: what the tests could
         not reach (see :func:`fastmetrics.meta.significance`).

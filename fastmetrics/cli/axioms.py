@@ -1,4 +1,8 @@
-"""``fastmetrics axioms``: which properties of seeds 000, 003 and 004 each measure satisfies."""
+"""``fastmetrics axioms``: which properties each measure satisfies.
+
+The axioms of Sebastiani (2015), the properties of Gösgens et al. (2021) and the constraints of
+Amigó et al. (2019).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,11 @@ VERDICT_KEYS = ("measure", "property", "holds", "counterexample", "note", "numer
 
 def add_parser(sub) -> None:
     """The ``axioms`` command: its options, and :func:`action` to run."""
-    p = sub.add_parser("axioms", help="decide the axioms and properties of seeds 000, 003 and 004 per measure")
+    p = sub.add_parser(
+        "axioms",
+        help="decide per measure the axioms of Sebastiani (2015) and the properties of Gösgens et al. (2021) "
+        "and Amigó et al. (2019)",
+    )
     p.add_argument("measures", nargs="*", help="measures or specs (default: the whole catalog)")
     p.add_argument(
         "--n-max",
@@ -27,7 +35,7 @@ def add_parser(sub) -> None:
         "--classes",
         type=int_at_least(2),
         default=2,
-        help="2: binary properties; m > 2: seed 003's properties of the native multiclass definitions",
+        help="2: binary properties; m > 2: Gösgens et al.'s (2021) properties of the native multiclass definitions",
     )
     p.add_argument("--properties", help="comma-separated property ids (default: all)")
     options.smoothing(p, None)

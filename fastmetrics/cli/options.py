@@ -201,7 +201,9 @@ def seed(p, help: str) -> None:
     p.add_argument("--seed", type=seed_type, default=0, help=help)
 
 
-def smoothing(p, help: str | None = "smoothed probability estimates (seed 004 §5) for smoothable measures") -> None:
+def smoothing(
+    p, help: str | None = "smoothed probability estimates (Amigó et al. 2019, §5) for smoothable measures"
+) -> None:
     """--smoothing, smoothed probability estimates."""
     p.add_argument("--smoothing", choices=("laplace", "noninformative"), default=None, help=help)
 

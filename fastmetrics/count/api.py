@@ -96,7 +96,7 @@ def count(
         ``rank`` items) -- the input of ranking measures such as ``ranked_ap`` and
         ``reciprocal_rank``.
     gold_column, item, weight : str or None
-        Column names; ``weight`` (item costs λ_i, seed 000 §2.1) gives float64 counts, and the
+        Column names; ``weight`` (item costs λ_i, Sebastiani (2015, §2.1)) gives float64 counts, and the
         tensor's ``squares`` (each count's sum of squared weights, for confidence intervals).
     missing : {"error", "negative", "drop"}, default "error"
         What happens to gold items a run lacks (with a separate gold only).

@@ -1,4 +1,4 @@
-"""The draw of split halves (seed 001 §5): which items of a topic are in half 0 of a replicate.
+"""The draw of split halves (Steingold & Laclavík n.d., §5): which items of a topic are in half 0 of a replicate.
 
 For a seed, a topic ``t`` (its code: its place among the plan's topic labels, 0 without a topic
 axis) and a replicate ``r``, the ``n`` items of the topic -- in the order of their keys: the

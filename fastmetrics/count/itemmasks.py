@@ -1,4 +1,4 @@
-"""The rows of a binary hard-label input as item bit masks, for split halves (seed 001 §5).
+"""The rows of a binary hard-label input as item bit masks, for split halves (Steingold & Laclavík n.d., §5).
 
 A group's rows are one bit an item of its topic in three masks: the items it has, those whose
 gold is class 1 and those it predicts class 1. Read in the pass that counts (beside

@@ -1,4 +1,4 @@
-"""Multilabel counting: items carrying sets of gold and predicted categories (seed 001 §4).
+"""Multilabel counting: items carrying sets of gold and predicted categories (Steingold & Laclavík n.d., §4).
 
 One pass over the items accumulates, per group, the sufficient statistics of every multilabel
 measure -- all additive, so batches and partitions sum:
@@ -8,7 +8,7 @@ measure -- all additive, so batches and partitions sum:
   matrix (Ac_i, Pc_j) that permuted proficiency assigns over.
 - ``gold_size[g, i]``, ``pred_size[g, i]``, ``n[g]`` (items), and
 - ``object_sums[g, k]`` / ``object_counts[g, k]``: sums of per-object precision, recall and F1
-  (seed 001 §4.4) over the objects where each is defined, and the number of those objects.
+  (Steingold & Laclavík n.d., §4.4) over the objects where each is defined, and the number of those objects.
 """
 
 from __future__ import annotations

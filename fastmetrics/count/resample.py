@@ -1,4 +1,4 @@
-"""Resampled counting: split-half replicates (seed 001 §5), a block of replicates at a time.
+"""Resampled counting: split-half replicates (Steingold & Laclavík n.d., §5), a block of replicates at a time.
 
 Each replicate splits the items of every topic at random into two halves of sizes
 ``floor(n/2)`` and ``ceil(n/2)``; the same split applies to every system, so the halves are two

@@ -270,7 +270,7 @@ def binary_ufunc(n_params: int = 0):
 def prob_ufunc(n_params: int = 0):
     """Decorate a scalar function of the smoothed probabilities ``(r, s, p, v, g, q, *params)``
     -- recall P(S|G), specificity P(¬S|¬G), precision P(G|S), npv P(¬G|¬S), P(G), P(S) -- into
-    a float64 numba ufunc (seed 004 §5), built lazily."""
+    a float64 numba ufunc (Amigó et al. 2019, §5), built lazily."""
     return lambda f: LazyUfunc(f, float_signatures(6 + n_params))
 
 

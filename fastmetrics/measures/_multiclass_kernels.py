@@ -1,7 +1,7 @@
 """Native multiclass definitions: numba gufuncs over ``counts[..., m, m]`` (private).
 
 ``c[i, j]`` = items of true class ``i`` predicted as ``j``; ``a_i = sum_j c[i, j]`` (true class
-sizes), ``b_j = sum_i c[i, j]`` (predicted class sizes), ``n = sum a_i`` -- seed 003's notation.
+sizes), ``b_j = sum_i c[i, j]`` (predicted class sizes), ``n = sum a_i`` -- Gösgens et al.'s (2021) notation.
 Each kernel writes one float64 per matrix and returns NaN exactly where the measure's record
 says it is undefined. The loops recompute marginals instead of allocating per matrix, because a
 leaderboard evaluates millions of small matrices.
@@ -81,7 +81,7 @@ def _mean_recall(c):
 
 @njit(cache=True, inline="always")
 def _k_from_mean_recall(mean, m):
-    """Seed 000 eq. 10: m/(m-1) * mean recall over classes present in gold - 1/(m-1)."""
+    """Sebastiani (2015, eq. 10): m/(m-1) * mean recall over classes present in gold - 1/(m-1)."""
     return m / (m - 1.0) * mean - 1.0 / (m - 1.0)
 
 
@@ -93,14 +93,14 @@ def balanced_accuracy_mc(c, out):
 
 @matrix_gufunc()
 def k_mc(c, out):
-    """Sebastiani's K (seed 000 eq. 10): m/(m-1) * mean recall over present classes - 1/(m-1)."""
+    """Sebastiani's K (Sebastiani 2015, eq. 10): m/(m-1) * mean recall over present classes - 1/(m-1)."""
     out[0] = _k_from_mean_recall(_mean_recall(c), c.shape[0])
 
 
 @matrix_gufunc(",(m,m),()", ("float64[:, :]", "float64"))
 def k_cost_mc(c, cost, power, out):
-    """K with cost-sensitive recall (seed 000 eq. 11): item credit 1 - E_ij / max_j E_ij, E = cost^power."""
-    # Seed 000 eq. 11: recall of class i credits each item 1 - E/max(E_i), E = cost^power.
+    """K with cost-sensitive recall (Sebastiani 2015, eq. 11): item credit 1 - E_ij / max_j E_ij, E = cost^power."""
+    # Sebastiani (2015, eq. 11): recall of class i credits each item 1 - E/max(E_i), E = cost^power.
     m = c.shape[0]
     total = 0.0
     present = 0
@@ -139,7 +139,7 @@ def mcc_mc(c, out):
 @matrix_gufunc()
 def sba_mc(c, out):
     """Symmetric balanced accuracy: (1/2m) sum_i (c_ii/a_i + c_ii/b_i), NaN if a class is absent."""
-    # Seed 003 Table 1 literally: every class of the class set enters 1/(2m), so a class absent
+    # Gösgens et al. (2021, Table 1) literally: every class of the class set enters 1/(2m), so a class absent
     # from gold or prediction leaves c_ii/a_i or c_ii/b_i undefined -- as in the binary form.
     m = c.shape[0]
     total = 0.0
@@ -198,12 +198,12 @@ def mutual_information_mc(c, out):
 
 @matrix_gufunc()
 def proficiency_mc(c, out):
-    """Steingold's proficiency (seed 001 §3): I(A; P) / H(A), clipped to [0, 1]."""
+    """Steingold's proficiency (Steingold & Laclavík n.d., §3): I(A; P) / H(A), clipped to [0, 1]."""
     n, info = _mutual_information_bits(c)
     h = 0.0
     for i in range(c.shape[0]):
         a = _row(c, i)
         if a > 0.0:
             h -= (a / n) * math.log2(a / n)
-    # H(A) = 0 when gold has one class: nothing to learn, the ratio is undefined (seed 001 eq. 1)
+    # H(A) = 0 when gold has one class: nothing to learn, the ratio is undefined (Steingold & Laclavík n.d., eq. 1)
     out[0] = min(1.0, max(0.0, info) / h) if n > 0.0 and h > 0.0 else NAN

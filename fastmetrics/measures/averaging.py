@@ -1,4 +1,4 @@
-"""One-vs-rest averaging of binary measures over the classes of ``counts[..., m, m]`` (seed 003 §2).
+"""One-vs-rest averaging of binary measures over the classes of ``counts[..., m, m]`` (Gösgens et al. 2021, §2).
 
 For class ``i`` taken as positive and every other class as negative::
 

@@ -23,19 +23,22 @@ from .registry import Measure, Param, register
 
 JOINT = "joint"
 
-SEED000 = (
+SEBASTIANI_2015 = (
     "Sebastiani (2015), An Axiomatically Derived Measure for the Evaluation of Classification Algorithms, "
     "ICTIR, doi:10.1145/2808194.2809449"
 )
-SEED001 = "Steingold & Laclavík, An Information Theoretic Metric for Multi-Class Categorization"
-SEED002 = (
+STEINGOLD_LACLAVIK = (
+    "Steingold & Laclavík (n.d.), An Information Theoretic Metric for Multi-Class Categorization, "
+    "Magnetic Media Online (an undated manuscript)"
+)
+HAND_2021 = (
     "Hand, Christen & Kirielle (2021), F*: an interpretable transformation of the F-measure, "
     "Machine Learning, doi:10.1007/s10994-021-05964-1"
 )
-SEED003 = (
+GOESGENS_2021 = (
     "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021), Good Classification Measures and How to Find Them, NeurIPS"
 )
-SEED004 = (
+AMIGO_2019 = (
     "Amigó, Gonzalo, Verdejo & Spina (2019), A comparison of filtering evaluation metrics based on formal "
     "constraints, Information Retrieval Journal 22, doi:10.1007/s10791-019-09355-y"
 )
@@ -45,7 +48,7 @@ TRANSPOSE_SYMMETRIC = "transpose_symmetric"  # unchanged when gold and predictio
 SCALE_INVARIANT = "scale_invariant"  # unchanged when every count is multiplied by c > 0
 
 
-# --- simple measures (seed 000 Table 1) -------------------------------------------------------
+# --- simple measures (Sebastiani 2015, Table 1) -------------------------------------------------------
 
 
 @prob_ufunc()
@@ -108,7 +111,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="AP = tp + fn = 0 (no actual positive)",
-        reference=SEED000 + ", Table 1",
+        reference=SEBASTIANI_2015 + ", Table 1",
         smoothed=_recall_prob,
         properties=frozenset({SCALE_INVARIANT}),
     )
@@ -126,7 +129,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="PP = tp + fp = 0 (nothing predicted positive)",
-        reference=SEED000 + ", Table 1",
+        reference=SEBASTIANI_2015 + ", Table 1",
         smoothed=_precision_prob,
         properties=frozenset({SCALE_INVARIANT}),
     )
@@ -144,7 +147,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="AN = fp + tn = 0 (no actual negative)",
-        reference=SEED000 + ", Table 1",
+        reference=SEBASTIANI_2015 + ", Table 1",
         smoothed=_specificity_prob,
         properties=frozenset({SCALE_INVARIANT}),
     )
@@ -162,7 +165,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="PN = fn + tn = 0 (nothing predicted negative)",
-        reference=SEED000 + ", Table 1",
+        reference=SEBASTIANI_2015 + ", Table 1",
         smoothed=_npv_prob,
         properties=frozenset({SCALE_INVARIANT}),
     )
@@ -252,7 +255,7 @@ register(
         higher_is_better=True,
         family="utility",
         undefined_when="n = 0 (empty test set)",
-        reference=SEED000 + ", Table 2",
+        reference=SEBASTIANI_2015 + ", Table 2",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -268,9 +271,9 @@ register(
         range=(0.0, 1.0),
         higher_is_better=True,
         family="class-oriented",
-        undefined_when="tp = fp = fn = 0 (no actual and no predicted positive); seed 000 §4 shows no value "
+        undefined_when="tp = fp = fn = 0 (no actual and no predicted positive); Sebastiani (2015, §4) shows no value "
         "is right there, so it stays NaN",
-        reference=SEED000 + ", eq. 2",
+        reference=SEBASTIANI_2015 + ", eq. 2",
         smoothed=_f1_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -296,7 +299,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="tp = fp = fn = 0",
-        reference=SEED001 + ", §1",
+        reference=STEINGOLD_LACLAVIK + ", §1",
         smoothed=_fbeta_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -313,7 +316,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="tp = fp = fn = 0",
-        reference=SEED002 + ", eq. 3",
+        reference=HAND_2021 + ", eq. 3",
         smoothed=_jaccard_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -334,7 +337,7 @@ register(
         family="informativeness",
         undefined_when="any marginal is 0: no actual positive, no actual negative, nothing predicted positive "
         "or nothing predicted negative (scikit-learn returns 0 there; fastmetrics NaN)",
-        reference=SEED000 + ", Table 2; " + SEED003 + ", Table 1",
+        reference=SEBASTIANI_2015 + ", Table 2; " + GOESGENS_2021 + ", Table 1",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -353,7 +356,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="p_e = 1: gold and prediction are both constant and equal (e.g. all items tp), or n = 0",
-        reference=SEED003 + ", Table 1",
+        reference=GOESGENS_2021 + ", Table 1",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -373,7 +376,7 @@ register(
         family="informativeness",
         undefined_when="n = 0; with one class absent from gold it is the recall of the class present "
         "(macro recall over present classes, as scikit-learn's balanced_accuracy_score)",
-        reference=SEED003 + ", Table 1; " + SEED004 + ", §4.2",
+        reference=GOESGENS_2021 + ", Table 1; " + AMIGO_2019 + ", §4.2",
         smoothed=_balanced_accuracy_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -390,7 +393,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="AP = 0 or AN = 0 (see `k` for the defined extension)",
-        reference=SEED000 + ", §5",
+        reference=SEBASTIANI_2015 + ", §5",
         smoothed=_informedness_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -400,7 +403,7 @@ register(
         name="k",
         kernel=k_kernel,
         multiclass=_mc.k_mc,
-        multiclass_formula="m/(m-1) * mean_{i: a_i > 0} c_ii/a_i - 1/(m-1) (seed 000 eq. 10)",
+        multiclass_formula="m/(m-1) * mean_{i: a_i > 0} c_ii/a_i - 1/(m-1) (Sebastiani 2015, eq. 10)",
         aliases=("sebastiani_k", "k_measure"),
         summary="Sebastiani's K: recall + specificity - 1, defined on every test set.",
         formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
@@ -410,7 +413,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="n = 0 only (eq. 5 defines K when one class is absent)",
-        reference=SEED000 + ", eq. 5",
+        reference=SEBASTIANI_2015 + ", eq. 5",
         smoothed=_informedness_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -421,7 +424,7 @@ register(
         kernel=_proficiency_kernel,
         multilabel=_ml.multilabel_proficiency,
         multiclass=_mc.proficiency_mc,
-        multiclass_formula="I(A; P) / H(A) over the m x m joint distribution, in bits (seed 001 §3)",
+        multiclass_formula="I(A; P) / H(A) over the m x m joint distribution, in bits (Steingold & Laclavík n.d., §3)",
         aliases=("uncertainty_coefficient", "alpha", "theil_u"),
         summary="Steingold's proficiency: share of the gold labels' entropy captured by the prediction.",
         formula="I(Actual; Predicted) / H(Actual), in bits",
@@ -430,8 +433,8 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="H(Actual) = 0: gold has a single class (or n = 0). Note alpha = 1 also for the "
-        "inverted (pervert) predictor, seed 001 §2.1",
-        reference=SEED001 + ", eq. 1",
+        "inverted (pervert) predictor, Steingold & Laclavík (n.d., §2.1)",
+        reference=STEINGOLD_LACLAVIK + ", eq. 1",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -461,7 +464,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="every category has H(Ac_i) = 0 (each is in all gold sets or in none), or n = 0",
-        reference=SEED001 + ", §4.3 and Table 1",
+        reference=STEINGOLD_LACLAVIK + ", §4.3 and Table 1",
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )

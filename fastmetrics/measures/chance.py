@@ -4,9 +4,9 @@ expected value of a measure over them.
 Two random classifiers on a test set with ``ap`` positives and ``an`` negatives:
 
 - ``"uniform"``: every item positive with probability 1/2 (every labeling equally likely), so
-  tp ~ Bin(ap, 1/2) and fp ~ Bin(an, 1/2) independently -- seed 004's random baseline;
+  tp ~ Bin(ap, 1/2) and fp ~ Bin(an, 1/2) independently -- Amigó et al.'s (2019) random baseline;
 - ``"count"``: the number k of predicted positives uniform on 0..n, then k items at random, so
-  tp ~ Hypergeometric(n, ap, k) -- the model that reproduces seed 000's E[F1] numbers.
+  tp ~ Hypergeometric(n, ap, k) -- the model that reproduces Sebastiani's (2015) E[F1] numbers.
 
 Expectations are taken over the outcomes where the measure is defined (conditioned on them).
 """
@@ -86,7 +86,7 @@ def expected_random(
     """E[M] of the random classifier ``model`` on a test set, in the measure's own direction.
 
     ``max_cells``: beyond that many outcomes (large test sets) the measure is taken at the
-    expected counts instead, an O(1/n) approximation (seed 004's random baseline on big topics).
+    expected counts instead, an O(1/n) approximation (the random baseline of Amigó et al. (2019) on big topics).
     """
     return float(expected_randoms(spec, [ap], [an], model, smoothing, max_cells)[0])
 

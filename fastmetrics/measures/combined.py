@@ -1,5 +1,5 @@
-"""Combined binary measures of seeds 000, 002 and 004: odds ratio, LAM%, ASP, E/F_alpha, F',
-markedness, chi, utilities, mutual information and Reliability/Sensitivity.
+"""Combined binary measures of Sebastiani (2015), Hand et al. (2021) and Amigó et al. (2019):
+odds ratio, LAM%, ASP, E/F_alpha, F', markedness, chi, utilities, mutual information and Reliability/Sensitivity.
 
 See :mod:`fastmetrics.measures.binary` for the notation.
 """
@@ -12,12 +12,12 @@ from . import _multiclass_kernels as _mc
 from ._binary_kernels import mutual_information_kernel, npv_kernel, precision_kernel, recall_kernel, specificity_kernel
 from ._kernels import NAN, binary_ufunc, harmonic, prob_ufunc, safe_div, unit_scale
 from .binary import (
+    AMIGO_2019,
     CLASS_SYMMETRIC,
+    HAND_2021,
     JOINT,
     SCALE_INVARIANT,
-    SEED000,
-    SEED002,
-    SEED004,
+    SEBASTIANI_2015,
     TRANSPOSE_SYMMETRIC,
 )
 from .registry import Measure, Param, register
@@ -118,7 +118,7 @@ def _f_rs_kernel(tp, fp, fn, tn, alpha):
     return 0.0 if joint == 0.0 else joint / (alpha * predicted + (1.0 - alpha) * actual)
 
 
-# probability forms (seed 004 §5): measures of precision/npv, or of recall and specificity alone
+# probability forms (Amigó et al. 2019, §5): measures of precision/npv, or of recall and specificity alone
 # (those stay defined under smoothing when a gold class is absent, which a rebuilt joint would not)
 @prob_ufunc()
 def _dor_prob(r, s, p, v, g, q):
@@ -192,8 +192,8 @@ register(
         range=(0.0, INF),
         higher_is_better=True,
         family="informativeness",
-        undefined_when="fp = 0 or fn = 0 (seed 000 Property 4.9: not defined for FP = 0 or FN = 0)",
-        reference=SEED000 + ", Table 2; " + SEED004 + ", §4.2",
+        undefined_when="fp = 0 or fn = 0 (Sebastiani 2015, Property 4.9: not defined for FP = 0 or FN = 0)",
+        reference=SEBASTIANI_2015 + ", Table 2; " + AMIGO_2019 + ", §4.2",
         smoothed=_dor_prob,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -211,7 +211,7 @@ register(
         higher_is_better=False,
         family="informativeness",
         undefined_when="AP = 0 or AN = 0, or one error rate is 0 while the other is 1 (logit -inf + inf)",
-        reference=SEED004 + ", §4.2",
+        reference=AMIGO_2019 + ", §4.2",
         smoothed=_lam_prob,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -228,7 +228,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="AP = 0 or PP = 0",
-        reference=SEED000 + ", Table 2",
+        reference=SEBASTIANI_2015 + ", Table 2",
         smoothed=_asp_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -245,7 +245,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="alpha PP + (1 - alpha) AP = 0",
-        reference=SEED004 + ", §4.3",
+        reference=AMIGO_2019 + ", §4.3",
         smoothed=_f_alpha_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -263,7 +263,7 @@ register(
         higher_is_better=False,
         family="class-oriented",
         undefined_when="alpha PP + (1 - alpha) AP = 0",
-        reference=SEED000 + ", eq. 1",
+        reference=SEBASTIANI_2015 + ", eq. 1",
         smoothed=_e_alpha_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -279,7 +279,7 @@ register(
         higher_is_better=True,
         family="class-oriented",
         undefined_when="fp + fn = 0 (a perfect prediction: the ratio diverges)",
-        reference=SEED002,
+        reference=HAND_2021,
         smoothed=_f_prime_prob,
         properties=frozenset({TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -296,7 +296,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="PP = 0 or PN = 0",
-        reference=SEED004 + ", §4.2",
+        reference=AMIGO_2019 + ", §4.2",
         smoothed=_markedness_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -306,14 +306,14 @@ register(
         name="chi",
         kernel=_chi_kernel,
         aliases=("chi_amigo",),
-        summary="Seed 004's chi statistic (tpr tnr - fpr fnr + 1)/2; algebraically (tpr + tnr)/2.",
+        summary="Amigó et al.'s (2019) chi statistic (tpr tnr - fpr fnr + 1)/2; algebraically (tpr + tnr)/2.",
         formula="(tpr tnr - fpr fnr + 1) / 2",
         latex=r"Chi = \frac{P(S|G)P(\lnot S|\lnot G) - P(S|\lnot G)P(\lnot S|G) + 1}{2}",
         range=(0.0, 1.0),
         higher_is_better=True,
         family="informativeness",
         undefined_when="AP = 0 or AN = 0 (unlike balanced_accuracy, no class-present convention)",
-        reference=SEED004 + ", §4.2",
+        reference=AMIGO_2019 + ", §4.2",
         smoothed=_chi_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -335,7 +335,7 @@ register(
         higher_is_better=True,
         family="utility",
         undefined_when="never",
-        reference=SEED004 + ", §4.1",
+        reference=AMIGO_2019 + ", §4.1",
         smoothed=JOINT,
     )
 )
@@ -351,7 +351,7 @@ register(
         higher_is_better=True,
         family="utility",
         undefined_when="AP = 0 (MaxU = 0)",
-        reference=SEED004 + ", §4.1 (Hull 1998 normalisation)",
+        reference=AMIGO_2019 + ", §4.1 (Hull 1998 normalisation)",
         smoothed=JOINT,
         properties=frozenset({SCALE_INVARIANT}),
     )
@@ -371,7 +371,7 @@ register(
         higher_is_better=True,
         family="utility",
         undefined_when="n = 0",
-        reference=SEED004 + ", §4.1",
+        reference=AMIGO_2019 + ", §4.1",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -390,7 +390,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="n = 0",
-        reference=SEED004 + ", §4.2",
+        reference=AMIGO_2019 + ", §4.2",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -407,7 +407,7 @@ register(
         higher_is_better=True,
         family="none",
         undefined_when="PP = 0 or PN = 0",
-        reference=SEED004 + ", §4.4",
+        reference=AMIGO_2019 + ", §4.4",
         smoothed=_reliability_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -424,7 +424,7 @@ register(
         higher_is_better=True,
         family="none",
         undefined_when="AP = 0 or AN = 0",
-        reference=SEED004 + ", §4.4",
+        reference=AMIGO_2019 + ", §4.4",
         smoothed=_sensitivity_rs_prob,
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -442,7 +442,7 @@ register(
         higher_is_better=True,
         family="none",
         undefined_when="R or S undefined: AP, AN, PP or PN is 0",
-        reference=SEED004 + ", §4.4",
+        reference=AMIGO_2019 + ", §4.4",
         smoothed=_f_rs_prob,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )

@@ -1,7 +1,7 @@
-"""Seed 003's measures: Generalized Means GM_r, Symmetric Balanced Accuracy, Correlation
+"""Gösgens et al.'s (2021) measures: Generalized Means GM_r, Symmetric Balanced Accuracy, Correlation
 Distance (CD, CD') and Confusion Entropy, binary forms.
 
-Notation of seed 003: ``a_i`` = size of class i in the true labeling (a1 = AP, a0 = AN), ``b_i``
+Notation of Gösgens et al. (2021): ``a_i`` = size of class i in the true labeling (a1 = AP, a0 = AN), ``b_i``
 = size in the predicted labeling (b1 = PP, b0 = PN).
 """
 
@@ -12,7 +12,7 @@ import math
 from . import _multiclass_kernels as _mc
 from ._binary_kernels import mcc_kernel
 from ._kernels import NAN, binary_ufunc, safe_div
-from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED003, TRANSPOSE_SYMMETRIC
+from .binary import CLASS_SYMMETRIC, GOESGENS_2021, JOINT, SCALE_INVARIANT, TRANSPOSE_SYMMETRIC
 from .registry import Measure, Param, register
 
 
@@ -68,7 +68,7 @@ def _confusion_entropy_kernel(tp, fp, fn, tn):
     n = tp + fp + fn + tn
     if n == 0.0:
         return NAN
-    # seed 003 Table 1 with m = 2: log base 2(m - 1) = 2; off-diagonal cells c01 = fp, c10 = fn,
+    # Gösgens et al. (2021, Table 1) with m = 2: log base 2(m - 1) = 2; off-diagonal cells c01 = fp, c10 = fn,
     # normalised by a_j + b_j of each class j.
     total = 0.0
     s1 = (tp + fn) + (tp + fp)
@@ -93,7 +93,7 @@ register(
         family="informativeness",
         undefined_when="the power mean is 0: a class is absent from gold and prediction (r > 0), or from "
         "either (r <= 0)",
-        reference=SEED003 + ", Definition 10",
+        reference=GOESGENS_2021 + ", Definition 10",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -113,7 +113,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="a class is absent from gold or from prediction (AP, AN, PP or PN is 0)",
-        reference=SEED003 + ", Table 1 and Statement 2",
+        reference=GOESGENS_2021 + ", Table 1 and Statement 2",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -130,7 +130,7 @@ register(
         higher_is_better=False,
         family="informativeness",
         undefined_when="as mcc",
-        reference=SEED003 + ", Statement 4",
+        reference=GOESGENS_2021 + ", Statement 4",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -147,7 +147,7 @@ register(
         higher_is_better=False,
         family="informativeness",
         undefined_when="as mcc",
-        reference=SEED003 + ", Statement 4",
+        reference=GOESGENS_2021 + ", Statement 4",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )
@@ -170,7 +170,7 @@ register(
         higher_is_better=False,
         family="none",
         undefined_when="n = 0",
-        reference=SEED003 + ", Table 1 (Wei et al. 2010)",
+        reference=GOESGENS_2021 + ", Table 1 (Wei et al. 2010)",
         smoothed=JOINT,
         properties=frozenset({CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC, SCALE_INVARIANT}),
     )

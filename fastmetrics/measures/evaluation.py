@@ -442,7 +442,7 @@ def evaluate_multilabel(
     smoothing, undefined, warn
         As in :func:`evaluate`.
     average : {"micro", "macro", "weighted", "samples", None}, default "micro"
-        ``micro``: pool the per-category counts (seed 001 §4.1); proficiency measures use
+        ``micro``: pool the per-category counts (Steingold & Laclavík n.d., §4.1); proficiency measures use
         their §4.3 definitions. ``macro``/``weighted``: mean over categories present in gold
         or prediction / weighted by gold size (:mod:`fastmetrics.measures.averaging`).
         ``samples``: per-object precision, recall or F1 averaged over the objects where each
@@ -505,7 +505,8 @@ def _per_object(tensor, spec, undefined) -> np.ndarray:
     name = spec.measure.name
     if name not in _SAMPLE_MEASURES:
         raise ParameterError(
-            f"average='samples' (--average samples; per-object means, seed 001 §4.4) is defined for "
+            f"average='samples' (--average samples; per-object means, Steingold & Laclavík (n.d., §4.4)) "
+            f"is defined for "
             f"{', '.join(_SAMPLE_MEASURES)}; not for '{name}'."
         )
     k = _SAMPLE_MEASURES.index(name)

@@ -1,4 +1,4 @@
-"""Cost-sensitive and ordinal K (seed 000 §6.2) and the cost matrices it takes.
+"""Cost-sensitive and ordinal K (Sebastiani 2015, §6.2) and the cost matrices it takes.
 
 The other native multiclass definitions (accuracy, balanced accuracy, K eq. 10, kappa, R_K, SBA,
 confusion entropy, proficiency, mutual information) live in ``_multiclass_kernels`` and hang off
@@ -15,12 +15,12 @@ from .._errors import InputError
 from . import _multiclass_kernels as _mc
 from ._binary_kernels import k_kernel
 from ._kernels import binary_ufunc
-from .binary import CLASS_SYMMETRIC, SCALE_INVARIANT, SEED000
+from .binary import CLASS_SYMMETRIC, SCALE_INVARIANT, SEBASTIANI_2015
 from .registry import Measure, Param, register
 
 
 def ordinal_costs(classes, steps=None) -> np.ndarray:
-    """The cost matrix of ordinal classification (seed 000 eq. 7).
+    """The cost matrix of ordinal classification (Sebastiani 2015, eq. 7).
 
     Parameters
     ----------
@@ -58,7 +58,7 @@ def check_costs(cost, m: int) -> np.ndarray:
     """Validate a cost matrix for ``m`` classes and return it as float64.
 
     A valid matrix has shape (..., m, m), finite costs >= 0, a zero diagonal, and a positive
-    largest cost per true class (seed 000 eq. 11 divides by it); anything else is an
+    largest cost per true class (Sebastiani 2015, eq. 11 divides by it); anything else is an
     :class:`InputError`.
     """
     c = np.asarray(cost, np.float64)
@@ -209,7 +209,7 @@ register(
         higher_is_better=True,
         family="informativeness",
         undefined_when="n = 0 only (classes absent from gold are skipped through xi_j, eq. 8)",
-        reference=SEED000 + ", eq. 11 and Example 6.1",
+        reference=SEBASTIANI_2015 + ", eq. 11 and Example 6.1",
         properties=frozenset({CLASS_SYMMETRIC, SCALE_INVARIANT}),
     )
 )

@@ -1,4 +1,4 @@
-"""Multilabel proficiency and permuted proficiency (seed 001 §4.3): the ``multilabel`` hooks of
+"""Multilabel proficiency and permuted proficiency (Steingold & Laclavík n.d., §4.3): the ``multilabel`` hooks of
 the ``proficiency`` and ``permuted_proficiency`` records.
 
 With binary variables ``Ac_i`` ("category i is in the gold set") and ``Pc_i`` (in the predicted
@@ -36,7 +36,10 @@ def _ratio(info, h):
 
 
 def multilabel_proficiency(tensor, spec=None) -> np.ndarray:
-    """alpha of seed 001 §4.3 over the group axes of a :class:`~fastmetrics.tensor.MultilabelTensor`."""
+    """alpha of Steingold & Laclavík (n.d., §4.3) over the group axes of a multilabel tensor.
+
+    ``tensor`` is a :class:`~fastmetrics.tensor.MultilabelTensor`.
+    """
     c = tensor.counts
     info = mutual_information_kernel(c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0])
     h = _entropy_bits(tensor.gold_size, tensor.n)
@@ -68,7 +71,7 @@ def optimal_assignment(information: np.ndarray) -> np.ndarray:
 
 
 def multilabel_permuted_proficiency(tensor, spec=None) -> np.ndarray:
-    """alpha' of seed 001 §4.3: proficiency after the optimal category assignment."""
+    """alpha' of Steingold & Laclavík (n.d., §4.3): proficiency after the optimal category assignment."""
     info = pairwise_information(tensor)
     h = _entropy_bits(tensor.gold_size, tensor.n).sum(axis=-1)
     k = info.shape[-1]

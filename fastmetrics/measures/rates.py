@@ -1,4 +1,4 @@
-"""Complementary rates of seed 000 Table 1, class priors, and the raw counts.
+"""Complementary rates of Sebastiani (2015, Table 1), class priors, and the raw counts.
 
 See :mod:`fastmetrics.measures.binary` for the notation.
 """
@@ -6,7 +6,7 @@ See :mod:`fastmetrics.measures.binary` for the notation.
 from __future__ import annotations
 
 from ._kernels import binary_ufunc, prob_ufunc, safe_div
-from .binary import CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEED000, SEED004, TRANSPOSE_SYMMETRIC
+from .binary import AMIGO_2019, CLASS_SYMMETRIC, JOINT, SCALE_INVARIANT, SEBASTIANI_2015, TRANSPOSE_SYMMETRIC
 from .registry import Measure, register
 
 
@@ -118,7 +118,7 @@ _rate(
     "fn / (tp + fn)",
     r"FNR = \frac{FN}{TP + FN}",
     "AP = 0",
-    SEED000 + ", Table 1",
+    SEBASTIANI_2015 + ", Table 1",
 )
 _rate(
     "fdr",
@@ -128,7 +128,7 @@ _rate(
     "fp / (tp + fp)",
     r"FDR = \frac{FP}{TP + FP}",
     "PP = 0",
-    SEED000 + ", Table 1",
+    SEBASTIANI_2015 + ", Table 1",
 )
 _rate(
     "fallout",
@@ -138,7 +138,7 @@ _rate(
     "fp / (fp + tn)",
     r"\phi = \frac{FP}{FP + TN}",
     "AN = 0",
-    SEED000 + ", Table 1",
+    SEBASTIANI_2015 + ", Table 1",
 )
 _rate(
     "elusion",
@@ -148,7 +148,7 @@ _rate(
     "fn / (fn + tn)",
     r"\epsilon = \frac{FN}{FN + TN}",
     "PN = 0",
-    SEED000 + ", Table 1",
+    SEBASTIANI_2015 + ", Table 1",
 )
 _rate(
     "error_rate",
@@ -158,7 +158,7 @@ _rate(
     "(fp + fn) / n",
     r"Err = \frac{FP + FN}{n}",
     "n = 0",
-    SEED004 + ", §4.1",
+    AMIGO_2019 + ", §4.1",
     family="utility",
     flags=(CLASS_SYMMETRIC, TRANSPOSE_SYMMETRIC),
 )
@@ -170,7 +170,7 @@ _rate(
     "(tp + fn) / n",
     r"P(\mathcal{G}) = \frac{TP + FN}{n}",
     "n = 0",
-    SEED004 + ", §3.1",
+    AMIGO_2019 + ", §3.1",
     higher=True,
     family="none",
 )
@@ -182,7 +182,7 @@ _rate(
     "(tp + fp) / n",
     r"P(\mathcal{S}) = \frac{TP + FP}{n}",
     "n = 0",
-    SEED004 + ", §3.1",
+    AMIGO_2019 + ", §3.1",
     higher=True,
     family="none",
 )
@@ -231,7 +231,7 @@ for _name, _kernel, _summary, _higher, _flags in (
             higher_is_better=_higher,
             family="descriptive",
             undefined_when="never",
-            reference="confusion matrix cell, DESIGN.md layout counts[..., i, j]",
+            reference="a cell of the confusion matrix counts[..., i, j] (row: gold class i, column: predicted class j)",
             properties=frozenset({*_flags}),
         )
     )

@@ -134,7 +134,7 @@ class Measure:
     higher_is_better : bool
         Direction of the measure.
     family : str
-        Seed 004 §3.3 family: "utility", "informativeness", "class-oriented", "none", or
+        Amigó et al. (2019, §3.3) family: "utility", "informativeness", "class-oriented", "none", or
         "descriptive" for raw counts.
     undefined_when : str
         When the measure is undefined (returned as NaN); "never" if always defined for n > 0.
@@ -145,7 +145,7 @@ class Measure:
     params : tuple of Param
         Numeric parameters, passed to the kernel after the four counts, in this order.
     smoothed : "joint", callable or None
-        How ``smoothing=`` (seed 004 §5) applies. ``"joint"``: the measure depends on the joint
+        How ``smoothing=`` (Amigó et al. 2019, §5) applies. ``"joint"``: the measure depends on the joint
         distribution only, rebuilt from the smoothed P(S|G), P(S|¬G) and the prior P(G), and the
         count kernel is applied to it; a callable: a ufunc over the smoothed
         ``(recall, specificity, precision, npv, P(G), P(S), *params)``; ``None``: not smoothable.

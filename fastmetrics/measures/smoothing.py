@@ -1,4 +1,4 @@
-"""Smoothed estimates of the conditional probabilities behind the measures (seed 004 §5).
+"""Smoothed estimates of the conditional probabilities behind the measures (Amigó et al. 2019, §5).
 
 A measure is written in terms of recall r = P(S|G), specificity s = P(¬S|¬G), precision
 p = P(G|S), npv v = P(¬G|¬S) and the priors g = P(G), q = P(S). Smoothing replaces the raw
@@ -21,7 +21,7 @@ defined under smoothing even when a gold class is absent. Measures of the joint 
 the joint rebuilt from the smoothed r, s and the prior g (scaled by n, so utilities keep their
 scale).
 
-Found here, against seed 004 §5.2: ``noninformative`` smoothing does not make F1 strictly
+Found here, against Amigó et al. (2019, §5.2): ``noninformative`` smoothing does not make F1 strictly
 monotone. Smoothed recall (tp + 2 P(S))/(AP + 2) falls when a false positive becomes a true
 negative, and can outweigh the gain in precision: (tp, fp, fn, tn) = (1, 1, 1, 0) -> (1, 0, 1, 1)
 lowers smoothed F1 from 0.5833 to 0.5426. LAM% is strictly monotone under it (away from the
@@ -74,7 +74,7 @@ def smoothed_values(spec, tp, fp, fn, tn, smoothing: str, out=None):
     if measure.smoothed is None:
         raise ParameterError(
             f"Measure '{measure.name}' cannot be smoothed: it is not a function of the conditional "
-            "probabilities of seed 004 §5."
+            "probabilities of Amigó et al. (2019, §5)."
         )
     r, s, p, v, g, q, n = conditional_estimates(tp, fp, fn, tn, smoothing)
     kwargs = {} if out is None else {"out": out}

@@ -1,9 +1,10 @@
 """Meta-evaluation jobs: which measure to trust.
 
-strictness and robustness (seed 004 §6.3-6.4), split-half stability (seed 001 §5), inconsistency
-between measures (seed 003 §5), paired significance and discriminative power. Each returns a
-:class:`MetaResult` of tidy Arrow tables; every random choice takes a ``seed``. The axiomatic
-property checker is the package :mod:`fastmetrics.meta.axioms` (imported on its own).
+Strictness and robustness (Amigó et al. 2019, §6.3-6.4), split-half stability (Steingold &
+Laclavík n.d., §5), inconsistency between measures (Gösgens et al. 2021, §5), paired
+significance and discriminative power. Each returns a :class:`MetaResult` of tidy Arrow tables;
+every random choice takes a ``seed``. The axiomatic property checker is the package
+:mod:`fastmetrics.meta.axioms` (imported on its own).
 """
 
 from ._common import MetaResult, higher_is_better, labels_array, system_topic_values

@@ -1,4 +1,4 @@
-"""Inconsistency between measures (seed 003 §5).
+"""Inconsistency between measures (Gösgens et al. 2021, §5).
 
 A *comparison* is a pair of systems on one topic. Measure ``m`` orders it by the sign of the score
 difference -- +1 or -1 beyond a tolerance (default 1e-5, as the paper's code), 0 (a tie) inside
@@ -7,7 +7,7 @@ comparison when their signs differ; a win against a tie counts, as in the paper'
 (consistent iff ``M1(A, B1) * M1(A, B2)`` implies ``M2(A, B1) * M2(A, B2)`` for * in <, >, =).
 Comparisons where either measure is undefined (NaN) are skipped for that pair.
 
-Note on seed 003 Table 4: the published percentages equal these on 4 of the 28 pairs and are
+Note on Gösgens et al. (2021, Table 4): the published percentages equal these on 4 of the 28 pairs and are
 0.07-0.41 points lower on the others, because the paper's script skips a win-against-tie whenever
 some other measure of its set of eleven prefers the opposite side. That rule makes a pair's value
 depend on which other measures were computed; fastmetrics follows the definition instead.

@@ -1,4 +1,4 @@
-"""Robustness of measures across topics (seed 004 §6.4, after Amigó et al. 2013).
+"""Robustness of measures across topics (Amigó et al. 2019, §6.4, after Amigó et al. 2013).
 
 For a topic pair (t, t'), the Spearman correlation between the systems' scores on t and on t'
 (average ranks for ties); robustness is its mean over random distinct topic pairs. Systems with

@@ -1,4 +1,4 @@
-"""Split-half stability of measures (seed 001 §5).
+"""Split-half stability of measures (Steingold & Laclavík n.d., §5).
 
 Each of ``R`` replicates splits the items of every topic at random into two halves of
 ``floor(n/2)`` and ``ceil(n/2)`` items (the same split for all systems, counted by

@@ -1,4 +1,4 @@
-"""Strictness of measures (seed 004 §6.3, after Amigó et al. 2013).
+"""Strictness of measures (Amigó et al. 2019, §6.3, after Amigó et al. 2013).
 
 Outputs are the (system, topic) pairs. With every measure oriented so that higher is better::
 

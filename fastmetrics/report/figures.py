@@ -247,7 +247,7 @@ def scatter(scores, measure_x: str, measure_y: str):
 
 
 def strictness_curves(summary):
-    """Strictness of each measure against the share of top outputs kept (seed 004 Fig. 8)."""
+    """Strictness of each measure against the share of top outputs kept (Amigó et al. 2019, Fig. 8)."""
     plt = _plt()
     rows = summary.to_pylist()
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -303,5 +303,5 @@ def inconsistency_heatmap(summary):
                     color="white" if grid[i, j] > 0.6 * np.nanmax(grid) else "black",
                 )
     fig.colorbar(im, ax=ax, label="% of comparisons ordered differently")
-    ax.set_title("Inconsistency between measures (seed 003 §5)", fontsize=9)
+    ax.set_title("Inconsistency between measures (Gösgens et al. 2021, §5)", fontsize=9)
     return fig

@@ -223,7 +223,7 @@ def _meta_figures(data: ReportData) -> list[tuple]:
             "strictness",
             "Strictness of each measure",
             "For the outputs a measure ranks in its top share th, the lowest rank that any other measure gives "
-            "them (seed 004 §6.3). A strict measure keeps this high: what it ranks top, every other measure "
+            "them (Amigó et al. 2019, §6.3). A strict measure keeps this high: what it ranks top, every other measure "
             "ranks top too.",
             figs.strictness_curves,
         ),
@@ -231,7 +231,8 @@ def _meta_figures(data: ReportData) -> list[tuple]:
             data.robustness,
             "robustness",
             "Robustness across topics",
-            "Mean Spearman correlation between the systems' scores on two random topics (seed 004 §6.4): high "
+            "Mean Spearman correlation between the systems' scores on two random topics "
+            "(Amigó et al. 2019, §6.4): high "
             "means the measure ranks systems the same way whatever the topic.",
             figs.robustness_bars,
         ),
@@ -240,7 +241,7 @@ def _meta_figures(data: ReportData) -> list[tuple]:
             "inconsistency",
             "Inconsistency between measures",
             "For each pair of measures, the percentage of (topic, system pair) comparisons they order "
-            "differently (a win against a tie counts; seed 003 §5).",
+            "differently (a win against a tie counts; Gösgens et al. (2021, §5)).",
             figs.inconsistency_heatmap,
         ),
     )

@@ -304,7 +304,7 @@ class MultilabelTensor(ConfusionTensor):
         Items per group.
     object_sums, object_counts : ndarray, shape (..., 3)
         Sums of the per-object precision, recall and F1, and the number of objects where each is
-        defined (seed 001 §4.4).
+        defined (Steingold & Laclavík n.d., §4.4).
     axes : sequence of str
         The group axes (the leading axes of every statistic).
     coords : mapping of str to array_like, optional
@@ -315,12 +315,12 @@ class MultilabelTensor(ConfusionTensor):
     Notes
     -----
     ``counts[..., category, 2, 2]`` holds, for each category ``c``, the binary matrix of the
-    variables "c in gold" and "c in the prediction" over the items (seed 001 §4.3), built from
+    variables "c in gold" and "c in the prediction" over the items (Steingold & Laclavík n.d., §4.3), built from
     the statistics by the constructor, so every ``MultilabelTensor`` has all of them (see
     :mod:`fastmetrics.count.multilabel`).
 
     :meth:`evaluate` defaults to ``average="micro"``: precision, recall and F1 pooled over
-    categories, seed 001 §4.1; ``proficiency`` and ``permuted_proficiency`` use their multilabel
+    categories, Steingold & Laclavík (n.d., §4.1); ``proficiency`` and ``permuted_proficiency`` use their multilabel
     definitions (§4.3); ``average="samples"`` gives the per-object means of §4.4.
     """
 

@@ -1,19 +1,20 @@
 """The axiomatic property checker: each measure's profile, decided by enumeration.
 
-Every property of seeds 000, 003 and 004 is decided by running the measure's vectorized kernel
+Every property of Sebastiani (2015), Gösgens et al. (2021) and Amigó et al. (2019) is decided by
+running the measure's vectorized kernel
 over *all* confusion matrices with ``1 <= n <= n_max`` (and, where the property is about
 expectations, by exact hypergeometric or binomial sums). A failing property comes with the
 smallest counterexample found (smallest n first). "Holds" therefore means "holds for every test
 set up to n_max" -- a proof for the finite cases, evidence beyond them. Measures are oriented so
-that higher is better, as seed 003 §3 does.
+that higher is better, as Gösgens et al. (2021, §3) does.
 
 Layout
 ------
 - :mod:`.properties` -- the registry: one :class:`~.properties.Property` record per property
   (id, seed, section, title, one-line definition, binary check, multiclass check);
-- :mod:`.sebastiani`, :mod:`.goesgens`, :mod:`.amigo` -- the checks of seeds 000, 003 and 004,
-  named after their paper (``sebastiani_sym`` is seed 000's ``SYM``, ``goesgens_sym`` seed 003's
-  ``sym``);
+- :mod:`.sebastiani`, :mod:`.goesgens`, :mod:`.amigo` -- the checks of Sebastiani (2015),
+  Gösgens et al. (2021) and Amigó et al. (2019), named after their paper (``sebastiani_sym`` is
+  Sebastiani's (2015) ``SYM``, ``goesgens_sym`` Gösgens et al.'s (2021) ``sym``);
 - :mod:`.engines` -- what several properties share, written once over m x m matrices
   (extremes, invariances, monotone moves, constancy); the binary case is m = 2;
 - :mod:`.spaces` -- the measure on every enumerated matrix and the wording of counterexamples
@@ -22,7 +23,7 @@ Layout
 - :mod:`.matrices` -- the enumerator (all matrices up to n, all labelings of a few items);
 - :mod:`.random_classifier` -- every expectation over a random classifier, on top of
   :mod:`fastmetrics.measures.chance`;
-- :mod:`.table3` -- seed 003 Table 3 (indistinguishable measures);
+- :mod:`.table3` -- Gösgens et al. (2021, Table 3) (indistinguishable measures);
 - :mod:`.api` -- :func:`check`, :func:`check_multiclass`, :func:`axioms`.
 
 Measures a user writes are registered with :func:`fastmetrics.measures.registry.register_function`

@@ -1,6 +1,6 @@
 """Amigó, Gonzalo, Verdejo & Spina (2019, §3.2-3.3): constraints on binary measures.
 
-- ``strict_mon`` (§3.2): seed 000's strict monotonicity as seed 004 reads it -- a comparison
+- ``strict_mon`` (§3.2): Sebastiani's (2015) strict monotonicity as Amigó et al. (2019) reads it -- a comparison
   must be definable, so an undefined side is a violation;
 - ``nonin_fixed`` (§3.3): every non-informative output (tp = q AP, fp = q AN) scores the same,
   on test sets with both classes;

@@ -65,7 +65,7 @@ def check(measure, properties=None, *, n_max: int = DEFAULT_N_MAX, smoothing=Non
     n_max : int, default 12
         Largest test-set size enumerated (``CON`` uses n <= 6, ``dist`` labelings of n <= 6).
     smoothing : {None, "laplace", "noninformative"}
-        Check the smoothed measure (seed 004 §5).
+        Check the smoothed measure (Amigó et al. 2019, §5).
 
     Returns
     -------
@@ -93,7 +93,7 @@ def check(measure, properties=None, *, n_max: int = DEFAULT_N_MAX, smoothing=Non
 
 
 def check_multiclass(measure, properties=None, *, m: int = 3, n_max: int = 6) -> list[Verdict]:
-    """Decide seed 003's properties for a measure's native multiclass definition with ``m`` classes.
+    """Decide Gösgens et al.'s (2021) properties for a measure's native multiclass definition with ``m`` classes.
 
     Every m x m matrix with n <= ``n_max`` is enumerated (``dist``: labelings of n <= 4). The
     readings are the binary checker's; ``cb``/``acb`` take true labelings with every class
@@ -152,7 +152,7 @@ def axioms(measures=None, properties=None, *, n_max: int = DEFAULT_N_MAX, smooth
     smoothing : {None, "laplace", "noninformative"}
         Binary only: check the smoothed measures.
     classes : int, default 2
-        2: the binary properties; m > 2: seed 003's properties of the multiclass definitions.
+        2: the binary properties; m > 2: Gösgens et al.'s (2021) properties of the multiclass definitions.
 
     Returns
     -------

@@ -201,7 +201,7 @@ def _step(m: int, *changes: tuple[int, int, int]) -> np.ndarray:
 
 
 def corrections(space: Space) -> list[Move]:
-    """The moves of seed 000's MON: one wrong decision made right.
+    """The moves of Sebastiani's (2015) MON: one wrong decision made right.
 
     c_ab -> c_aa for a != b (an item of class a predicted b is now predicted a; binary:
     ``fn -> tp`` and ``fp -> tn``), by the target cell in the space's order.
@@ -226,7 +226,7 @@ def corrections(space: Space) -> list[Move]:
 
 
 def agreement_moves(space: Space) -> list[Move]:
-    """The moves of seed 003 Def. 6: a disagreement resolved either way.
+    """The moves of Gösgens et al. (2021, Def. 6): a disagreement resolved either way.
 
     c_ab decremented and c_aa or c_bb incremented, for a != b, by the source cell in the
     space's order.
@@ -250,7 +250,7 @@ def agreement_moves(space: Space) -> list[Move]:
 
 
 def strong_moves(space: Space) -> list[Move]:
-    """The moves of seed 003 Def. 7: one more agreement or one disagreement less.
+    """The moves of Gösgens et al. (2021, Def. 7): one more agreement or one disagreement less.
 
     A diagonal cell incremented or an off-diagonal one decremented, cells in the space's
     order.
@@ -285,7 +285,7 @@ def moves(
     strict_defined : bool
         An undefined side is a violation (otherwise the comparison is skipped).
     exclude_extremes : bool
-        Skip moves between two diagonal or two zero-diagonal matrices (seed 003 Def. 7).
+        Skip moves between two diagonal or two zero-diagonal matrices (Gösgens et al. 2021, Def. 7).
 
     Returns
     -------

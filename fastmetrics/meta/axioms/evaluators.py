@@ -54,7 +54,7 @@ class BinaryMeasure:
     spec : MeasureSpec
         The measure with its parameters.
     smoothing : {None, "laplace", "noninformative"}
-        Smoothing applied before the kernel (seed 004 §5).
+        Smoothing applied before the kernel (Amigó et al. 2019, §5).
     """
 
     def __init__(self, spec, smoothing=None):

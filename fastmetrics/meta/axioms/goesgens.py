@@ -1,11 +1,11 @@
-"""Seed 003 (Gösgens, Zhiyanov, Tikhonov & Prokhorenkova 2021, §3): Definitions 1-9.
+"""Gösgens et al. (2021) (Gösgens, Zhiyanov, Tikhonov & Prokhorenkova 2021, §3): Definitions 1-9.
 
 Each definition is one function over a :class:`.spaces.Space`: the binary checker runs it on
 every 2 x 2 matrix, ``check_multiclass`` on every m x m matrix with a measure's native
 multiclass definition. Readings:
 
 - ``cb`` and ``acb`` take true labelings with every class present: with a unary true labeling
-  the measures of Table 2 are 0/0 (CC, BA in the paper's form), which seed 003 fills by
+  the measures of Table 2 are 0/0 (CC, BA in the paper's form), which Gösgens et al. (2021) fills by
   convention; fastmetrics' balanced_accuracy is defined there (macro recall over the present
   class, as scikit-learn) and would otherwise fail ``cb`` through that convention alone.
 - ``cb`` is exact: a sum over every contingency table with the given margins
@@ -75,7 +75,7 @@ def goesgens_csym(space: Space) -> Outcome:
     """Def. 4, class symmetry: M is unchanged by every permutation of the classes.
 
     In the binary case the only permutation swaps the class and its complement, which is also
-    seed 000's ``SYM``; the first failing permutation is reported.
+    Sebastiani's (2015) ``SYM``; the first failing permutation is reported.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The enumerator: every confusion matrix up to a size, and every labeling of a few items.
 
 One layout for every number of classes: ``C[k, i, j]`` counts the items of true class ``i``
-predicted ``j`` (seed 003's c_ij). Binary is m = 2 with class 1 the positive class, so
+predicted ``j`` (Gösgens et al.'s (2021) c_ij). Binary is m = 2 with class 1 the positive class, so
 ``tn = c00, fp = c01, fn = c10, tp = c11``; :func:`all_matrices` keeps the binary checker's
 historical ``(tp, fp, fn, tn)`` rows for callers that index counts by name.
 """

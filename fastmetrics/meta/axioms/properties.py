@@ -2,10 +2,10 @@
 
 Ids are what users type and read (``fastmetrics axioms --properties MON,sym``, the ``property``
 column, docs/axioms.md) and stay as the papers print them, so two ids differ only by case:
-``SYM`` is Sebastiani's (seed 000 Axiom 8: class swap) and ``sym`` Gösgens et al.'s (seed 003
-Def. 3: transpose); ``MON`` is seed 000's and ``mon`` seed 003's. Each record says whose it is
-(``seed``, ``author``, ``section``) and what it means (``title``, ``definition``); the checks
-are named after their paper (:mod:`.sebastiani`, :mod:`.goesgens`, :mod:`.amigo`).
+``SYM`` is Sebastiani's (2015, Axiom 8: class swap) and ``sym`` Gösgens et al.'s (2021, Def. 3:
+transpose); ``MON`` is Sebastiani's (2015) and ``mon`` Gösgens et al.'s (2021). Each record says
+whose it is (``seed``: the paper's key, ``author``, ``section``) and what it means (``title``,
+``definition``); the checks are named after their paper (:mod:`.sebastiani`, :mod:`.goesgens`, :mod:`.amigo`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ AUTHORS = {
     "003": "Gösgens, Zhiyanov, Tikhonov & Prokhorenkova (2021)",
     "004": "Amigó, Gonzalo, Verdejo & Spina (2019)",
 }
+# How a one-line summary opens, as people cite the paper: "Sebastiani (2015, Axiom 8)".
+CITED = {"000": "Sebastiani (2015", "003": "Gösgens et al. (2021", "004": "Amigó et al. (2019"}
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,11 @@ class Property:
 
     @property
     def summary(self) -> str:
-        """One line, e.g. ``"seed 000 Axiom 8: symmetry (class swap)"``."""
+        """One line, e.g. ``"Sebastiani (2015, Axiom 8): symmetry (class swap)"``."""
         return (
-            f"seed {self.seed} {self.section} {self.variant}"
+            f"{CITED[self.seed]}, {self.section}) {self.variant}"
             if self.variant
-            else f"seed {self.seed} {self.section}: {self.title}"
+            else f"{CITED[self.seed]}, {self.section}): {self.title}"
         )
 
 
@@ -273,4 +275,4 @@ PROPERTIES: dict[str, str] = {p.id: p.summary for p in _RECORDS}
 """Id -> one-line summary of every property (binary checker)."""
 
 MULTICLASS_PROPERTIES: tuple[str, ...] = tuple(p.id for p in _RECORDS if p.multiclass is not None)
-"""Ids of the properties with a multiclass check (seed 003's, the "✓/✗" cells of Table 2)."""
+"""Ids of the properties with a multiclass check (those of Gösgens et al. (2021): the "✓/✗" cells of their Table 2)."""

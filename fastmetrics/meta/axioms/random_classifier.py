@@ -3,7 +3,7 @@
 The distributions and the expectation itself are :mod:`fastmetrics.measures.chance` (shared with
 the leaderboard's random baseline); this module adds the two readings the properties need:
 
-- a random classifier on a test set (seed 000's ``CHA``): :func:`expected_random`, with the
+- a random classifier on a test set (Sebastiani's (2015) ``CHA``): :func:`expected_random`, with the
   ``"count"`` or ``"uniform"`` model of :func:`fastmetrics.measures.chance.random_outcomes`;
 - a random labeling B with given class sizes b against a true labeling with class sizes a (seed
   003's constant baseline): the contingency tables with margins a and b and their probabilities
@@ -34,9 +34,9 @@ def expected_random(measure, ap: int, an: int, model: str = "count", smoothing=N
         Positives and negatives of the test set.
     model : {"count", "uniform"}, default "count"
         ``"count"``: the number of predicted positives uniform on 0..n, then the items at random
-        (reproduces seed 000 §4); ``"uniform"``: every labeling equally likely.
+        (reproduces Sebastiani (2015, §4)); ``"uniform"``: every labeling equally likely.
     smoothing : {None, "laplace", "noninformative"}
-        Smoothing of the measure (seed 004 §5).
+        Smoothing of the measure (Amigó et al. 2019, §5).
 
     Returns
     -------

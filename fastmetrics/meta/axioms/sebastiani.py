@@ -1,10 +1,10 @@
-"""Seed 000 (Sebastiani 2015, §3.1): Axioms 1-8 for binary measures.
+"""Sebastiani (2015) (Sebastiani 2015, §3.1): Axioms 1-8 for binary measures.
 
 Each axiom is one function over a :class:`.spaces.BinarySpace`. Readings:
 
 - ``MON`` (Axiom 1): turning one wrong decision into a right one (fn -> tp, or fp -> tn)
   strictly increases the measure, on every test set. Comparisons with an undefined side are
-  skipped: definedness is what ``SDE``/``WDE`` judge (seed 004's ``strict_mon`` is the reading
+  skipped: definedness is what ``SDE``/``WDE`` judge (Amigó et al.'s (2019) ``strict_mon`` is the reading
   where they count).
 - ``CON`` (Axiom 2) is numeric: on each test set with n <= ``N_CON`` the measure, as a function
   of real TP in [0, AP] and TN in [0, AN], must be finite on the closed rectangle and its
@@ -14,11 +14,11 @@ Each axiom is one function over a :class:`.spaces.BinarySpace`. Readings:
   classifier or for none / the same [min, max] of defined values on every test set.
 - ``CHA`` (Axiom 6): the expected value of the random classifier is the same on every test set.
   ``CHA`` draws the number k of predicted positives uniformly from 0..n and then k items at
-  random -- the model that reproduces seed 000's numbers (E[F1] = 0.500 for |D| = 1 and 0.612
+  random -- the model that reproduces Sebastiani's (2015) numbers (E[F1] = 0.500 for |D| = 1 and 0.612
   for |D| = 100 when AN = 0); ``CHA_uniform`` labels each item positive with probability 1/2.
   Expectations are taken over the outcomes where the measure is defined.
 - ``IMB`` (Axiom 7): trivial acceptor and rejector each score a constant on every test set with
-  AP, AN > 0 (undecidable if the measure is undefined there: seed 000 §4.1 says so of DOR and
+  AP, AN > 0 (undecidable if the measure is undefined there: Sebastiani (2015, §4.1) says so of DOR and
   LAM%).
 - ``SYM`` (Axiom 8): swapping the class and its complement leaves the measure unchanged (seed
   003's ``csym`` in the binary case).
@@ -287,7 +287,7 @@ def sebastiani_imb(space: BinarySpace) -> Outcome:
 def sebastiani_sym(space: BinarySpace) -> Outcome:
     """Axiom 8, symmetry (SYM): swapping the class and its complement leaves M unchanged.
 
-    The swap exchanges tp with tn and fp with fn (seed 003's ``csym`` with two classes).
+    The swap exchanges tp with tn and fp with fn (Gösgens et al.'s (2021) ``csym`` with two classes).
 
     Parameters
     ----------

@@ -233,7 +233,7 @@ class Space(abc.ABC):
 
     @abc.abstractmethod
     def baseline_cases(self):
-        """The cases of the constant baselines (seed 003 Defs. 8-9).
+        """The cases of the constant baselines (Gösgens et al. 2021, Defs. 8-9).
 
         Yields
         ------

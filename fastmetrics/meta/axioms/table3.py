@@ -1,4 +1,4 @@
-"""Seed 003 §5.1, Table 3: which binary measures no triplet of labelings of n items tells apart."""
+"""Gösgens et al. (2021, §5.1), Table 3: which binary measures no triplet of labelings of n items tells apart."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _order_signs(f: BinaryMeasure, n: int, tolerance: float) -> np.ndarray:
 
 
 def indistinguishable(measures, n: int, tolerance: float = 1e-5) -> set[frozenset]:
-    """Pairs of measures no triplet of labelings of ``n`` items tells apart (seed 003 §5.1).
+    """Pairs of measures no triplet of labelings of ``n`` items tells apart (Gösgens et al. 2021, §5.1).
 
     Two measures are indistinguishable if they are consistent on every triplet (A, B1, B2) of
     labelings that all contain both classes.
