@@ -10,11 +10,17 @@
 
 A renamed measure field, command or option changes these pages (or breaks the strict build that
 ``tests/test_docs.py`` runs), never leaves them stale.
+
+The math (``$$ ... $$``, ``$...$``, which ``pymdownx.arithmatex`` marks) becomes MathML at build
+time (``latex2mathml``, of the docs extra), which browsers render natively: the site loads no
+script or font from the network and reads the same offline.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
+import re
 
 _GENERATED = {
     "reference/measures.md": "measure_catalog",
@@ -29,6 +35,23 @@ def on_files(files, config):
     for path, builder in _GENERATED.items():
         files.append(File.generated(config, path, content=globals()[builder]()))
     return files
+
+
+# what pymdownx.arithmatex (generic mode) writes around the TeX: \[...\] in a div, \(...\) in a span
+_ARITHMATEX = re.compile(
+    r'<(?P<tag>div|span) class="arithmatex">\\(?P<open>[\[(])(?P<tex>.*?)\\[\])]</(?P=tag)>', re.DOTALL
+)
+
+
+def on_page_content(content, page, config, files):
+    """Render the page's math as MathML, so that no script renders it in the browser."""
+    from latex2mathml.converter import convert
+
+    def mathml(match: re.Match) -> str:
+        display = "block" if match["open"] == "[" else "inline"
+        return convert(html.unescape(match["tex"]).strip(), display=display)
+
+    return _ARITHMATEX.sub(mathml, content)
 
 
 def _value(x: float) -> str:

@@ -33,8 +33,11 @@ class UnknownMeasureError(FastmetricsError):
 class UndefinedMeasureWarning(UserWarning):
     """Some cells of a measure are undefined (e.g. a zero denominator) and were returned as NaN.
 
-    Issued once per call with the number of undefined cells. Pass ``undefined=<number>`` to
-    replace them, or ``smoothing=...`` where the measure supports it.
+    Issued once per call, as scikit-learn's ``UndefinedMetricWarning``, naming the measures and
+    how many of their cells are undefined. Pass ``undefined=<number>`` to replace them
+    (``undefined=0`` is scikit-learn's ``zero_division=0``), or ``smoothing=...`` where the
+    measure supports it; ``warnings.simplefilter("ignore", fm.UndefinedMeasureWarning)`` keeps
+    the NaNs without the warning.
     """
 
 
@@ -44,6 +47,23 @@ class SignificanceWarning(UserWarning):
     Too few resamples, or too few topics for an exact test, leave the smallest adjusted p-value
     reachable at or above ``alpha``; the message names it and what to change.
     """
+
+
+# scikit-learn's options that fastmetrics spells otherwise, and what to write instead
+_SKLEARN_OPTIONS = {
+    "zero_division": "its option is undefined=, the value where a measure is undefined: undefined=0 is "
+    "zero_division=0 (with an averaging it replaces each undefined per-class value before the mean, as "
+    "zero_division does); the default, None, returns NaN (zero_division=np.nan) with one "
+    "UndefinedMeasureWarning that counts the cells",
+    "labels": "its option is classes=, the class labels in order",
+}
+
+
+def refuse_sklearn_options(options, owner: str) -> None:
+    """Raise a :class:`ParameterError` that points to fastmetrics's name of a scikit-learn option."""
+    for name in options:
+        if name in _SKLEARN_OPTIONS:
+            raise ParameterError(f"{owner} takes no {name}= (scikit-learn's option); {_SKLEARN_OPTIONS[name]}.")
 
 
 def plain(value):

@@ -6,6 +6,7 @@ count -> evaluate path as every other input, so its values are those of ``fm.cou
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -13,7 +14,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, ParameterError
+from ._errors import (
+    FastmetricsError,
+    InputError,
+    ParameterError,
+    UndefinedMeasureWarning,
+    refuse_sklearn_options,
+)
 from .count import count
 from .io.labels import no_nans
 from .measures.positive import has_positive
@@ -103,8 +110,11 @@ def score(
     >>> round(float(s["f1"]), 4)
     0.8
     """
+    refuse_sklearn_options(evaluate_options, "score")
     if (y_pred is None) == (y_score is None):
         raise ParameterError("Give y_pred (hard predictions) or y_score (scores or probabilities), exactly one.")
+    warn = evaluate_options.pop("warn", True)
+    evaluate_options["warn"] = False  # one warning for the whole call, below
     # the columns are named as the arguments, so that an error about one names the argument
     columns = {"y_true": _column(y_true, "y_true")}
     n = len(columns["y_true"])
@@ -140,13 +150,46 @@ def score(
     )
     if probabilities:
         specs = parse_specs(DEFAULT_MEASURES["probabilities"] if measures is None else measures)
-        return _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options)
-    tensor = count(table, thresholds=thresholds, **options)
-    if measures is None:
-        # binary measures where a class is positive (0/1, booleans, 1 of two labels, pos_label)
-        binary = tensor.m == 2 and has_positive(tensor.classes)
-        measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if binary else "multiclass"]
-    return tensor.evaluate(measures, **evaluate_options)
+        scores = _probability_scores(table, specs, thresholds, multiclass, options, evaluate_options)
+    else:
+        tensor = count(table, thresholds=thresholds, **options)
+        if measures is None:
+            # binary measures where a class is positive (0/1, booleans, 1 of two labels, pos_label)
+            binary = tensor.m == 2 and has_positive(tensor.classes)
+            measures = DEFAULT_MEASURES["scores" if y_pred is None else "binary" if binary else "multiclass"]
+        scores = tensor.evaluate(measures, **evaluate_options)
+    if warn and evaluate_options.get("undefined") is None:
+        warn_undefined(scores)
+    return scores
+
+
+def warn_undefined(scores: Scores) -> None:
+    """Warn once for all the undefined (NaN) cells of ``scores``.
+
+    One :class:`UndefinedMeasureWarning`, as scikit-learn's ``UndefinedMetricWarning``: which
+    measures, how many of their cells, and how to choose a number there.
+
+    Parameters
+    ----------
+    scores : Scores
+    """
+    values = np.asarray(scores.values, dtype=float)
+    parts = []
+    for label, row in zip(scores.measures, values.reshape(len(scores.measures), -1)):
+        n = int(np.count_nonzero(np.isnan(row)))
+        if n:
+            try:
+                when = f" (undefined when {parse_specs(label)[0].measure.undefined_when})"
+            except FastmetricsError:
+                when = ""
+            parts.append(f"{label} in {n} of {row.size} cell(s){when}")
+    if parts:
+        warnings.warn(
+            f"Undefined, returned as NaN: {'; '.join(parts)}. Pass undefined=0 (scikit-learn's zero_division=0) "
+            "or another number to choose the value there, or smoothing='laplace' where the measure allows it.",
+            UndefinedMeasureWarning,
+            stacklevel=3,
+        )
 
 
 def _width(lists: pa.Array):

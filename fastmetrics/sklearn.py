@@ -9,7 +9,7 @@ import math
 
 from ._errors import ParameterError
 from .arrays import score
-from .measures import registry
+from .measures import registry, scorers
 
 try:
     from sklearn.metrics import make_scorer as _sklearn_make_scorer
@@ -25,7 +25,10 @@ def make_scorer(measure, *, undefined=None, pos_label=None, **options):
     Parameters
     ----------
     measure : str
-        One measure spec (``"k"``, ``"fbeta(beta=2)"``, ``"f1@macro"``, ``"roc_auc"``).
+        One measure spec (``"k"``, ``"fbeta(beta=2)"``, ``"f1@macro"``, ``"roc_auc"``), or a
+        scikit-learn metric name or scorer string (``"f1_score"``, ``"f1_macro"``,
+        ``"roc_auc_ovr_weighted"``, ``"neg_brier_score"``): the scorer then gives what
+        scikit-learn's ``get_scorer`` of that string gives.
     undefined : float, optional
         The score of a fold where the measure is undefined (e.g. MCC when a fold's predictions
         are all one class). Default ``None``: NaN, which scikit-learn's searches rank last and
@@ -52,6 +55,13 @@ def make_scorer(measure, *, undefined=None, pos_label=None, **options):
         An unknown measure, several measures, or a ranking measure (it needs topics of ranked
         lists, which one estimator's predictions do not have).
     """
+    # scikit-learn's scorer strings: "f1_macro", "roc_auc_ovo", "neg_brier_score" (a loss is negated by
+    # greater_is_better below, as scikit-learn's own scorer negates it)
+    found = scorers.scorer(measure, registry.is_known) if isinstance(measure, str) else None
+    if found is not None and not registry.is_known(measure):
+        measure, options = found[0], {**found[1], **options}
+    if undefined is not None:
+        options["warn"] = False  # the scorer chooses the number itself
     specs = registry.parse_specs(measure)
     if len(specs) != 1:
         raise ParameterError(f"A scorer computes one measure; got {len(specs)}: {measure!r}.")

@@ -186,7 +186,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     """``mkdocs build --strict``: a renamed function, a broken link or a docstring that does not
     parse fails it. Skipped without the docs extra (``pip install -e '.[docs]'``), required with
     ``CI=true`` (``.ci/run`` installs the extra)."""
-    for module in ("mkdocs", "mkdocstrings", "material"):
+    for module in ("mkdocs", "mkdocstrings", "material", "latex2mathml"):
         if importlib.util.find_spec(module) is None:
             need = f"the docs extra ({module} is not installed): pip install -e '.[docs]'"
             if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
@@ -200,4 +200,34 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
     )
     assert done.returncode == 0, done.stderr[-4000:]
-    assert (tmp_path / "site" / "reference" / "measures" / "index.html").exists()
+    site = tmp_path / "site"
+    assert (site / "reference" / "measures" / "index.html").exists()
+    _offline(site)
+    _api_page((site / "reference" / "api" / "index.html").read_text(encoding="utf-8"))
+
+
+# a script, stylesheet, font, image or frame that the browser would fetch from the network
+_FETCHED = re.compile(r"<(?:script|link|img|iframe|source)\b[^>]*?\b(?:src|href)=[\"']?(?:https?:)?//", re.IGNORECASE)
+
+
+def _offline(site: Path) -> None:
+    """The site reads the same without network: nothing fetched from elsewhere (no CDN script, no
+    web font), and the catalog's math is MathML made at build time, not TeX left for a script."""
+    fetched = {
+        str(page.relative_to(site)): _FETCHED.findall(page.read_text(encoding="utf-8")) for page in site.rglob("*.html")
+    }
+    assert not {page: hits for page, hits in fetched.items() if hits}
+    catalog = (site / "reference" / "measures" / "index.html").read_text(encoding="utf-8")
+    assert catalog.count('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">') >= 40
+    assert "arithmatex" not in catalog and "\\frac" not in catalog
+
+
+def _api_page(page: str) -> None:
+    """Docstrings' Sphinx roles are cross-references, never raw markup, and parameters documented
+    together (``pred, score : str``) each show their own default."""
+    assert not re.findall(r":(?:mod|func|class|meth|attr|exc):`", page)
+    assert page.count('class="autorefs autorefs-internal"') >= 20
+    rows = re.sub(r"\s+", " ", page.split('id="fastmetrics.count.api.count"')[1])
+    for name in ("pred", "score"):
+        row = re.search(rf"<td> <code>{name}</code> </td>.*?</tr>", rows)
+        assert row and row.group(0).endswith(f"<code>&#39;{name}&#39;</code> </td> </tr>"), row

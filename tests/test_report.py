@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -121,6 +122,22 @@ def test_semeval_report_is_self_contained(semeval_report):
     assert "Critical-difference diagram" in page and "Nemenyi" in page
     svg = (semeval_report.parent / "figs" / "critical_difference.svg").read_text()
     assert all(name in svg for name in ("ConvKN/subtask_A_primary", "_baseline/subtask_A_baseline_random"))
+
+
+def test_report_figures_name_every_system_in_full(semeval_report):
+    """No name is cut: the rank-interval figure names all 32 runs whole and the curves' legends
+    tell the two MTE-NN contrastive runs apart (they used to read ``MTE-NN/subtask_A_contrastiv…``
+    twice); the leaderboard's intervals stay on one line."""
+    runs = [f"{Path(r).parent.name}/{Path(r).stem}" for r in semeval_paths()[0]]
+    figs = semeval_report.parent / "figs"
+    svgs = {p.stem: p.read_text(encoding="utf-8") for p in figs.glob("*.svg")}
+    assert not [name for name, svg in svgs.items() if "…" in svg]
+    assert all(run in svgs["rank_intervals"] for run in runs), [r for r in runs if r not in svgs["rank_intervals"]]
+    for figure in ("roc_curves", "pr_curves"):
+        assert "MTE-NN/subtask_A_contrastive1 (" in svgs[figure] and "MTE-NN/subtask_A_contrastive2 (" in svgs[figure]
+    page = semeval_report.read_text(encoding="utf-8")
+    assert "…" not in page
+    assert re.search(r"th,td\{[^}]*white-space:nowrap", page)
 
 
 def test_markdown_report_with_figure_files(tmp_path):

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pyarrow as pa
 
-from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error
+from .._errors import InputError, ParameterError, UndefinedMeasureWarning, parameter_error, refuse_sklearn_options
 from .._numbers import parameter
 from . import averaging, multiclass, registry
 from . import smoothing as smoothing_module
@@ -184,6 +184,7 @@ def compute(
     >>> round(float(fm.compute("f1", counts=C, average="macro")), 4)
     0.7009
     """
+    refuse_sklearn_options(params, "compute")
     matrix_args = {k: params.pop(k) for k in list(params) if k in _matrix_param_names(measure)}
     spec = registry.make_spec(measure, params)
     average = spec.averaged(average)

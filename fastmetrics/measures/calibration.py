@@ -238,7 +238,7 @@ register(
     Measure(
         name="brier",
         kernel=brier,
-        aliases=("brier_score",),
+        aliases=("brier_score", "brier_score_loss"),
         summary="Brier score: the mean squared difference between the score and the gold label.",
         formula="sum_i (s_i - y_i)^2 / N",
         latex=r"\frac{1}{N}\sum_i (s_i - y_i)^2",

@@ -248,7 +248,7 @@ register(
     Measure(
         name="roc_auc",
         kernel=roc_auc_curve,
-        aliases=("auc", "auroc"),
+        aliases=("auc", "auroc", "roc_auc_score"),
         summary="Area under the ROC curve (TPR against FPR); with max_fpr, the standardised partial area.",
         formula="trapezoid area under (FPR, TPR) from (0, 0) to (1, 1); max_fpr < 1: 0.5 (1 + (A - m²/2) / "
         "(m - m²/2)), A the area up to FPR = m (McClish 1989)",
@@ -263,7 +263,7 @@ register(
     Measure(
         name="average_precision",
         kernel=average_precision_curve,
-        aliases=("ap",),
+        aliases=("ap", "average_precision_score"),
         summary="Average precision: precision at each threshold weighted by the recall it adds.",
         formula="sum_n (R_n - R_{n-1}) P_n over the thresholds from the highest",
         latex=r"\mathrm{AP} = \sum_n (R_n - R_{n-1}) P_n",
@@ -422,6 +422,7 @@ register(
         kind="topk",
         undefined_when="the group has no item",
         reference="scikit-learn's top_k_accuracy_score (Pedregosa et al., JMLR 2011)",
+        aliases=("top_k_accuracy_score",),
         params=(Param("k", 2.0, "classes counted from the top", low=1.0, integer=True),),
     )
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._errors import ParameterError, suggest
+from .._errors import ParameterError, refuse_sklearn_options, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores
 from . import api, area_intervals, averaging, intervals, positive, registry
 from .sweeps import curve_scores
@@ -86,6 +86,7 @@ def evaluate(
         ``values[measure, *batch axes]``; each measure labelled as asked, with ``@average``
         where its averaging differs from ``average``.
     """
+    refuse_sklearn_options(matrix_params, "evaluate")
     if ci is not None:
         intervals.check(ci, method, resamples, interval)
     if isinstance(tensor, MultilabelTensor):

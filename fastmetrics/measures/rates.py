@@ -153,7 +153,7 @@ _rate(
 _rate(
     "error_rate",
     _error_rate_kernel,
-    ("err", "zero_one_loss"),
+    ("err", "zero_one_loss", "hamming_loss"),
     "Fraction of items misclassified (1 - accuracy).",
     "(fp + fn) / n",
     r"Err = \frac{FP + FN}{n}",

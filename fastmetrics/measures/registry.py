@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .._errors import ParameterError, UnknownMeasureError, parameter_error, suggest
 from .._numbers import parameter
+from . import scorers  # scikit-learn's scorer strings
 from ._kernels import POINT_TYPES, LazyUfunc, float_signatures
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
@@ -265,6 +266,11 @@ def _normalize(name: str) -> str:
     return name.strip().lower().replace("-", "_").replace(" ", "_")
 
 
+def is_known(name: str) -> bool:
+    """Whether ``name`` is a registered name or alias (as :func:`get` reads it)."""
+    return _normalize(name) in _REGISTRY or _normalize(name) in _ALIASES
+
+
 def get(name: str) -> Measure:
     """The measure registered under ``name`` or one of its aliases.
 
@@ -474,6 +480,8 @@ def make_spec(measure, params: Mapping[str, object] | None = None) -> MeasureSpe
         if params:
             raise ParameterError("Parameters given twice: in the spec and as keywords.")
         return measure
+    if isinstance(measure, str):
+        measure = scorers.as_spec(measure, is_known)  # scikit-learn's "f1_macro" is "f1@macro"
     if isinstance(measure, str) and ("(" in measure or "@" in measure):
         spec = parse_spec(measure)
         if params:

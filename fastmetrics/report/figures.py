@@ -9,6 +9,7 @@ math).
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
@@ -33,10 +34,49 @@ def pyplot():
     return _plt()
 
 
+# where a long name may break: after a path separator, an underscore, a hyphen, a dot or a blank
+_BREAK_AFTER = re.compile(r"(?<=[/_\-. ])")
+
+
 def label(text, width: int = 40) -> str:
-    """A user-supplied name made safe for matplotlib text (no mathtext) and shortened."""
+    """A user-supplied name made safe for matplotlib text (no mathtext), whole, on lines of at
+    most ``width`` characters.
+
+    A figure shows the full name (two runs of one team differ only at the end:
+    ``MTE-NN/subtask_A_contrastive1`` and ``..._contrastive2``), broken after ``/``, ``_``, ``-``,
+    ``.`` or a blank where it is longer than ``width``, and inside a part only where one part is.
+    """
     text = str(text).replace("\\", "\\\\").replace("$", r"\$")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    lines, line = [], ""
+    for part in _BREAK_AFTER.split(text):
+        while len(part) > width:  # a part longer than a line: cut it
+            room = width - len(line)
+            lines.append(line + part[:room])
+            line, part = "", part[room:]
+        if len(line) + len(part) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += part
+    return "\n".join([*lines, line] if line or not lines else lines)
+
+
+def _legend_beside(ax, entries, **options) -> None:
+    """The legend to the right of the axes, where it hides no curve and has room for whole names.
+
+    ``entries`` are (artist, text) pairs, given explicitly: matplotlib leaves out of a legend it
+    collects itself every label that starts with ``_``, as SemEval's ``_baseline/...`` runs do.
+    """
+    handles, texts = zip(*entries) if entries else ((), ())
+    ax.legend(
+        handles,
+        texts,
+        fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        frameon=False,
+        **options,
+    )
 
 
 def save(fig, formats=("png",)) -> dict:
@@ -126,12 +166,14 @@ def rank_intervals(rows, measure, system="system"):
     matplotlib.figure.Figure
     """
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 0.28 * len(rows) + 1.2))
+    names = [label(r[system], 36) for r in rows]
+    lines = max((n.count("\n") + 1 for n in names), default=1)  # a wrapped name needs a taller row
+    fig, ax = plt.subplots(figsize=(7.5, (0.16 + 0.12 * lines) * len(rows) + 1.2))
     for y, r in enumerate(rows):
         color = "#c44e52" if r["tied_with_leader"] else "#4c72b0"
         ax.plot([r["rank_low"], r["rank_high"]], [y, y], lw=4, color=color, alpha=0.5, solid_capstyle="butt")
         ax.plot([r["rank"]], [y], "o", color=color, ms=4)
-    ax.set_yticks(range(len(rows)), [label(r[system], 36) for r in rows], fontsize=7)
+    ax.set_yticks(range(len(rows)), names, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel(f"rank by {label(measure)} (red: cannot be separated from the leader)")
     ax.grid(axis="x", alpha=0.3)
@@ -152,17 +194,18 @@ def roc_curves(curves):
     """
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    entries = []
     for system, fpr, tpr, area in curves:
-        ax.plot(
+        (line,) = ax.plot(
             np.concatenate([[0.0], fpr, [1.0]]),
             np.concatenate([[0.0], tpr, [1.0]]),
             lw=1.3,
-            label=f"{label(system, 28)} (AUC {value(area)})",
         )
+        entries.append((line, f"{label(system, 32)} (AUC {value(area)})"))
     ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.legend(fontsize=7, loc="lower right")
+    _legend_beside(ax, entries)
     ax.grid(alpha=0.3)
     return fig
 
@@ -181,18 +224,19 @@ def pr_curves(curves):
     """
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    entries = []
     for system, recall, precision, area in curves:
-        ax.step(
+        (line,) = ax.step(
             np.concatenate([[0.0], recall]),
             np.concatenate([[1.0], precision]),
             where="post",
             lw=1.3,
-            label=f"{label(system, 28)} (AP {value(area)})",
         )
+        entries.append((line, f"{label(system, 32)} (AP {value(area)})"))
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7, loc="lower left")
+    _legend_beside(ax, entries)
     ax.grid(alpha=0.3)
     return fig
 
@@ -211,22 +255,23 @@ def reliability_diagram(points):
     """
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    entries = []
     for system, mean_score, frequency, weight, ece, brier in points:
         filled = weight > 0
-        ax.plot(
+        (line,) = ax.plot(
             mean_score[filled],
             frequency[filled],
             marker="o",
             ms=3,
             lw=1.2,
-            label=f"{label(system, 24)} (ECE {value(ece)}, Brier {value(brier)})",
         )
+        entries.append((line, f"{label(system, 32)}\n(ECE {value(ece)}, Brier {value(brier)})"))
     ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
     ax.set_xlabel("mean score in the bin")
     ax.set_ylabel("share of positives in the bin")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=7, loc="upper left")
+    _legend_beside(ax, entries, labelspacing=0.9)
     ax.grid(alpha=0.3)
     return fig
 
@@ -250,15 +295,17 @@ def strictness_curves(summary):
     """Strictness of each measure against the share of top outputs kept (Amigó et al. 2019, Fig. 8)."""
     plt = _plt()
     rows = summary.to_pylist()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 4.4), layout="constrained")
+    entries = []
     for m in dict.fromkeys(r["measure"] for r in rows):
         pts = [(r["level"], r["value"]) for r in rows if r["measure"] == m]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], lw=1.5, label=label(m))
-    ax.set_xlabel("top share th (outputs ranked at or above th by the measure)")
-    ax.set_ylabel("strictness (lowest rank any other measure gives them)")
-    ax.set_title("Strictness: higher means the measure's top outputs are top for every other measure")
+        (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], lw=1.5)
+        entries.append((line, label(m, 24)))
+    ax.set_xlabel("top share th (outputs ranked at or above th by the measure)", fontsize=9)
+    ax.set_ylabel("strictness\n(lowest rank any other measure gives them)", fontsize=9)
+    ax.set_title("Strictness: higher means the measure's top outputs\nare top for every other measure", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend_beside(ax, entries)
     return fig
 
 
@@ -266,14 +313,14 @@ def robustness_bars(summary):
     """Mean Spearman correlation between topics per measure, with its standard deviation."""
     plt = _plt()
     rows = summary.to_pylist()
-    names = [label(r["measure"]) for r in rows]
+    names = [label(r["measure"], 24) for r in rows]
     mean = [r["mean"] if r["mean"] is not None else np.nan for r in rows]
     std = [r["std"] if r["std"] is not None else 0.0 for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
     ax.bar(range(len(names)), mean, yerr=std, capsize=3, color="#4c72b0")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
-    ax.set_ylabel("Spearman correlation between topic pairs")
-    ax.set_title("Robustness across topics (mean ± standard deviation)")
+    ax.set_ylabel("Spearman correlation\nbetween topic pairs", fontsize=9)
+    ax.set_title("Robustness across topics (mean ± standard deviation)", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     return fig
 

@@ -37,12 +37,15 @@ _CSP = (
     f"script-src 'sha256-{base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()}'"
 )
 
+# numbers and intervals keep to one line (an interval broken after its comma reads as two numbers; a wide
+# table scrolls in its .wide box); text cells (names, definitions) wrap
 _STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
-color:#222;line-height:1.45}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1280px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}.wide{overflow-x:auto}
 h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;font-size:.85em;margin:1em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;
-text-align:right}th{background:#f6f6f6}td.name,th.name{text-align:left}tr.baseline td{font-style:italic;color:#666}
+text-align:right;white-space:nowrap}th{background:#f6f6f6}td.name,th.name{text-align:left;white-space:normal}
+tr.baseline td{font-style:italic;color:#666}
 figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.9em;color:#444}
 .note{font-size:.9em;color:#444;background:#fafafa;border-left:3px solid #bbb;padding:.5em 1em}
 code{background:#f3f3f3;padding:0 .2em}
@@ -340,8 +343,8 @@ def render_html(data: ReportData, figures: list[Figure]) -> str:
         "Brackets: 95 % intervals of the mean (topics resampled, the same draw for every system); beside the rank, "
         "the 95 % interval of the rank. The figures then ask whether the measures agree, and which one to trust.</div>",
         "<h2>Leaderboard</h2>",
-        f"<table><thead><tr><th>rank</th><th class='name'>system</th>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>",
+        f"<div class='wide'><table><thead><tr><th>rank</th><th class='name'>system</th>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>",
     ]
     parts += _html_best(data) + _html_figures(figures) + _html_measures(data)
     parts.append("</tbody></table></body></html>")
