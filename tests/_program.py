@@ -32,9 +32,20 @@ REPO = Path(__file__).resolve().parents[1]
 
 # read when numba, numpy's BLAS or the interpreter start: a forked child would keep the server's
 _AT_IMPORT = ("NUMBA_", "PYTHON", "OMP_", "MKL_", "OPENBLAS_", "NUMEXPR_", "KMP_")
+# ...except these, which scikit-learn sets in the tests' own process when a test imports it, and
+# which only Intel's OpenMP runtime reads (none of the program's libraries loads it): left in, every
+# command after the first scikit-learn oracle of a session would start a new interpreter
+_SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK")
 
 _SERVER_CODE = r"""
-import json, os, runpy, select, signal, sys, traceback
+import json, os, runpy, select, signal, socket, sys, traceback
+# commands of a shell (the docs' examples) arrive on a socket with their standard streams; bound
+# before the imports, so that a command sent while they run waits for them
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+if os.path.exists(sys.argv[1]):
+    os.unlink(sys.argv[1])
+listener.bind(sys.argv[1])
+listener.listen(64)
 for name in ("fastmetrics.cli", "fastmetrics.cli.program", "fastmetrics.io", "fastmetrics.count",
              "fastmetrics.measures", "fastmetrics.board", "fastmetrics.meta", "fastmetrics.report"):
     try:
@@ -46,19 +57,27 @@ os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 running = {}
 requests = os.fdopen(0, "r", buffering=1)
 buffer = ""
+callers = {}
 
-def child(request):
+def child(request, streams=None):
     os.close(out.fileno())
+    listener.close()
+    for caller in callers.values():
+        caller.close()
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.dup2(os.open(request["stdout"], os.O_WRONLY | os.O_TRUNC), 1)
-    os.dup2(os.open(request["stderr"], os.O_WRONLY | os.O_TRUNC), 2)
+    if streams is None:
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.dup2(os.open(request["stdout"], os.O_WRONLY | os.O_TRUNC), 1)
+        os.dup2(os.open(request["stderr"], os.O_WRONLY | os.O_TRUNC), 2)
+    else:
+        for target, fd in enumerate(streams):
+            os.dup2(fd, target)
+            os.close(fd)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
@@ -79,12 +98,34 @@ def child(request):
     finally:
         os._exit(code)
 
+def call(caller):
+    # a shell's command: one JSON line (argv, cwd, env) and its three standard streams
+    data, streams = b"", []
+    while not data.endswith(b"\n"):
+        chunk, fds, _, _ = socket.recv_fds(caller, 1 << 20, 3)
+        if not chunk:
+            caller.close()
+            for fd in streams + fds:
+                os.close(fd)
+            return
+        data, streams = data + chunk, streams + fds
+    request = json.loads(data)
+    pid = os.fork()
+    if pid == 0:
+        caller.close()
+        child(request, streams)
+    for fd in streams:
+        os.close(fd)
+    callers[pid] = caller
+
 while True:
-    ready, _, _ = select.select([0], [], [], 0.02 if running else None)
-    if ready:
+    ready, _, _ = select.select([0, listener], [], [], 0.02 if running or callers else None)
+    if listener in ready:
+        call(listener.accept()[0])
+    if 0 in ready:
         chunk = os.read(0, 65536).decode()
         if not chunk:
-            for pid in running:
+            for pid in [*running, *callers]:
                 os.killpg(pid, signal.SIGKILL)
             break
         buffer += chunk
@@ -100,19 +141,29 @@ while True:
             if pid == 0:
                 child(request)
             running[pid] = request["id"]
-    while running:
-        pid, status = os.waitpid(-1, os.WNOHANG)
+    while running or callers:
+        pid, status, usage = os.wait4(-1, os.WNOHANG)
         if pid == 0:
             break
-        key = running.pop(pid)
-        out.write(json.dumps({"id": key, "code": os.waitstatus_to_exitcode(status)}) + "\n")
+        code = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime  # the child's processor time, for the tests' budget
+        if pid in callers:
+            out.write(json.dumps({"cpu": cpu}) + "\n")
+            caller = callers.pop(pid)
+            try:
+                caller.sendall(f"{code}\n".encode())
+            except OSError:
+                pass
+            caller.close()
+        else:
+            out.write(json.dumps({"id": running.pop(pid), "code": code, "cpu": cpu}) + "\n")
 """
 
 
 def _at_import(env) -> dict:
     """The variables of ``env`` read at import time; this checkout on ``PYTHONPATH`` is left out,
     since the server imports it first whatever the path says (it starts in the checkout)."""
-    found = {k: v for k, v in env.items() if k.startswith(_AT_IMPORT)}
+    found = {k: v for k, v in env.items() if k.startswith(_AT_IMPORT) and k not in _SET_BY_IMPORTS}
     if "PYTHONPATH" in found:
         rest = [p for p in found.pop("PYTHONPATH").split(os.pathsep) if p and Path(p).resolve() != REPO]
         if rest:
@@ -129,12 +180,15 @@ class _Server:
         self._env = None
         self._waiting: dict[int, list] = {}
         self._next = 0
-        self._folder = Path(tempfile.mkdtemp(prefix="fastmetrics-fork-"))
+        self._folder = None
+        self.cpu = 0.0  # processor seconds of the children ended so far (children of the server)
 
     def _start(self, env: dict):
         self._env = dict(env)
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="fastmetrics-fork-"))
         self._process = subprocess.Popen(
-            [sys.executable, "-c", _SERVER_CODE],
+            [sys.executable, "-c", _SERVER_CODE, str(self._folder / "shell.sock")],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -148,6 +202,9 @@ class _Server:
         for line in self._process.stdout:
             answer = json.loads(line)
             with self._lock:
+                self.cpu += answer["cpu"]
+                if "id" not in answer:
+                    continue
                 slot = self._waiting.pop(answer["id"])
             slot.append(answer["code"])
             slot[0].set()
@@ -201,6 +258,31 @@ class _Server:
         stderr.unlink()
         return result
 
+    def commands(self, env: dict) -> Path:
+        """A folder holding a ``fastmetrics`` command, for the ``PATH`` of a shell whose
+        environment is ``env``: it sends its arguments, folder, environment and standard streams
+        to the server, and the forked child runs on those streams (pipes and redirections as for
+        a process of its own); it exits as the child did. Run in an environment that changes
+        what is read at import, or with ``FASTMETRICS_TEST_FORK=0``, it is ``python -m
+        fastmetrics``."""
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                self._start(env)
+            folder = self._folder / "bin"
+            command = folder / "fastmetrics"
+            if not command.exists():
+                folder.mkdir(exist_ok=True)
+                base = json.dumps(_at_import(self._env))
+                command.write_text(
+                    f"#!{sys.executable} -S\n"
+                    "import sys\n"
+                    f"sys.path.insert(0, {str(REPO)!r})\n"
+                    "from tests._program import _shell_command\n"
+                    f"_shell_command({str(self._folder / 'shell.sock')!r}, {base!r})\n"
+                )
+                command.chmod(0o755)
+        return folder
+
     def close(self):
         if self._process is not None and self._process.poll() is None:
             self._process.stdin.close()
@@ -232,3 +314,40 @@ def run_fastmetrics(
         text=True,
         timeout=timeout,
     )
+
+
+def shell_env(env: dict) -> dict:
+    """``env`` for a shell whose ``fastmetrics`` commands are forked from the server (pipes,
+    redirections and exit statuses as for a process of their own); unchanged with
+    ``FASTMETRICS_TEST_FORK=0``."""
+    if os.environ.get("FASTMETRICS_TEST_FORK", "1") == "0":
+        return dict(env)
+    return {**env, "PATH": f"{_SERVER.commands(env)}{os.pathsep}{env.get('PATH', os.defpath)}"}
+
+
+def _shell_command(path: str, base: str) -> None:
+    """The ``fastmetrics`` command of :meth:`_Server.commands` (``base``: the server's variables
+    read at import, as JSON)."""
+    import signal
+    import socket
+
+    argv = sys.argv[1:]
+    if os.environ.get("FASTMETRICS_TEST_FORK", "1") == "0" or _at_import(os.environ) != json.loads(base):
+        os.execv(sys.executable, [sys.executable, "-m", "fastmetrics", *argv])
+    request = {"module": "fastmetrics", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}
+    request = json.dumps(request).encode() + b"\n"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.connect(path)
+        sent = socket.send_fds(server, [request], [0, 1, 2])
+        server.sendall(request[sent:])
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = server.recv(64)
+            if not chunk:
+                sys.exit("the tests' fork server ended before the command did")
+            reply += chunk
+    code = int(reply)
+    if code < 0:  # ended by a signal (a closed pipe, say): end by it too, as the shell expects
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    sys.exit(code)

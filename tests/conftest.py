@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import resource
+import time
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +47,109 @@ def boundscheck_env(**extra: str) -> dict:
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+
+
+# -- the suite's budget ------------------------------------------------------------------------
+# FASTMETRICS_TEST_BUDGET=<seconds> fails every test that takes more processor time than that
+# (setup and call: this process, the processes it waited for and the commands forked for it;
+# numba compiling kernels in this process not counted, since a warm cache skips it) and prints
+# the costliest tests; FASTMETRICS_SUITE_BUDGET=<seconds> fails the run when all of them together
+# take more. docs/guides/contributing.md says how they are used.
+
+
+class _Budget:
+    def __init__(self, seconds: float):
+        import threading
+
+        self.seconds = seconds
+        self.spent: dict[str, float] = {}
+        self.over_suite = ""
+        self._local = threading.local()
+        self._compiling = 0.0
+        from numba.core import event
+
+        budget = self
+
+        class Compiling(event.Listener):
+            # processor time of the thread that compiles, outermost compilation only
+            def on_start(self, ev):
+                depth = getattr(budget._local, "depth", 0)
+                if depth == 0:
+                    budget._local.start = time.thread_time()
+                budget._local.depth = depth + 1
+
+            def on_end(self, ev):
+                budget._local.depth -= 1
+                if budget._local.depth == 0:
+                    budget._compiling += time.thread_time() - budget._local.start
+
+        event.register("numba:compile", Compiling())
+
+    def now(self) -> float:
+        from tests._program import _SERVER
+
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        waited = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime + _SERVER.cpu - self._compiling
+
+
+def pytest_configure(config):
+    seconds = os.environ.get("FASTMETRICS_TEST_BUDGET")
+    if seconds or os.environ.get("FASTMETRICS_SUITE_BUDGET"):
+        config._fastmetrics_budget = _Budget(float(seconds or "inf"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    budget = getattr(item.config, "_fastmetrics_budget", None)
+    if budget is not None:
+        item._fastmetrics_start = budget.now()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    budget = getattr(item.config, "_fastmetrics_budget", None)
+    report = outcome.get_result()
+    if budget is None or call.when != "call":
+        return
+    spent = budget.now() - item._fastmetrics_start
+    budget.spent[item.nodeid] = spent
+    if report.passed and spent > budget.seconds:
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} took {spent:.1f} s of processor time, over FASTMETRICS_TEST_BUDGET={budget.seconds:g} "
+            "s: make it smaller, share its fixtures, or keep a small version and mark the exhaustive one "
+            "@pytest.mark.slow (docs/guides/contributing.md)"
+        )
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    budget = getattr(config, "_fastmetrics_budget", None)
+    if budget is None:
+        return
+    costliest = sorted(budget.spent.items(), key=lambda kv: -kv[1])[:15]
+    terminalreporter.section(f"processor time: {sum(budget.spent.values()):.0f} s in {len(budget.spent)} tests")
+    for nodeid, spent in costliest:
+        terminalreporter.write_line(f"{spent:8.2f} s  {nodeid}")
+    if budget.over_suite:
+        terminalreporter.write_line(budget.over_suite, red=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    budget = getattr(session.config, "_fastmetrics_budget", None)
+    total = os.environ.get("FASTMETRICS_SUITE_BUDGET")
+    if budget is None or not total:
+        return
+    spent = sum(budget.spent.values())
+    if spent > float(total):
+        budget.over_suite = (
+            f"the tests took {spent:.0f} s of processor time, over FASTMETRICS_SUITE_BUDGET={total} s "
+            "(docs/guides/contributing.md)"
+        )
+        if session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collection_modifyitems(config, items):

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from fastmetrics import demo
+from tests._program import shell_env
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -111,6 +112,7 @@ def _run(block: Block, folder: Path, namespace: dict, where: str) -> str:
             os.chdir(previous)
         return out.getvalue()
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", COLUMNS="120")
+    env = shell_env(env)
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", block.code], cwd=folder, env=env, capture_output=True, text=True
     )

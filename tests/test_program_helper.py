@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests._program import _SERVER, run_fastmetrics
+from tests._program import _SERVER, _at_import, run_fastmetrics, shell_env
 
 CASES = [
     ("fastmetrics", ["--version"]),
@@ -43,3 +43,64 @@ def test_a_run_past_its_timeout_is_ended(tmp_path):
     (tmp_path / "sleeper.py").write_text("import time\ntime.sleep(60)\n")
     with pytest.raises(subprocess.TimeoutExpired):
         run_fastmetrics([], cwd=tmp_path, module="sleeper", timeout=1)
+
+
+SHELL_CASES = [
+    "fastmetrics evaluate no-such-file.csv; echo status $?",
+    "fastmetrics evaluat 2>&1 >/dev/null | cut -c 1-40",
+    "fastmetrics measures 2>&1 | head -n 3",
+    "echo ignored | fastmetrics measures | tail -n 2",
+]
+
+
+@pytest.mark.parametrize("line", SHELL_CASES)
+def test_a_shell_command_forked_equals_a_new_interpreter(line, tmp_path):
+    """The docs' shell examples run ``fastmetrics`` forked (tests._program.shell_env): on the
+    shell's own streams, so pipes, redirections, their order and the exit status are a process's."""
+    base = dict(os.environ, PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}")
+    forked_env = shell_env(base)
+    assert forked_env["PATH"] != base["PATH"]
+    runs = [
+        subprocess.run(["bash", "-uo", "pipefail", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True)
+        for env in (forked_env, base)
+    ]
+    forked, fresh = runs
+    assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert forked.stdout or forked.stderr
+
+
+def test_a_shell_command_is_forked_by_the_server(tmp_path):
+    (tmp_path / "probe.sh").write_text("command -v fastmetrics\nfastmetrics --version\n")
+    done = subprocess.run(
+        ["bash", "probe.sh"], cwd=tmp_path, env=shell_env(dict(os.environ)), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(_SERVER._folder / "bin" / "fastmetrics"), fresh_version()]
+
+
+def fresh_version():
+    return subprocess.run(
+        [sys.executable, "-m", "fastmetrics", "--version"], capture_output=True, text=True
+    ).stdout.strip()
+
+
+def test_the_processor_time_of_forked_children_is_counted(tmp_path):
+    """What tests/conftest.py's budget (FASTMETRICS_TEST_BUDGET) adds for the forked commands."""
+    (tmp_path / "busy.py").write_text(
+        "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+    )
+    before = _SERVER.cpu
+    done = run_fastmetrics([], cwd=tmp_path, module="busy", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert 0.3 <= _SERVER.cpu - before < 5
+
+
+def test_what_scikit_learn_sets_at_import_still_forks():
+    """scikit-learn sets KMP_* variables in the tests' process when an oracle imports it (only
+    Intel's OpenMP runtime reads them); a variable read at import that a test sets (NUMBA_*, OMP_*)
+    still means a new interpreter."""
+    assert _at_import({"KMP_INIT_AT_FORK": "FALSE", "KMP_DUPLICATE_LIB_OK": "True", "HOME": "/"}) == {}
+    assert _at_import({"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}) == {
+        "NUMBA_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+    }

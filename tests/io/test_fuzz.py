@@ -172,7 +172,9 @@ def _report(outcomes, failures, label):
 
 
 def test_fuzz(tmp_path):
-    outcomes, failures = campaign(tmp_path, seed=42, count=600)
+    # the first 300 mutants of seed 42 reach 88 of the 90 (file, kind of mutation) pairs of its
+    # first 600, at half the processor time; test_fuzz_slow reads 10,000
+    outcomes, failures = campaign(tmp_path, seed=42, count=300)
     _report(outcomes, failures, "default")
     assert outcomes["clean"] > 0 and outcomes["refused"] > 0  # both outcomes occur: the test can tell them
 
