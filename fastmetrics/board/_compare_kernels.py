@@ -46,23 +46,23 @@ def range_sf(start, stop, q, k, nodes, weights, low, high, out):
 
 
 @njit(cache=True, nogil=True)
-def topic_ranks(start, stop, values, ranks, ties):
-    """Per topic ``t`` (row of ``values[topic, system]``, higher better): each system's rank,
-    1 the best, tied systems sharing their average rank (``ranks[t]``), and ``sum(t^3 - t)`` over
-    the topic's groups of tied systems (``ties[t]``)."""
+def topic_ranks(start, stop, values, order, ranks, ties):
+    """Per topic ``t`` (row of ``values[topic, system]``, higher better, ``order[t]`` its systems
+    best first): each system's rank, 1 the best, tied systems sharing their average rank
+    (``ranks[t]``), and ``sum(t^3 - t)`` over the topic's groups of tied systems (``ties[t]``)."""
     k = values.shape[1]
     for t in range(start, stop):
         row = values[t]
-        order = np.argsort(-row)  # any order within ties: they share their average rank
+        best = order[t]
         total = 0.0
         i = 0
         while i < k:
             j = i
-            while j + 1 < k and row[order[j + 1]] == row[order[i]]:
+            while j + 1 < k and row[best[j + 1]] == row[best[i]]:
                 j += 1
             rank = 0.5 * (i + j) + 1.0
             for q in range(i, j + 1):
-                ranks[t, order[q]] = rank
+                ranks[t, best[q]] = rank
             size = j - i + 1
             total += size * size * size - size
             i = j + 1

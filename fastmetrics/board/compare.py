@@ -112,7 +112,7 @@ def compare(
         )
     first, second = (np.asarray(x, np.int64) for x in system_pairs(len(systems)))
     rows = {k: [] for k in ("measure", "system", "mean_rank", "rank", "tier", "groups")}
-    pairs = {k: [] for k in ("measure", "a", "b", "rank_difference", "p_value", "separated")}
+    pairs = {k: [] for k in ("rank_difference", "p_value", "separated")}
     tests, spans = [], {}
     with Progress(len(scores.measures), f"{posthoc} comparisons", quiet=not progress) as bar:
         for i, name in enumerate(scores.measures):
@@ -123,15 +123,14 @@ def compare(
             p = friedman.posthoc_p(posthoc, kept, ranks, first, second, correction)
             tests.append(_test_row(name, ranks, ties, complete, posthoc, alpha))
             spans[name] = _rank_rows(rows, name, systems, mean, first, second, p < alpha)
-            pairs["measure"] += [name] * first.size
-            pairs["a"] += systems[first].tolist()
-            pairs["b"] += systems[second].tolist()
             pairs["rank_difference"].append(mean[first] - mean[second])
             pairs["p_value"].append(p)
             pairs["separated"].append(p < alpha)
             bar.advance()
     params = dict(posthoc=posthoc, alpha=alpha, correction=None if posthoc == "nemenyi" else correction)
-    summary, detail = _tables(rows, pairs, Roles(system, topic))
+    summary, detail = _tables(
+        rows, pairs, scores.measures, labels_array(systems), (first, second), Roles(system, topic)
+    )
     return Comparison(summary, detail, params, tests=pa.Table.from_pylist(tests), spans=spans)
 
 
@@ -142,34 +141,38 @@ def _rank_rows(rows, name, systems, mean, first, second, separated) -> list:
     matrix = np.zeros((len(systems), len(systems)), bool)
     matrix[first, second] = matrix[second, first] = separated
     tier, groups = friedman.tiers(order, matrix)
-    for position, s in enumerate(order.tolist()):
-        rows["measure"].append(name)
-        rows["system"].append(systems[s])
-        rows["mean_rank"].append(float(mean[s]))
-        rows["rank"].append(int(1 + np.sum(mean < mean[s])))
-        rows["tier"].append(int(tier[position]))
-        rows["groups"].append(groups[position])
+    rows["measure"] += [name] * order.size
+    rows["system"].append(order)
+    rows["mean_rank"].append(mean[order])
+    rows["rank"].append(1 + np.searchsorted(np.sort(mean), mean[order], side="left"))  # 1 + systems ranked above
+    rows["tier"].append(tier)
+    rows["groups"] += groups
     return friedman.group_spans(order, matrix)
 
 
-def _tables(rows, pairs, names: Roles) -> tuple[pa.Table, pa.Table]:
-    """The summary (a row per measure and system) and the detail (a row per measure and pair)."""
+def _tables(rows, pairs, measures, labels, pair, names: Roles) -> tuple[pa.Table, pa.Table]:
+    """The summary (a row per measure and system) and the detail (a row per measure and pair).
+
+    ``labels`` are the systems' labels, ``pair`` the indices ``(first, second)`` of each of the
+    ``measures``' pairs."""
+    stacked = {k: np.concatenate(rows[k]) if rows[k] else np.empty(0) for k in ("system", "mean_rank", "rank", "tier")}
     summary = pa.table(
         {
             "measure": rows["measure"],
-            names.system: labels_array(rows["system"]),
-            "mean_rank": pa.array(rows["mean_rank"], pa.float64()),
-            "rank": pa.array(rows["rank"], pa.int64()),
-            "tier": pa.array(rows["tier"], pa.int64()),
+            names.system: labels.take(stacked["system"].astype(np.int64)),
+            "mean_rank": pa.array(stacked["mean_rank"], pa.float64()),
+            "rank": pa.array(stacked["rank"], pa.int64()),
+            "tier": pa.array(stacked["tier"], pa.int64()),
             "groups": pa.array(rows["groups"], pa.string()),
         }
     )
     a, b = names.pair("system")
+    repeat = len(pairs["p_value"])
     detail = pa.table(
         {
-            "measure": pairs["measure"],
-            a: labels_array(pairs["a"]),
-            b: labels_array(pairs["b"]),
+            "measure": pa.array(list(measures), pa.string()).take(np.repeat(np.arange(repeat), pair[0].size)),
+            a: labels.take(np.tile(pair[0], repeat)),
+            b: labels.take(np.tile(pair[1], repeat)),
             "rank_difference": pa.array(np.concatenate(pairs["rank_difference"]), pa.float64()),
             "p_value": pa.array(np.concatenate(pairs["p_value"]), pa.float64()),
             "separated": pa.array(np.concatenate(pairs["separated"]), pa.bool_()),

@@ -125,3 +125,54 @@ def pair_doubled_ranks(values, first, second, p, out):
             out[q] = i + j + 2  # twice the average rank (i + j) / 2 + 1
         i = j + 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def row_sums(values, sums, magnitudes):
+    """Per row of ``values`` (no NaN): its sum, compensated (Neumaier 1974: within two roundings of
+    the exact sum, whatever the number of terms), and the sum of its absolute values."""
+    for r in range(values.shape[0]):
+        total = 0.0
+        lost = 0.0
+        size = 0.0
+        for t in range(values.shape[1]):
+            x = values[r, t]
+            s = total + x
+            if abs(total) >= abs(x):
+                lost += (total - s) + x
+            else:
+                lost += (x - s) + total
+            total = s
+            size += abs(x)
+        sums[r] = total + lost
+        magnitudes[r] = size
+
+
+@njit(cache=True, nogil=True)
+def gram_rows(start, stop, rows, gram):
+    """``gram[i, j] = sum_t rows[i, t] rows[j, t]`` for ``start <= i < stop`` and ``j >= i``
+    (the upper triangle), four ``j`` a pass: four independent sums keep the adder busy without
+    reordering any one of them."""
+    k = rows.shape[0]
+    n = rows.shape[1]
+    for i in range(start, stop):
+        x = rows[i]
+        j = i
+        while j + 3 < k:
+            y0, y1, y2, y3 = rows[j], rows[j + 1], rows[j + 2], rows[j + 3]
+            s0 = s1 = s2 = s3 = 0.0
+            for t in range(n):
+                v = x[t]
+                s0 += v * y0[t]
+                s1 += v * y1[t]
+                s2 += v * y2[t]
+                s3 += v * y3[t]
+            gram[i, j], gram[i, j + 1], gram[i, j + 2], gram[i, j + 3] = s0, s1, s2, s3
+            j += 4
+        while j < k:
+            y = rows[j]
+            s = 0.0
+            for t in range(n):
+                s += x[t] * y[t]
+            gram[i, j] = s
+            j += 1

@@ -175,15 +175,100 @@ def paired_tests(values, first, second, method, *, resamples=None, alpha=0.05, f
     if method in RESAMPLED:
         budget = int(resamples) if resamples is not None else resamples_for(family, alpha)
         return _resampled(values, first, second, method, budget, rng, progress)
+    if method == "t":
+        return _t_test(*_t_moments(values, first, second))
     n, mean, m2 = np.zeros(n_pairs, np.int64), np.empty(n_pairs), np.empty(n_pairs)
     up, down = np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)
     if n_pairs:
         in_ranges(kernels.pair_moments, n_pairs, values, first, second, n, mean, m2, up, down)
-    if method == "t":
-        return _t_test(n, mean, m2)
     if method == "sign":
         return _sign_test(n, mean, up, down)
     return _wilcoxon(values, first, second, n, mean)
+
+
+def _t_moments(values, first, second):
+    """Per pair: the defined topics, the mean difference and the sum of squared deviations of the
+    differences from it, from each system's moments where that is as accurate as the direct pass.
+
+    Systems defined on the same topics share them; for two such rows ``a`` and ``b`` centred on
+    their means, ``sum_t (d_t - mean d)^2 = C_aa + C_bb - 2 C_ab`` with ``C`` the Gram matrix of the
+    centred rows (one matrix product for every pair) and ``mean d = (S_a - S_b) / n`` from
+    compensated row sums ``S``. Both cancel when the systems are close; the worst-case rounding
+    bounds (Higham 2002, ch. 3-4) say by how much, and a pair whose bound exceeds
+    :data:`_MOMENT_TOLERANCE` of its value -- near-identical systems, equal means -- takes the
+    direct pass over its differences (:func:`~fastmetrics.meta._paired_kernels.pair_moments`), as do
+    pairs on different topics and rows compared with 0.
+    """
+    n_pairs = first.size
+    n, mean, m2 = np.zeros(n_pairs, np.int64), np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
+    direct = np.ones(n_pairs, bool)
+    valid = ~np.isnan(values)
+    if n_pairs and values.shape[1] >= 2:
+        if valid.all():
+            group = np.zeros(values.shape[0], np.int64)
+        else:
+            group = np.unique(np.packbits(valid, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+        other = np.maximum(second, 0)
+        shared = (second >= 0) & (group[first] == group[other])
+        for g in np.unique(group[first[shared]]):
+            rows = np.flatnonzero(group == g)
+            columns = np.flatnonzero(valid[rows[0]])
+            if columns.size < 2:
+                continue
+            pairs = np.flatnonzero(shared & (group[first] == g))
+            at = np.zeros(values.shape[0], np.int64)
+            at[rows] = np.arange(rows.size)
+            block = values[rows] if columns.size == values.shape[1] else values[np.ix_(rows, columns)]
+            ok, pair_mean, pair_m2 = _gram_moments(np.ascontiguousarray(block), at[first[pairs]], at[second[pairs]])
+            kept = pairs[ok]
+            n[kept], mean[kept], m2[kept] = columns.size, pair_mean[ok], pair_m2[ok]
+            direct[kept] = False
+    rest = np.flatnonzero(direct)
+    if rest.size:
+        sub = [np.zeros(rest.size, np.int64), np.empty(rest.size), np.empty(rest.size)]
+        up, down = np.zeros(rest.size, np.int64), np.zeros(rest.size, np.int64)
+        parts = _parts(rest.size * values.shape[1])
+        in_ranges(kernels.pair_moments, rest.size, values, first[rest], second[rest], *sub, up, down, parts=parts)
+        n[rest], mean[rest], m2[rest] = sub
+    return n, mean, m2
+
+
+def _parts(work: int) -> int | None:
+    """One range for less than :data:`_SMALL_WORK` steps (a thread woken would cost more than it
+    saves), else one a thread."""
+    return 1 if work < _SMALL_WORK else None
+
+
+_SMALL_WORK = 1 << 24
+_MOMENT_TOLERANCE = 1e-12  # relative error allowed (by the worst-case bound) to the moments of a pair
+_EPS = np.finfo(np.float64).eps / 2  # the unit roundoff
+
+
+def _gram_moments(block, a, b):
+    """Mean difference and sum of squared deviations of the pairs ``(a, b)`` of rows of ``block``
+    (no NaN) from the rows' moments, and which pairs' rounding bounds are within tolerance.
+
+    The compensated sums ``S`` are within ``2u |S| + n^2 u^2 sum |x|`` of the exact sums, so the mean
+    difference is within ``u (2 |S_a| + 2 |S_b| + |S_a - S_b|) + ...`` of exact; the Gram matrix's
+    entries are within ``n u / (1 - n u) sum_t |x_a x_b|`` (any summation order), and the centred
+    rows' own roundings within a few ``u``: the sum of squared deviations is within
+    ``2 (n + 3) u (C_aa + C_bb)`` of exact."""
+    size = block.shape[1]
+    sums, magnitudes = np.empty(block.shape[0]), np.empty(block.shape[0])
+    kernels.row_sums(block, sums, magnitudes)
+    centred = block - (sums / size)[:, None]
+    # a numba kernel rather than BLAS, whose threads on a busy machine can take a hundred times longer
+    gram = np.zeros((block.shape[0], block.shape[0]))
+    k = block.shape[0]
+    in_ranges(kernels.gram_rows, k, centred, gram, parts=_parts(k * k * size // 2))
+    diagonal = np.diagonal(gram)
+    m2 = diagonal[a] + diagonal[b] - 2.0 * gram[np.minimum(a, b), np.maximum(a, b)]
+    difference = sums[a] - sums[b]
+    scale = np.abs(sums) + size * size * _EPS * magnitudes
+    mean_bound = _EPS * (2.0 * (scale[a] + scale[b]) + np.abs(difference))
+    m2_bound = 2.0 * (size + 3.0) * _EPS * (diagonal[a] + diagonal[b])
+    ok = (mean_bound < _MOMENT_TOLERANCE * np.abs(difference)) & (m2_bound < _MOMENT_TOLERANCE * m2)
+    return ok, difference / size, m2
 
 
 def _t_test(n, mean, m2) -> PairedTests:

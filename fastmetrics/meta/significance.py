@@ -153,7 +153,7 @@ def significance(
     what = f"{_NAMES[method]} of {first.size:,} system pairs on {values.shape[2]:,} topics"
     check_memory(first.size, values.shape[2], method, what, resamples or resamples_for(family, alpha))
     work = resampled_work(values[0] if len(values) else values, first, second, method, resamples, family, alpha)
-    columns = {k: [] for k in ("measure", "diff", "topics", "statistic", "p_value", "p_adjusted")}
+    columns = {k: [] for k in ("diff", "topics", "statistic", "p_value", "p_adjusted")}
     notes = []
     with Progress(max(work, 1) * len(scores.measures), f"{method} tests", quiet=not progress) as bar:
         for i, name in enumerate(scores.measures):
@@ -169,7 +169,6 @@ def significance(
                 rng=rng,
                 progress=bar.advance if work else None,
             )
-            columns["measure"] += [name] * first.size
             columns["diff"].append(tests.mean)
             columns["topics"].append(tests.topics)
             columns["statistic"].append(tests.statistic)
@@ -184,7 +183,7 @@ def significance(
     repeat = len(scores.measures)
     summary = pa.table(
         {
-            "measure": columns["measure"],
+            "measure": pa.array(list(scores.measures), pa.string()).take(np.repeat(np.arange(repeat), first.size)),
             pair[0]: labels_array(systems).take(np.tile(first, repeat)),
             pair[1]: labels_array(systems).take(np.tile(second, repeat)),
             "diff": pa.array(columns["diff"], pa.float64()),

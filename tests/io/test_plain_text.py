@@ -77,6 +77,31 @@ def test_untagged_runs_and_qrels(tmp_path, monkeypatch):
     assert fast[0].equals(slow[0])
 
 
+def test_ids_of_every_length_and_byte_read_as_split_reads_them():
+    """Ids read 8 bytes at a time: ids of 1 to 40 bytes (words and tails), with control bytes, the
+    printable bounds (``!``, ``~``, DEL) anywhere in them, each blank and line end right after,
+    and the file's last id ending at its last byte -- the strings ``bytes.split`` gives."""
+    rng = np.random.default_rng(5)
+    alphabet = np.frombuffer(b"abcXYZ019-_./:!~\x7f\x01\x08\x0e\x1f", np.uint8)
+    lines = []
+    for n in range(1, 41):
+        for _ in range(3):
+            doc = bytes(rng.choice(alphabet, n))
+            blank = [b" ", b"\t", b"\x0b", b"\x0c"][rng.integers(4)]
+            lines.append(b"7" + blank + b"Q0 " + doc + blank + b"1 2.5 " + doc[::-1] + [b"\n", b"\r\n", b"\r"][n % 3])
+    text = b"".join(lines) + b"8 Q0 last 1 1 ends-at-the-last-byte"
+    fields = _text.read_fields(
+        text, [_text.STRING, _text.IGNORED, _text.STRING, _text.IGNORED, _text.NUMBER, _text.STRING]
+    )
+    expected = [line.split() for line in text.splitlines()]
+    assert fields[1].to_pylist() == [f[2].decode() for f in expected]
+    assert fields[3].to_pylist() == [f[5].decode() for f in expected]
+    for at in range(24):  # a byte outside ASCII anywhere in a long id: left to Arrow's parser
+        doc = bytearray(b"http://www.example.com/articles/")
+        doc[at] = 0xE9
+        assert _text.read_fields(b"1 Q0 " + bytes(doc) + b" 1 1 t\n", [0, 2, 0, 2, 1, 0]) is None
+
+
 @pytest.mark.parametrize(
     "line",
     [

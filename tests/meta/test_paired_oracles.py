@@ -130,3 +130,38 @@ def test_default_test_is_the_t_test_and_options_are_checked():
     for bad in (dict(method="z"), dict(alpha=1.5), dict(resamples=0), dict(correction="sidak")):
         with pytest.raises(fm.ParameterError):
             meta.significance(scores, **bad)
+
+
+def test_t_test_of_close_identical_and_partly_defined_systems_equals_scipy():
+    """The t-test's pairs from the systems' moments (a Gram matrix) where that is accurate, the direct
+    pass where it is not: near-identical systems (differences of 1e-9), identical ones, a system far
+    from 0, systems undefined on some topics (two on the same ones, one on others) and one compared
+    on very few topics -- every pair's t and p equal scipy's ttest_rel to 1e-10."""
+    rng = np.random.default_rng(11)
+    base = rng.normal(0.5, 0.2, 300)
+    rows = [
+        base,
+        base + 1e-9 * rng.normal(size=300),  # near-identical: the moments cancel
+        base.copy(),  # identical: t undefined
+        1e6 + rng.normal(0.5, 0.2, 300),
+        rng.normal(0.4, 0.3, 300),
+        rng.normal(0.6, 0.1, 300),
+        rng.normal(0.5, 0.2, 300),
+        np.full(300, np.nan),
+    ]
+    values = np.array(rows)
+    values[4:6, ::7] = np.nan  # two systems undefined on the same topics
+    values[6, 5:40] = np.nan  # one on others
+    values[7, :2] = [0.3, 0.7]  # one defined on two topics only
+    first, second = np.triu_indices(values.shape[0], 1)
+    ours = paired_tests(values, first, second, "t")
+    for i, x, y in _pairs(values):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = stats.ttest_rel(x, y) if x.size >= 2 else None
+        if theirs is None:
+            assert np.isnan(ours.p_value[i]) and np.isnan(ours.statistic[i])
+            continue
+        np.testing.assert_allclose(ours.statistic[i], theirs.statistic, rtol=1e-10, equal_nan=True)
+        np.testing.assert_allclose(ours.p_value[i], theirs.pvalue, rtol=1e-10, atol=1e-300, equal_nan=True)
+        assert ours.topics[i] == x.size

@@ -22,7 +22,7 @@ import pyarrow as pa
 from numba import njit
 
 from ... import _memory
-from ..._strings import move_bytes
+from ..._strings import load_word, move_bytes
 from ..._threads import in_pool, on_threads
 from .fields import EXACT, parse_decimal
 
@@ -50,6 +50,36 @@ def _is_end(c):
     return c == 10 or c == 13
 
 
+_LOW = np.uint64(0x2121212121212121)
+_HIGH = np.uint64(0x8080808080808080)
+
+
+@njit(cache=True, inline="always")
+def _plain_word(word):
+    """Whether all 8 bytes of ``word`` are printable ASCII other than the space (0x21-0x7F), so
+    field text without a check a byte: a byte below 0x21 borrows into its own high bit in
+    ``word - 0x21..21`` (Mycroft's test for a byte below a bound), a byte from 0x80 has it set. A
+    word with any other byte is read a byte at a time (control bytes other than blanks and line
+    ends are field text too)."""
+    return ((((word - _LOW) & ~word) | word) & _HIGH) == np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _text_end(buf, j, stop, cls):
+    """``(end, class)``: the first byte from ``j`` that is not field text (or ``stop``), 8 bytes a
+    step while they are plainly text, and its class (``TEXT`` at ``stop``)."""
+    k = TEXT
+    while True:
+        while j + 8 <= stop and _plain_word(load_word(buf, j)):
+            j += 8
+        if j >= stop:
+            return j, k
+        k = cls[buf[np.uint64(j)]]
+        if k != TEXT:
+            return j, k
+        j += 1
+
+
 @njit(cache=True, inline="always")
 def _number(buf, s, e):
     """``(ok, value)`` of the plain decimal ``buf[s:e]`` the exactly rounded fast path reads
@@ -65,9 +95,10 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
     ``offsets[s]`` and ``data[s]`` receive string field ``s`` of every row (offsets from 0 in the
     chunk), ``numbers[x]`` number field ``x``. The arrays hold any chunk (a row takes at least
     ``2 * fields - 1`` bytes, a string column at most the chunk's bytes): nothing is checked or
-    reallocated in the loop, which copies a string as it finds its end.
+    reallocated in the loop, which copies a string as it finds its end, looking for it 8 bytes at a time.
     """
     cls = _CLASS
+    width = data.shape[1]
     at = np.zeros(offsets.shape[0], np.int64)
     n_fields = kinds.size
     row = 0
@@ -94,17 +125,9 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
             kind = kinds[f]
             j = i
             if kind == STRING:
-                # unsigned indices: numba wraps a signed one that might be negative, a cost a byte
-                here = np.uint64(at[s] - i)
-                u, end = np.uint64(j), np.uint64(stop)
-                while u < end:
-                    c = buf[u]
-                    k = cls[c]
-                    if k != TEXT:
-                        break
-                    data[s, here + u] = c
-                    u += np.uint64(1)
-                j, at[s] = np.int64(u), np.int64(here + u)
+                j, k = _text_end(buf, j, stop, cls)
+                move_bytes(data, s * width + at[s], buf, i, j - i)
+                at[s] += j - i
                 offsets[s, row + 1] = at[s]
                 s += 1
             else:
@@ -133,7 +156,8 @@ def _parse_chunk(buf, start, stop, kinds, offsets, data, numbers):
 def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined_offsets, joined, joined_numbers):
     """Copy one chunk's columns into the joined ones: its rows from ``row`` on, its bytes of string
     column ``s`` from ``field_at[s] + chunk_at[s]`` on."""
-    # unsigned indices (see _parse_chunk): these loops are vector loads and stores, not gathers
+    # unsigned indices: numba wraps a signed index that might be negative, and the wrap turns these loops
+    # vector loads and stores into gathers
     first, count, one = np.uint64(row), np.uint64(rows), np.uint64(1)
     for s in range(offsets.shape[0]):
         base = chunk_at[s]
