@@ -18,10 +18,11 @@ def add_parser(sub) -> None:
 def action(args) -> None:
     """Write the demo runs, rank them and print the leaderboard (also to --out)."""
     from .. import demo
+    from .._show import board_view
     from ..board import leaderboard
     from ..count import count
     from ..report import write_table
-    from ..report.tables import board_view, format_board
+    from ..report.tables import format_board
 
     path = demo.write(args.data_dir)
     print(

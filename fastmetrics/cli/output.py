@@ -29,8 +29,9 @@ def emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
 
 def emit_result(result, args) -> None:
     """Write a job's result (its columns named after the user's columns, as the jobs name them)."""
+    from .._show import board_view
     from ..report import write_table
-    from ..report.tables import board_view, format_board
+    from ..report.tables import format_board
 
     if args.detail:
         if result.detail is None:
