@@ -17,6 +17,8 @@ import pyarrow as pa
 from . import _numbers
 
 MAX_ROWS = 20
+# a meta-evaluation summary's main statistic, and whether its view puts the highest first
+MAIN_STATISTICS = {"value": True, "mean": True, "swap_rate": False}
 NOTES = "fastmetrics.notes"  # schema metadata: a view's footnotes
 
 
@@ -166,39 +168,68 @@ def board_view(summary: pa.Table, system: str = "system") -> pa.Table:
         (with its interval and the rank interval when the board has them), ``<m> micro`` and
         ``<m> topics``; ranked by the first measure.
     """
-    rows = summary.to_pylist()
-    measures = list(dict.fromkeys(r["measure"] for r in rows))
-    by_system: dict = {}
-    for r in rows:
-        by_system.setdefault((r["kind"], r[system]), {})[r["measure"]] = r
+    measures, order, cells, twins = board_rows(summary, system)
     first = measures[0]
-    systems = sorted(
-        (k for k in by_system if k[0] == "system"),
-        key=lambda k: (by_system[k][first]["rank"] is None, by_system[k][first]["rank"] or 0),
-    )
-    baselines = [k for k in by_system if k[0] != "system"]
-    order = systems + baselines
     out: dict = {"rank": [], system: []}
     tiers = "tier" in summary.column_names
     if tiers:
         out["tier"] = []
-    twins: dict = {}
     for key in order:
-        r = by_system[key][first]
-        twin = _baseline_twin(by_system, key, baselines, measures) if key[0] == "system" else None
+        r = cells[key][first]
         out["rank"].append(_rank_text(r) if key[0] == "system" else "baseline")
-        out[system].append(str(key[1]) + (" *" if twin else ""))
-        if twin:
-            twins.setdefault(twin, []).append(str(key[1]))
+        out[system].append(str(key[1]) + (" *" if key in twins else ""))
         if tiers:
             out["tier"].append(r.get("tier"))
     for m in measures:
-        cells = [by_system[key].get(m, {}) for key in order]
-        out[f"{m} macro"] = [_with_bounds(c.get("macro"), c.get("macro_low"), c.get("macro_high")) for c in cells]
-        out[f"{m} micro"] = [_with_bounds(c.get("micro"), c.get("micro_low"), c.get("micro_high")) for c in cells]
-        out[f"{m} topics"] = [c.get("topics") for c in cells]
-    notes = [f"* scores exactly as the {b} baseline on every measure: {', '.join(n)}" for b, n in twins.items()]
-    return pa.table(out).replace_schema_metadata({NOTES: "\n".join(notes)} if notes else None)
+        column = [cells[key].get(m, {}) for key in order]
+        out[f"{m} macro"] = [_with_bounds(c.get("macro"), c.get("macro_low"), c.get("macro_high")) for c in column]
+        out[f"{m} micro"] = [_with_bounds(c.get("micro"), c.get("micro_low"), c.get("micro_high")) for c in column]
+        out[f"{m} topics"] = [c.get("topics") for c in column]
+    notes = twin_notes(twins)
+    return pa.table(out).replace_schema_metadata({NOTES: notes} if notes else None)
+
+
+def board_rows(summary: pa.Table, system: str = "system") -> tuple:
+    """A leaderboard's rows in the order people read them: systems by rank, then the baselines.
+
+    Parameters
+    ----------
+    summary : pyarrow.Table
+        :func:`fastmetrics.board.leaderboard`'s summary.
+    system : str, default "system"
+
+    Returns
+    -------
+    measures : list of str
+        In the board's order; the first ranks.
+    order : list of tuple
+        ``(kind, system)`` keys, best first, the baselines last.
+    cells : dict
+        key -> measure -> the summary's row.
+    twins : dict
+        key of a system -> the baseline it scores exactly as (macro and micro of every measure).
+    """
+    rows = summary.to_pylist()
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["kind"], r[system]), {})[r["measure"]] = r
+    first = measures[0]
+    systems = sorted(
+        (k for k in cells if k[0] == "system"),
+        key=lambda k: (cells[k][first]["rank"] is None, cells[k][first]["rank"] or 0),
+    )
+    baselines = [k for k in cells if k[0] != "system"]
+    twins = {k: t for k in systems if (t := _baseline_twin(cells, k, baselines, measures))}
+    return measures, systems + baselines, cells, twins
+
+
+def twin_notes(twins: dict) -> str:
+    """The footnote of :func:`board_rows`'s twins: which systems score as which baseline."""
+    named: dict = {}
+    for key, base in twins.items():
+        named.setdefault(base, []).append(str(key[1]))
+    return "\n".join(f"* scores exactly as the {b} baseline on every measure: {', '.join(n)}" for b, n in named.items())
 
 
 def notes_of(table: pa.Table) -> str:
@@ -266,8 +297,8 @@ def result_view(summary: pa.Table, detail: pa.Table | None, system: str | None =
     - A table over levels (strictness: ``..., level, value``): one row per measure (and label of
       the other key columns), the value at five of the levels -- the first, the quartiles, the
       last -- and the mean over all of them, highest mean first.
-    - Any other: its rows sorted by the main statistic (``value``, else ``mean``), highest first,
-      undefined values last.
+    - Any other: its rows sorted by the main statistic (``value``, else ``mean``, highest first;
+      else ``swap_rate``, lowest first), undefined values last.
 
     Parameters
     ----------
@@ -300,10 +331,11 @@ def result_view(summary: pa.Table, detail: pa.Table | None, system: str | None =
         return view, title, ".summary holds the tidy table"
     if {"level", "value"} <= set(names):
         return _levels_view(summary), title, ".summary holds every level"
-    main = "value" if "value" in names else "mean" if "mean" in names else None
+    main = next((c for c in MAIN_STATISTICS if c in names), None)
     if main is None or not pa.types.is_floating(summary.schema.field(main).type):
         return summary, title, ""
-    return sorted_by(summary, main), title, f"sorted by {main}, highest first"
+    highest = MAIN_STATISTICS[main]
+    return sorted_by(summary, main, highest), title, f"sorted by {main}, {'highest' if highest else 'lowest'} first"
 
 
 def _levels_view(summary: pa.Table) -> pa.Table:

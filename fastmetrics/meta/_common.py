@@ -44,15 +44,17 @@ class MetaResult:
     def __repr__(self) -> str:
         """The summary as people read it (:func:`~fastmetrics._show.result_view`): a leaderboard
         ranked, a table over levels one row per measure, any other sorted by its main statistic."""
-        table, title, note = self._view()
+        table, title, note = self.view()
         return table_text(table, title, note)
 
     def _repr_html_(self) -> str:
         """A notebook's view of :meth:`__repr__`'s table (intervals beside their values)."""
-        table, title, note = self._view()
+        table, title, note = self.view()
         return table_html(table, title + (f" ({note})" if note else ""))
 
-    def _view(self):
+    def view(self) -> tuple:
+        """What ``repr`` and a notebook show: ``(table, title, note)`` of
+        :func:`fastmetrics._show.result_view`."""
         return result_view(self.summary, self.detail, self.params.get("system"))
 
 
