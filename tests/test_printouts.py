@@ -166,7 +166,7 @@ def test_leaderboard_files_hold_the_printed_board(tmp_path, capsys):
     printed, out = _cli_board(tmp_path, capsys, ".csv")
     lines = printed.splitlines()
     assert lines[0].startswith("Leaderboard ranked by the macro mean over topics of f1 (the first of --measures")
-    assert lines[1].startswith("Baselines added below the systems")
+    assert lines[1].startswith("Baselines added (rank 'baseline'): placebo = all positive")
     rows = [line.split() for line in lines if line[:1].isdigit() or line.startswith("baseline")]
     written = pacsv.read_csv(out).to_pylist()
     assert len(rows) == len(written) == 35

@@ -143,8 +143,8 @@ def ranking_heading(args, measures: list) -> list:
     lines = [f"Leaderboard ranked by the macro mean over topics of {measures[0]} ({why}; --rank-by to change)"]
     if not getattr(args, "no_baselines", False):
         lines.append(
-            "Baselines added below the systems, ranked 'baseline': placebo (every item positive), zero (every item "
-            "negative), random (each item positive with probability 1/2); --no-baselines to leave them out"
+            "Baselines added (rank 'baseline'): placebo = all positive, zero = all negative, random = positive with "
+            "p 1/2 (--no-baselines)"
         )
     return lines
 
