@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pyarrow as pa
 
 from . import _numbers
@@ -266,6 +267,11 @@ def _with_bounds(value, low, high) -> str:
     return _numbers.interval(value, low, high)
 
 
+def _label(x) -> str:
+    """A label as written: a real number (a threshold) with up to 6 significant digits."""
+    return _numbers.short(x) if isinstance(x, (float, np.floating)) else str(x)
+
+
 def labels_text(name: str, labels, shown: int = 4) -> str:
     """An axis and a few of its labels: ``system: sys00, sys01, sys02, ..., sys19 (20)``.
 
@@ -282,11 +288,11 @@ def labels_text(name: str, labels, shown: int = 4) -> str:
     str
     """
     n = len(labels)
-    words = [str(x) for x in labels[: min(n, shown)]]
+    words = [_label(x) for x in labels[: min(n, shown)]]
     if n == shown + 1:
-        words.append(str(labels[-1]))
+        words.append(_label(labels[-1]))
     elif n > shown:
-        words += ["...", str(labels[-1])]
+        words += ["...", _label(labels[-1])]
     return f"{name}: {', '.join(words)} ({n:,})"
 
 

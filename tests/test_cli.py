@@ -82,7 +82,7 @@ def test_demo_prints_the_leaderboard(tmp_path):
     assert (tmp_path / "demo" / "runs.parquet").exists()
     heading, lines = proc.stdout.splitlines()[:3], proc.stdout.splitlines()[2:]
     assert heading[0].startswith("Leaderboard ranked by the macro mean over topics of k (the first default measure")
-    assert heading[1].startswith("Baselines added (rank 'baseline'): placebo = all positive, zero = all negative")
+    assert heading[1].startswith("Baselines added (rank 'baseline'): placebo (all positive), zero (all negative)")
     assert lines[1].split()[0] == "k" and set(lines[1].split()[1]) == {"-"}
     assert lines[2].split()[:5] == ["rank", "system", "macro", "micro", "topics"]
     body = [line.split() for line in lines[4:27]]

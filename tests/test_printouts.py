@@ -166,7 +166,7 @@ def test_leaderboard_files_hold_the_printed_board(tmp_path, capsys):
     printed, out = _cli_board(tmp_path, capsys, ".csv")
     lines = printed.splitlines()
     assert lines[0].startswith("Leaderboard ranked by the macro mean over topics of f1 (the first of --measures")
-    assert lines[1].startswith("Baselines added (rank 'baseline'): placebo = all positive")
+    assert lines[1].startswith("Baselines added (rank 'baseline'): placebo (all positive)")
     rows = [line.split() for line in lines if line[:1].isdigit() or line.startswith("baseline")]
     written = pacsv.read_csv(out).to_pylist()
     assert len(rows) == len(written) == 35
@@ -220,6 +220,25 @@ def test_latex_board_is_ready_for_a_paper(tmp_path, capsys):
         ]
         assert bold and all(float(b.removeprefix(r"\textbf{").split()[0]) == max(values) for b in bold)
     assert "[" in cells[0][2]  # intervals beside the values
+
+
+def test_every_option_of_every_command_says_its_default():
+    import argparse
+
+    from fastmetrics.cli.program import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    silent = [
+        f"{name} {action.option_strings[-1]}"
+        for name, parser in commands.items()
+        for action in parser._actions
+        if action.option_strings
+        and action.help
+        and action.default not in (None, False, argparse.SUPPRESS)
+        and "default" not in action.help.lower()
+    ]
+    assert not silent
+    assert "order of equal scores (default input)" in " ".join(commands["leaderboard"].format_help().split())
 
 
 def test_latex_escapes_names_and_bolds_the_lowest_of_an_error_measure():

@@ -33,7 +33,7 @@ def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_
     assert main(["sweep", str(path), "--measures", "f1,k", "--thresholds", "21"]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("Sweep over 21 thresholds on each system's own range (--grid system, chosen by auto).\n")
-    assert "value_pooled: each measure on the counts pooled over topics (micro)" in printed
+    assert "value_pooled: each measure on the counts pooled over topics (micro; --by system,topic" in printed
     best = pacsv.read_csv(out).to_pylist()
     assert {r["measure"] for r in best} == {"f1", "k"} and len(best) == 2 * demo.N_SYSTEMS
     assert all(r["system"] in printed for r in best)

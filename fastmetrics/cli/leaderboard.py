@@ -143,8 +143,8 @@ def ranking_heading(args, measures: list) -> list:
     lines = [f"Leaderboard ranked by the macro mean over topics of {measures[0]} ({why}; --rank-by to change)"]
     if not getattr(args, "no_baselines", False):
         lines.append(
-            "Baselines added (rank 'baseline'): placebo = all positive, zero = all negative, random = positive with "
-            "p 1/2 (--no-baselines)"
+            "Baselines added (rank 'baseline'): placebo (all positive), zero (all negative), random (p = 1/2); "
+            "--no-baselines to drop"
         )
     return lines
 

@@ -113,8 +113,8 @@ def _labelled(best, args, thresholds, grid: str, pooled: bool):
     elif pooled and "value" in names:
         best = best.rename_columns(["value_pooled" if n == "value" else n for n in names])
         lines.append(
-            f"value_pooled: each measure on the counts pooled over topics (micro), at each group's best threshold "
-            f"(--by {args.system},{args.topic} for per-topic values)."
+            f"value_pooled: each measure on the counts pooled over topics (micro; --by {args.system},{args.topic} for "
+            "per-topic values)."
         )
     return best, lines
 
