@@ -84,8 +84,10 @@ HEADINGS = {
 
 
 def emit_job(result, args, scores) -> None:
-    """A job's summary first -- what was measured, then its view (a few rows) -- and the whole
-    summary with --out, the detail with --detail."""
+    """Print what a job measured and its compact view; the whole summary goes to --out.
+
+    The detail goes to --detail.
+    """
     from .._show import table_text
     from .output import emit_result, say, write_detail
 

@@ -59,9 +59,11 @@ def write_detail(result, args) -> None:
 
 
 def emit_board(result, out: str | None, long: bool, system: str, heading: list) -> None:
-    """A leaderboard: printed ranked under the ``heading`` lines (what it ranks by, the baselines
-    it adds), or written to ``out`` in the same layout (``long``: the tidy table) with the heading
-    on stderr."""
+    """Print a leaderboard ranked, or write it to ``out`` in the same layout.
+
+    The ``heading`` lines (what it ranks by, the baselines it adds) go above the printed board, or
+    to stderr with ``out``; ``long`` writes the tidy table instead.
+    """
     from .._show import board_view
     from ..report.boards import write_board
     from ..report.tables import format_board

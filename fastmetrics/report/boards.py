@@ -72,8 +72,10 @@ def board_table(summary: pa.Table, system: str = "system") -> pa.Table:
 
 
 def references(measures) -> list[str]:
-    """``spec: Authors (year)`` of each measure, from its record's reference (authors and year,
-    without title and venue: the bibliography holds them)."""
+    """Each measure's ``spec: Authors (year)``, read from its record's reference.
+
+    Authors and year only: the title and venue are in the bibliography.
+    """
     out = []
     for spec in measures:
         reference = registry.parse_spec(spec).measure.reference
