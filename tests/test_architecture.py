@@ -37,6 +37,7 @@ STAGES = {
     "fastmetrics._threads": "base",
     "fastmetrics._strings": "base",
     "fastmetrics._html": "base",
+    "fastmetrics._show": "base",
     "fastmetrics._formats": "base",
     "fastmetrics._stages": "base",
     "fastmetrics._numbers": "base",

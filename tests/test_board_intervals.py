@@ -81,6 +81,7 @@ def test_cli_leaderboard_intervals(tmp_path):
                 "--resamples",
                 "200",
                 "--no-baselines",
+                "--long",
                 "--out",
                 str(out),
                 "--quiet",

@@ -75,11 +75,14 @@ def test_measures_catalog_lists_registry():
 
 def test_demo_prints_the_leaderboard(tmp_path):
     """The one leaderboard (fm.board.leaderboard): systems ranked by K's macro mean (competition
-    ranks), then the baselines; --out writes its tidy table."""
-    proc = run("demo", "--data-dir", tmp_path / "demo", "--out", tmp_path / "board.csv")
+    ranks), then the baselines, under lines saying what it ranks by and which baselines it adds;
+    --out writes the board as printed, --long its tidy table."""
+    proc = run("demo", "--data-dir", tmp_path / "demo", "--out", tmp_path / "board.csv", "--long")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "demo" / "runs.parquet").exists()
-    lines = proc.stdout.splitlines()
+    heading, lines = proc.stdout.splitlines()[:3], proc.stdout.splitlines()[2:]
+    assert heading[0].startswith("Leaderboard ranked by the macro mean over topics of k (the first default measure")
+    assert heading[1].startswith("Baselines added (rank 'baseline'): placebo (all positive), zero (all negative)")
     assert lines[1].split()[0] == "k" and set(lines[1].split()[1]) == {"-"}
     assert lines[2].split()[:5] == ["rank", "system", "macro", "micro", "topics"]
     body = [line.split() for line in lines[4:27]]
@@ -91,6 +94,10 @@ def test_demo_prints_the_leaderboard(tmp_path):
     k = {r["system"]: r for r in rows if r["measure"] == "k" and r["kind"] == "system"}
     assert len(rows) == 4 * 23 and len(k) == 20
     assert {r[1]: int(r[0]) for r in body[:20]} == {s: r["rank"] for s, r in k.items()}
+    proc = run("demo", "--data-dir", tmp_path / "demo", "--out", tmp_path / "board.csv", "--rank-by", "mcc")
+    rows = pacsv.read_csv(tmp_path / "board.csv").to_pylist()
+    assert [r["system"] for r in rows[:20]] == [r[1] for r in sorted(body[:20], key=lambda r: -float(r[5]))]
+    assert "of mcc (--rank-by" in proc.stdout
     # deterministic generator: a second run writes the same file
     first = pq.read_table(tmp_path / "demo" / "runs.parquet")
     run("demo", "--data-dir", tmp_path / "demo")

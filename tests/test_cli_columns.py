@@ -90,7 +90,18 @@ def test_any_grouping_column_plays_the_system(runs, tmp_path, capsys):
     folder, default, _ = runs
     out = tmp_path / "board.csv"
     _cli(capsys, "leaderboard", folder / "default.parquet", "--system", "topic", "--topic", "system", "--quiet")
-    _cli(capsys, "leaderboard", folder / "default.parquet", "--system", "topic", "--topic", "system", "--out", out)
+    _cli(
+        capsys,
+        "leaderboard",
+        folder / "default.parquet",
+        "--system",
+        "topic",
+        "--topic",
+        "system",
+        "--long",
+        "--out",
+        out,
+    )
     board = _table(out)
     assert board.column_names[0] == "topic"
     swapped = fm.count(default.rename_columns(["topic", "system", "item", "gold", "pred", "score"]))
@@ -205,7 +216,9 @@ def test_leaderboard_takes_the_cost_matrix(sentiment, tmp_path, capsys):
     out = tmp_path / "board.csv"
     square = tmp_path / "square.csv"
     square.write_text(SQUARE)
-    _cli(capsys, "leaderboard", path, "--measures", "k_cost", "--cost", square, "--no-baselines", "--out", out)
+    _cli(
+        capsys, "leaderboard", path, "--measures", "k_cost", "--cost", square, "--no-baselines", "--long", "--out", out
+    )
     assert _table(out).column("macro").to_pylist() == pytest.approx([r["macro"] for r in rows])
 
 

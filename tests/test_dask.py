@@ -242,7 +242,7 @@ def test_cli_scheduler_takes_the_column_options(renamed, tmp_path):
         args = ["leaderboard", renamed, "--system", "annotator", "--topic", "batch", "--item", "topic"]
         assert main(args + ["--measures", "f1,mcc", "--no-baselines", "--out", str(out)] + extra) == 0
         outputs.append(out.read_bytes())
-    assert outputs[0] == outputs[1] and outputs[0].startswith(b'"annotator"')
+    assert outputs[0] == outputs[1] and outputs[0].startswith(b'"rank","annotator"')
 
 
 def test_a_missing_column_playing_the_system_is_refused_on_dask(client, renamed):

@@ -162,7 +162,7 @@ def test_item9_one_topic_leaves_topic_intervals_undefined(tmp_path):
     runs = runs[runs.topic == "t1"].assign(pred=lambda d: d.score > 0.5)
     other = runs[runs.system == "A"].assign(system="C", pred=lambda d: d.score > 0.0)
     pd.concat([runs, other]).to_csv(tmp_path / "one.csv", index=False)
-    proc = cli("leaderboard", "one.csv", "--ci", "0.95", "--measures", "f1", "--out", "b.csv", cwd=tmp_path)
+    proc = cli("leaderboard", "one.csv", "--ci", "0.95", "--measures", "f1", "--long", "--out", "b.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "fastmetrics: note: one topic" in proc.stderr
     board = pd.read_csv(tmp_path / "b.csv")

@@ -9,6 +9,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics._html import table_html
+from fastmetrics._numbers import value
 
 
 class _Cells(HTMLParser):
@@ -51,18 +52,38 @@ def tensor():
 
 
 def test_scores_show_one_column_per_measure_and_intervals_beside(tensor):
-    scores = tensor.evaluate(["f1", "accuracy"], ci=0.95)
-    cells = _parse(scores._repr_html_())
-    assert cells.head == ["system", "topic", "f1", "accuracy"]
-    assert len(cells.rows) == 20  # of 24 cells: the rest counted below the table
-    assert "… 4 more rows" in scores._repr_html_()
+    scores = tensor.evaluate(["f1", "accuracy"], ci=0.95).sel(system="s1")
+    page = scores._repr_html_()
+    cells = _parse(page)
+    assert cells.head == ["topic", "f1", "accuracy"]
+    assert len(cells.rows) == 6
     wide = scores.to_arrow(wide=True)
     for row, expected in zip(cells.rows, wide.to_pylist()):
-        value, interval = row[2].split(" [")
+        value, interval = row[1].split(" [")
         assert float(value) == pytest.approx(expected["f1"], rel=1e-3)
         low, high = (float(x) for x in interval.rstrip("]").split(", "))
         assert low == pytest.approx(expected["f1 ci_low"], rel=1e-3)
         assert high == pytest.approx(expected["f1 ci_high"], rel=1e-3)
+
+
+def test_scores_over_systems_and_topics_show_each_systems_means(tensor):
+    scores = tensor.evaluate(["f1", "accuracy"])
+    cells = _parse(scores._repr_html_())
+    assert cells.head == ["system", "f1", "accuracy"]
+    means = np.nanmean(scores.values, axis=2)
+    assert cells.rows == [
+        [str(s), value(means[0, i]), value(means[1, i])] for i, s in enumerate(scores.coords["system"])
+    ]
+    assert "means over topic" in repr(scores)
+
+
+def test_a_long_view_shows_its_first_and_last_rows_and_its_size():
+    table = pa.table({"system": [f"s{i:02d}" for i in range(30)], "value": np.linspace(0, 1, 30)})
+    page = table_html(table, "t")
+    cells = _parse(page)
+    assert len(cells.rows) == 21 and cells.rows[10] == ["...", "..."]
+    assert cells.rows[0] == ["s00", "0.0000"] and cells.rows[-1] == ["s29", "1.0000"]
+    assert "[30 rows x 2 columns]" in page
 
 
 def test_a_leaderboard_shows_its_summary_with_rank_and_mean_intervals(tensor):

@@ -80,7 +80,8 @@ def test_every_table_format_writes_numbers_the_same_way():
 
 def test_a_notebook_interval_is_written_as_the_reports_are():
     table = pa.table({"measure": ["f1"], "value": [0.91916], "ci_low": [0.91], "ci_high": [0.93]})
-    assert '0.9192 <span class="ci">[0.9100, 0.9300]</span>' in table_html(table, "t")
+    assert "<td>0.9192 [0.9100, 0.9300]</td>" in table_html(table, "t")
+    assert numbers.interval(0.91916, 0.91, 0.93) == "0.9192 [0.9100, 0.9300]"
 
 
 # modules that format other things than the numbers of results: byte sizes and durations (a unit

@@ -73,7 +73,12 @@ def test_leaderboard_printed_one_row_per_system_by_rank(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     pacsv.write_csv(_runs(), path)
     assert main(["leaderboard", str(path), "--measures", "accuracy,f1", "--quiet"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(printed) if line.startswith(" "))  # after what it ranks by
+    heading, lines = printed[:start], printed[start:]
+    assert heading[0].startswith(
+        "Leaderboard ranked by the macro mean over topics of accuracy (the first of --measures"
+    )
     # each measure's spec once, over its macro / micro / topics columns
     assert [w for w in lines[0].split() if not w.startswith("-")] == ["accuracy", "f1"]
     assert lines[1].split()[:5] == ["rank", "system", "macro", "micro", "topics"]

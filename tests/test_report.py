@@ -33,6 +33,8 @@ def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_
     assert main(argv + ["--out", str(out)]) == 0
     assert main(["sweep", str(path), "--measures", "f1,k", "--thresholds", "21"]) == 0
     printed = capsys.readouterr().out
+    assert printed.startswith("Sweep over 21 thresholds on each system's own range (--grid system, chosen by auto).\n")
+    assert "value_pooled: each measure on the counts pooled over topics (micro; --by system,topic" in printed
     best = pacsv.read_csv(out).to_pylist()
     assert {r["measure"] for r in best} == {"f1", "k"} and len(best) == 2 * demo.N_SYSTEMS
     assert all(r["system"] in printed for r in best)
@@ -41,7 +43,7 @@ def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_
     row = next(r for r in best if r["measure"] == "f1")
     rows = raw[raw.system == row["system"]]
     values = [f1_score(rows.gold, rows.score >= t) for t in grid]
-    assert row["value"] == pytest.approx(max(values))
+    assert row["value_pooled"] == pytest.approx(max(values))  # topics pooled: the default --by
     assert row["threshold"] == pytest.approx(grid[int(np.argmax(values))])
     # each system's own grid (--grid system, the default when ranges differ): 21 points over its own scores
     own = tmp_path / "own.csv"
@@ -51,7 +53,7 @@ def test_sweep_on_the_demo_prints_the_best_threshold_per_system_and_measure(tmp_
     row = next(r for r in pacsv.read_csv(own).to_pylist() if r["system"] == row["system"])
     grid = np.linspace(rows.score.min(), rows.score.max(), 21)
     values = [f1_score(rows.gold, rows.score >= t) for t in grid]
-    assert row["value"] == pytest.approx(max(values))
+    assert row["value_pooled"] == pytest.approx(max(values))
     assert row["threshold"] == pytest.approx(grid[int(np.argmax(values))])
 
 
@@ -70,7 +72,9 @@ def test_tables_export_to_latex_from_the_cli(tmp_path):
     out = tmp_path / "board.tex"
     assert main(["leaderboard", *runs, "--gold", gold, "--measures", "f1,mcc", "--out", str(out)]) == 0
     tex = out.read_text()
-    assert tex.startswith("\\begin{tabular}") and "\\_baseline/subtask\\_A\\_baseline\\_true" in tex
+    assert (
+        tex.startswith("\\begin{table}") and "\\toprule" in tex and "\\_baseline/subtask\\_A\\_baseline\\_true" in tex
+    )
 
 
 @pytest.fixture(scope="module")

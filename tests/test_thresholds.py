@@ -142,7 +142,7 @@ def test_command_line_selection(tmp_path, capsys):
     argv = ["sweep", str(path), "--measures", "f1", "--thresholds", "11", "--select", "cross-topic"]
     assert main(argv + ["--folds", "3", "--out", str(out)]) == 0
     rows = pacsv.read_csv(out).to_pylist()
-    assert {"held_out", "in_sample", "optimism", "threshold_std"} <= set(rows[0]) and rows[0]["folds"] == 3
+    assert {"held_out_macro", "in_sample_macro", "optimism", "threshold_std"} <= set(rows[0]) and rows[0]["folds"] == 3
     board = tmp_path / "board.csv"
     assert (
         main(
@@ -155,6 +155,7 @@ def test_command_line_selection(tmp_path, capsys):
                 "11",
                 "--select",
                 "split-half",
+                "--long",
                 "--out",
                 str(board),
                 "--quiet",

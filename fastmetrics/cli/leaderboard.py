@@ -21,13 +21,21 @@ def add_parser(sub) -> None:
     options.counting(p)
     options.tables_out(
         p,
-        "the leaderboard (one row per system or baseline and measure)",
+        "the leaderboard as printed: ranked, one row per system, the baselines last (.tex: a booktabs table "
+        "for a paper, best values in bold; --long: the tidy table)",
         "the paired tests of --significance",
         "replicates of the resampling tests and of the --ci intervals, where --test-resamples and --ci-resamples "
         "do not say otherwise",
         default=None,
     )
-    p.add_argument("--no-baselines", action="store_true", help="leave out the placebo/zero/random rows")
+    options.long_table(p)
+    options.rank_by(p)
+    p.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the baselines (added by default: placebo, every item positive; zero, every item negative; "
+        "random, each item positive with probability 1/2)",
+    )
     options.cost(p)
     p.add_argument(
         "--significance",
@@ -74,7 +82,8 @@ def action(args) -> None:
             output_path(path)  # checked before anything is counted or tested
     src = open_runs(args)
     tensor = count_from_args(args, src)
-    measures = measure_list(args, task_of(tensor))
+    measures = ranked_measures(args, measure_list(args, task_of(tensor)))
+    args.heading = ranking_heading(args, measures)
     correction = args.correction or ("holm" if args.holm else None)
     over_items = args.significance in OVER_ITEMS
     if args.significance in ("mcnemar", "item-bootstrap") and args.thresholds is not None:
@@ -107,6 +116,37 @@ def action(args) -> None:
         ).summary
         result.summary = with_tiers(result.summary, result.detail, args.alpha, system=args.system, topic=args.topic)
     emit_result(result, args)
+
+
+def ranked_measures(args, measures: list) -> list:
+    """The measures with --rank-by's first (the board ranks by its first measure)."""
+    from ..measures import registry
+
+    if not getattr(args, "rank_by", None):
+        return measures
+    registry.parse_specs(args.rank_by)
+    if "," in args.rank_by:
+        raise ParameterError(f"--rank-by takes one measure; got '{args.rank_by}'.")
+    return [args.rank_by] + [m for m in measures if m != args.rank_by]
+
+
+def ranking_heading(args, measures: list) -> list:
+    """What the board ranks by and why, and the baselines it adds: the lines above a board."""
+
+    why = (
+        "--rank-by"
+        if getattr(args, "rank_by", None)
+        else "the first of --measures"
+        if getattr(args, "measures", None)
+        else "the first default measure"
+    )
+    lines = [f"Leaderboard ranked by the macro mean over topics of {measures[0]} ({why}; --rank-by to change)"]
+    if not getattr(args, "no_baselines", False):
+        lines.append(
+            "Baselines added (rank 'baseline'): placebo (all positive), zero (all negative), random (p = 1/2); "
+            "--no-baselines to drop"
+        )
+    return lines
 
 
 def _item_resamples(args) -> int:

@@ -6,7 +6,6 @@ from .._errors import ParameterError
 from . import options
 from .counting import count_from_args, measure_list, task_of
 from .options import int_at_least, positive_int, split
-from .output import emit_result
 from .reading import grouping, open_runs
 
 JOBS = ("strictness", "robustness", "stability", "inconsistency", "power")
@@ -49,7 +48,7 @@ def action(args) -> None:
     from ..board import held_out_scores
 
     if args.job == "stability":
-        emit_result(_stability(args), args)
+        emit_job(_stability(args), args, None)
         return
     tensor = count_from_args(args)
     scores = tensor.evaluate(measure_list(args, task_of(tensor)), smoothing=args.smoothing, undefined=args.undefined)
@@ -66,7 +65,46 @@ def action(args) -> None:
         result = meta.inconsistency(scores, tolerance=args.tolerance, **roles)
     else:
         result = meta.power(scores, alpha=args.alpha, resamples=args.resamples, seed=args.seed, **shown)
-    emit_result(result, args)
+    emit_job(result, args, scores)
+
+
+HEADINGS = {
+    "strictness": "Strictness of each measure (Amigó, Gonzalo, Verdejo & Spina 2019, §6.3): at level th, the lowest "
+    "rank another measure gives to the outputs this one ranks in its top th; shown at five of the {levels} levels "
+    "and their mean, strictest first",
+    "robustness": "Robustness of each measure (Amigó et al. 2019, §6.4): the Spearman correlation of the system "
+    "scores on two topics, its mean and std over {pairs} topic pairs, most robust first",
+    "stability": "Split-half stability of each measure: how often the two halves of each topic's items order a pair "
+    "of systems differently (swap_rate), and the mean std of a system's score over the halves; most stable first",
+    "inconsistency": "Inconsistency between measures (Gösgens et al. 2021, §5): the percentage of comparisons (a pair "
+    "of systems on one topic) two measures order differently, most inconsistent first",
+    "power": "Discriminative power of each measure (Sakai 2006): the share of system pairs whose paired bootstrap "
+    "p-value is below {alpha}, most discriminative first",
+}
+
+
+def emit_job(result, args, scores) -> None:
+    """Print what a job measured and its compact view; the whole summary goes to --out.
+
+    The detail goes to --detail.
+    """
+    from .._show import table_text
+    from .output import emit_result, say, write_detail
+
+    params = result.params
+    levels = len(params.get("thresholds") or ())
+    heading = HEADINGS[args.job].format(levels=levels, pairs=params.get("pairs_drawn", ""), alpha=args.alpha)
+    if scores is not None:
+        sizes = " x ".join(f"{n:,} {a}s" for a, n in zip(scores.axes, scores.batch_shape))
+        heading += f"; over {sizes}"
+    say([heading + "."], args.out)
+    if args.out:
+        emit_result(result, args)
+        return
+    write_detail(result, args)
+    table, _, note = result.view()
+    more = "--out FILE for every row" + (", --detail FILE for the detail" if result.detail is not None else "")
+    print(table_text(table, f"{result.summary.num_rows:,} rows in all ({more})", "" if note.startswith(".") else note))
 
 
 def _stability(args):

@@ -218,6 +218,27 @@ def table_out(p, what: str) -> None:
     out(p, f"write {what} ({TABLE_FILES}) instead of printing it")
 
 
+def long_table(p) -> None:
+    """--long: the tidy table of a leaderboard instead of its printed layout."""
+    p.add_argument(
+        "--long",
+        action="store_true",
+        help="with --out: write the tidy long table (one row per system or baseline and measure: macro, micro, "
+        "topics, rank, ...) instead of the ranked board",
+    )
+
+
+def rank_by(p) -> None:
+    """--rank-by: the measure a leaderboard ranks by."""
+    p.add_argument(
+        "--rank-by",
+        default=None,
+        metavar="MEASURE",
+        help="rank by this measure's macro mean over topics (added to --measures if missing) (default: the first "
+        "of --measures)",
+    )
+
+
 def quiet(p, help: str = QUIET) -> None:
     """--quiet, no progress bar."""
     p.add_argument("--quiet", action="store_true", help=help)

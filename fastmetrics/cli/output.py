@@ -27,17 +27,53 @@ def emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
         sys.stdout.write(format_table(shown, max_rows=200))
 
 
+def say(lines: list, out: str | None) -> None:
+    """What a command did, above its printed table, or on stderr when the table goes to ``out``."""
+    import textwrap
+
+    for line in lines:
+        if out:
+            print(f"fastmetrics: {line[0].lower()}{line[1:]}", file=sys.stderr)
+        else:
+            print(textwrap.fill(line, 120, break_on_hyphens=False, break_long_words=False))
+
+
 def emit_result(result, args) -> None:
     """Write a job's result (its columns named after the user's columns, as the jobs name them)."""
+    write_detail(result, args)
+    if args.command == "leaderboard" and "kind" in result.summary.column_names:
+        emit_board(result, args.out, args.long, args.system, getattr(args, "heading", []))
+        return
+    emit(result.summary, args.out, wide=False)
+
+
+def write_detail(result, args) -> None:
+    """Write a job's detail table to --detail, if asked."""
     from ..report import write_table
-    from ..report.tables import board_view, format_board
 
     if args.detail:
         if result.detail is None:
             raise ParameterError("This job has no detail table; drop --detail.")
         write_table(result.detail, args.detail)
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
-    if args.command == "leaderboard" and not args.out and "kind" in result.summary.column_names:
-        sys.stdout.write(format_board(board_view(result.summary, args.system), max_rows=200))
-        return
-    emit(result.summary, args.out, wide=False)
+
+
+def emit_board(result, out: str | None, long: bool, system: str, heading: list) -> None:
+    """Print a leaderboard ranked, or write it to ``out`` in the same layout.
+
+    The ``heading`` lines (what it ranks by, the baselines it adds) go above the printed board, or
+    to stderr with ``out``; ``long`` writes the tidy table instead.
+    """
+    from .._show import board_view
+    from ..report.boards import write_board
+    from ..report.tables import format_board
+
+    summary = result.summary
+    if out and long:
+        emit(summary, out, wide=False)
+    elif out:
+        write_board(summary, out, system, result.params)
+        print(f"wrote the leaderboard to {out}", file=sys.stderr)
+    say(heading, out)
+    if not out:
+        sys.stdout.write(format_board(board_view(summary, system), max_rows=200))

@@ -52,7 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         module.add_parser(sub)
+    for command in sub.choices.values():
+        _say_defaults(command)
     return parser
+
+
+def _say_defaults(parser) -> None:
+    """Every option's help says its default: those whose text does not get ``(default X)``."""
+    for action in parser._actions:
+        if action.help and action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
+            if "default" not in action.help.lower():
+                action.help += f" (default {action.default})"
 
 
 def main(argv=None, *, own_process: bool = False) -> int:

@@ -10,7 +10,7 @@ from .._errors import ParameterError
 from . import options
 from .counting import measure_list, selection_count
 from .options import GRIDS, parse_thresholds
-from .output import emit
+from .output import emit, say
 from .reading import columns, grouping, open_runs
 
 if TYPE_CHECKING:
@@ -77,10 +77,46 @@ def action(args) -> None:
         roles = dict(system=args.system, topic=args.topic)
         best = best_thresholds(tensor.evaluate(measures), select=args.select, folds=args.folds, seed=args.seed, **roles)
         best = best.summary
+    pooled = args.topic in src.column_names and args.topic not in (by or ())
+    best, lines = _labelled(best, args, thresholds, grid, pooled)
     if args.curves:
         exact = count(src, **counting) if saved else count(src, thresholds="exact", **counting)  # saved: as counted
         _write_curves(args.curves, exact, saved)
+    say(lines, args.out)
     emit(best, args.out, wide=False)
+
+
+def _labelled(best, args, thresholds, grid: str, pooled: bool):
+    """The table with its value columns named after what they average (pooled counts or the macro
+    mean over topics), and the lines saying so and which thresholds the sweep used."""
+    if isinstance(thresholds, str):
+        used = "every score of each group (exact)"
+    elif isinstance(thresholds, int):
+        how = {
+            "global": "one grid over all scores",
+            "system": "each system's own range",
+            "quantile": "each system's score quantiles",
+        }.get(grid, grid)
+        used = f"{thresholds} thresholds on {how} (--grid {grid}{', chosen by auto' if args.grid == 'auto' else ''})"
+    elif thresholds is None:
+        used = "the thresholds the saved counts were counted at"
+    else:
+        used = f"the thresholds {args.thresholds}"
+    lines = [f"Sweep over {used}."]
+    names = best.column_names
+    if "in_sample" in names:
+        best = best.rename_columns([f"{n}_macro" if n in ("in_sample", "held_out") else n for n in names])
+        lines.append(
+            f"Thresholds chosen per system ({args.select}); in_sample_macro, held_out_macro: macro means over "
+            "topics of the per-topic values."
+        )
+    elif pooled and "value" in names:
+        best = best.rename_columns(["value_pooled" if n == "value" else n for n in names])
+        lines.append(
+            f"value_pooled: each measure on the counts pooled over topics (micro; --by {args.system},{args.topic} for "
+            "per-topic values)."
+        )
+    return best, lines
 
 
 def _check_grid(args, grid: str, thresholds) -> None:

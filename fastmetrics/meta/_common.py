@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from .._html import table_html
+from .._show import result_view, table_text
 from .._threads import in_ranges
 from ..measures import registry
 from ..tensor import Roles, Scores
@@ -40,13 +41,21 @@ class MetaResult:
     detail: pa.Table | None = None
     params: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """The summary as people read it (:func:`~fastmetrics._show.result_view`): a leaderboard
+        ranked, a table over levels one row per measure, any other sorted by its main statistic."""
+        table, title, note = self.view()
+        return table_text(table, title, note)
+
     def _repr_html_(self) -> str:
-        """A notebook's view of the summary (a leaderboard's intervals beside its values), with
-        the size of the detail table."""
-        title = f"{self.summary.num_rows:,} rows"
-        if self.detail is not None:
-            title += f"; detail: {self.detail.num_rows:,} rows (.detail)"
-        return table_html(self.summary, title)
+        """A notebook's view of :meth:`__repr__`'s table (intervals beside their values)."""
+        table, title, note = self.view()
+        return table_html(table, title + (f" ({note})" if note else ""))
+
+    def view(self) -> tuple:
+        """What ``repr`` and a notebook show: ``(table, title, note)`` of
+        :func:`fastmetrics._show.result_view`."""
+        return result_view(self.summary, self.detail, self.params.get("system"))
 
 
 def higher_is_better(label: str) -> bool:

@@ -20,6 +20,7 @@ import pyarrow.csv as pacsv
 from .. import _numbers
 from .._errors import ParameterError
 from .._formats import OUTPUT_SUFFIXES
+from .._show import notes_of
 
 
 def escape_md(text: str) -> str:
@@ -124,53 +125,6 @@ def pivot_measures(table: pa.Table) -> pa.Table:
     return pa.table(out)
 
 
-def board_view(summary: pa.Table, system: str = "system") -> pa.Table:
-    """A leaderboard table as people read it: one row per system, best first, then the baselines.
-
-    Parameters
-    ----------
-    summary : pyarrow.Table
-        :func:`fastmetrics.board.leaderboard`'s summary (one row per system and measure).
-    system : str, default "system"
-        The summary's system column (named after the column playing the system).
-
-    Returns
-    -------
-    pyarrow.Table
-        ``rank, system`` (the system column keeping its name), ``tier`` (by the first measure's
-        tests) when the board has tiers, then per measure ``<m> macro``
-        (with its interval and the rank interval when the board has them), ``<m> micro`` and
-        ``<m> topics``; ranked by the first measure.
-    """
-    rows = summary.to_pylist()
-    measures = list(dict.fromkeys(r["measure"] for r in rows))
-    by_system: dict = {}
-    for r in rows:
-        by_system.setdefault((r["kind"], r[system]), {})[r["measure"]] = r
-    first = measures[0]
-    systems = sorted(
-        (k for k in by_system if k[0] == "system"),
-        key=lambda k: (by_system[k][first]["rank"] is None, by_system[k][first]["rank"] or 0),
-    )
-    order = systems + [k for k in by_system if k[0] != "system"]
-    out: dict = {"rank": [], system: []}
-    tiers = "tier" in summary.column_names
-    if tiers:
-        out["tier"] = []
-    for key in order:
-        r = by_system[key][first]
-        out["rank"].append(_rank_text(r) if key[0] == "system" else "baseline")
-        out[system].append(str(key[1]))
-        if tiers:
-            out["tier"].append(r.get("tier"))
-    for m in measures:
-        cells = [by_system[key].get(m, {}) for key in order]
-        out[f"{m} macro"] = [_with_bounds(c.get("macro"), c.get("macro_low"), c.get("macro_high")) for c in cells]
-        out[f"{m} micro"] = [_with_bounds(c.get("micro"), c.get("micro_low"), c.get("micro_high")) for c in cells]
-        out[f"{m} topics"] = [c.get("topics") for c in cells]
-    return pa.table(out)
-
-
 def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) -> str:
     """A leaderboard as terminal text within ``width`` columns.
 
@@ -182,7 +136,7 @@ def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) 
     Parameters
     ----------
     view : pyarrow.Table
-        :func:`board_view`'s table (its system column may carry the user's name).
+        :func:`fastmetrics._show.board_view`'s table (its system column may carry the user's name).
     width : int, default 120
         The widest line wanted.
     max_rows : int, optional
@@ -216,7 +170,8 @@ def format_board(view: pa.Table, width: int = 120, max_rows: int | None = None) 
     text = "\n\n".join(_board_block(keys, block, widths, cells, view.schema) for block in blocks) + "\n"
     if len(shown) < len(rows):
         text += f"... {len(rows) - len(shown)} more rows (use --out FILE for all)\n"
-    return text
+    notes = notes_of(view)
+    return text + (notes + "\n" if notes else "")
 
 
 def _span(columns, widths) -> int:
@@ -245,18 +200,6 @@ def _board_block(keys, groups, widths, cells, schema) -> str:
             line([[column(n, cells[n][i]) for n in keys]] + [[column(n, cells[n][i]) for n in g] for g in groups])
         )
     return "\n".join(out)
-
-
-def _rank_text(row) -> str:
-    low, high = row.get("rank_low"), row.get("rank_high")
-    rank = _numbers.cell(row["rank"])
-    return rank if low is None or low == high else f"{rank} {_numbers.bounds(low, high, _numbers.count)}"
-
-
-def _with_bounds(value, low, high) -> str:
-    if value is None or low is None or value != value:
-        return _numbers.cell(value)
-    return _numbers.interval(value, low, high)
 
 
 def nan_as_null(table: pa.Table) -> pa.Table:

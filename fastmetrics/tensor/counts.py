@@ -98,8 +98,10 @@ class ConfusionTensor(Labelled):
     tn = property(lambda self: self._binary(0, 0), doc="True negatives, counts[..., 0, 0].")
 
     def __repr__(self) -> str:
-        dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
-        return f"ConfusionTensor({dims}; m={self.m}, dtype={self.counts.dtype})"
+        """Shape, axes and a few labels of each (not the counts: :meth:`to_arrow` holds them)."""
+        dims = " x ".join(f"{a}={n:,}" for a, n in zip(self.axes, self.batch_shape)) or "one cell"
+        head = f"ConfusionTensor: {dims}; {self.m} classes, {self.counts.dtype} counts"
+        return "\n".join([head, *self._labels_lines()])
 
     def sum(self, axis: str | Sequence[str]) -> ConfusionTensor:
         """Pool counts over one or more axes (micro averaging over, e.g., topics).
@@ -385,8 +387,9 @@ class MultilabelTensor(ConfusionTensor):
         return self.coords["category"]
 
     def __repr__(self) -> str:
-        dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
-        return f"MultilabelTensor({dims}; dtype={self.counts.dtype})"
+        """Shape, axes and a few labels of each (not the counts)."""
+        dims = " x ".join(f"{a}={n:,}" for a, n in zip(self.axes, self.batch_shape))
+        return "\n".join([f"MultilabelTensor: {dims}; {self.counts.dtype} counts", *self._labels_lines()])
 
     def _group_coords(self, coords) -> dict:
         return {k: v for k, v in coords.items() if k != "category"}

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError
+from .._show import labels_text
 
 
 def check_layout(shape, axes, coords, coord_axes) -> None:
@@ -54,6 +55,14 @@ class Labelled:
     axes: tuple[str, ...]
     coords: dict[str, np.ndarray]
     coord_axes: dict[str, str]
+
+    def _labels_lines(self) -> list[str]:
+        """A line per coordinate: its name, a few labels and how many (:func:`labels_text`)."""
+        lines = []
+        for name, values in self.coords.items():
+            along = self.coord_axes.get(name, name)
+            lines.append("  " + labels_text(name, values) + (f", along {along}" if along != name else ""))
+        return lines
 
     def _coord_columns(self, repeat: int = 1) -> dict[str, pa.Array]:
         """Every coordinate expanded to one value per cell, in C order of the batch axes, the

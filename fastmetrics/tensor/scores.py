@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,6 +10,7 @@ import pyarrow as pa
 
 from .._errors import InputError, ParameterError
 from .._html import table_html
+from .._show import table_text
 from .labels import Labelled, check_layout
 
 
@@ -49,13 +51,42 @@ class Scores(Labelled):
         return self.values.shape[1:]
 
     def __repr__(self) -> str:
-        dims = ", ".join(f"{a}={n}" for a, n in zip(self.axes, self.batch_shape))
-        return f"Scores(measures={list(self.measures)}; {dims})"
+        """The values, one column per measure (see :meth:`view`)."""
+        table, title, note = self.view()
+        return table_text(table, title, note)
 
     def _repr_html_(self) -> str:
-        """A notebook's view: the first cells, one column per measure, each interval beside its
-        value (see :meth:`to_arrow`, ``wide=True``)."""
-        return table_html(self.to_arrow(wide=True), repr(self))
+        """A notebook's view: the table of :meth:`view`, each interval beside its value."""
+        table, title, note = self.view()
+        return table_html(table, title + (f" ({note})" if note else ""))
+
+    def view(self) -> tuple[pa.Table, str, str]:
+        """What ``repr`` and a notebook show: the values, one column per measure.
+
+        One row per cell, or, with a ``system`` axis beside others, one row per system and each
+        measure's mean over the other axes (NaN left out of the mean).
+
+        Returns
+        -------
+        table : pyarrow.Table
+            :meth:`to_arrow` with ``wide=True``, or the systems' means.
+        title : str
+            The measures and the axes.
+        note : str
+            How the table was reduced (empty when it shows every value).
+        """
+        dims = " x ".join(f"{a}={n:,}" for a, n in zip(self.axes, self.batch_shape))
+        title = f"Scores: {', '.join(self.measures)}" + (f" over {dims}" if dims else "")
+        others = tuple(i + 1 for i, a in enumerate(self.axes) if a != "system")
+        if "system" not in self.axes or not others or "system" not in self.coords:
+            return self.to_arrow(wide=True), title, ""
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a system undefined everywhere: NaN
+            means = np.nanmean(self.values, axis=others)
+        columns = {"system": pa.array(self.coords["system"].tolist())}
+        columns.update({m: pa.array(means[i], pa.float64()) for i, m in enumerate(self.measures)})
+        over = ", ".join(a for a in self.axes if a != "system")
+        return pa.table(columns), title, f"means over {over} (NaN left out); .to_arrow() holds every value"
 
     def __getitem__(self, measure: str) -> np.ndarray:
         """Values of one measure, shape = batch shape."""

@@ -40,7 +40,7 @@ def _board(tmp_path, ties="input"):
     runs = sorted(glob.glob(str(root / "*" / "subtask_A_*.txt")))
     gold = root / "_gold" / "SemEval2016-Task3-CQA-QL-test-subtaskA.xml.subtaskA.relevancy"
     out = tmp_path / f"map_{ties}.csv"
-    argv = ["leaderboard", *runs, "--gold", str(gold), "--thresholds", "ranks", "--ties", ties]
+    argv = ["leaderboard", *runs, "--gold", str(gold), "--thresholds", "ranks", "--ties", ties, "--long"]
     assert main(argv + ["--measures", SPEC, "--undefined", "0", "--out", str(out), "--quiet"]) == 0
     table = pacsv.read_csv(out).to_pylist()
     return {(r["system"].replace("/subtask_A_", "-"), r["measure"]): r["macro"] for r in table}

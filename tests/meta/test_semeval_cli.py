@@ -11,7 +11,7 @@ from ._data import semeval_paths
 
 MEASURES = "accuracy,f1,mcc,k,precision,recall"
 JOBS = {
-    "leaderboard": ["leaderboard", "--significance", "fisher", "--holm", "--resamples", "200"],
+    "leaderboard": ["leaderboard", "--significance", "fisher", "--holm", "--resamples", "200", "--long"],
     "strictness": ["meta", "strictness"],
     "robustness": ["meta", "robustness", "--pairs", "300"],
     "stability": ["meta", "stability", "--splits", "40"],
