@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .._errors import ParameterError, UnknownMeasureError, parameter_error, suggest
 from .._numbers import parameter
 from ._kernels import POINT_TYPES, LazyUfunc, float_signatures
+from .names import external_spec
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 # point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
@@ -474,6 +475,8 @@ def make_spec(measure, params: Mapping[str, object] | None = None) -> MeasureSpe
         if params:
             raise ParameterError("Parameters given twice: in the spec and as keywords.")
         return measure
+    if isinstance(measure, str) and external_spec(measure):
+        measure = external_spec(measure)
     if isinstance(measure, str) and ("(" in measure or "@" in measure):
         spec = parse_spec(measure)
         if params:
@@ -506,7 +509,7 @@ def parse_spec(text: str) -> MeasureSpec:
     """
     if not isinstance(text, str):
         raise UnknownMeasureError(f"A measure spec must be a string. Got {text!r}.")
-    match = _SPEC.match(text)
+    match = _SPEC.match(external_spec(text) or text)  # trec_eval's and ir_measures' names too
     if not match:
         raise ParameterError(
             f"Cannot parse measure spec {text!r}; expected 'name', 'name(param=value, ...)', "
