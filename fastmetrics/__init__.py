@@ -59,6 +59,7 @@ _stages.bind_labeller(_labels)
 _PUBLIC = {
     "score": ".arrays",
     "count": ".count",
+    "count_graded": ".count",
     "read_gold": ".io",
     "read_runs": ".io",
     "compute": ".measures",
@@ -84,6 +85,7 @@ __all__ = [
     "UnknownMeasureError",
     "compute",
     "count",
+    "count_graded",
     "evaluate",
     "measures",
     "ordinal_costs",

@@ -31,6 +31,11 @@ _TREC = {
     "num_ret": ("num_ret", None),
     "num_rel": ("num_rel", None),
     "num_rel_ret": ("num_rel_ret", None),
+    "ndcg": ("ndcg", None),
+    "ndcg_cut": ("ndcg", "k"),
+    "bpref": ("bpref", None),
+    # trec_eval prints exp of the mean of its per-topic log AP; a table's mean of log_ap is its log
+    "gm_map": ("log_ap", None),
 }
 # ir_measures' measure (its own case) -> (registered measure, the parameter its @ sets, whether
 # the @ may be left out: AP and RR read the whole list without one, P@k and R@k need theirs)
@@ -46,6 +51,9 @@ _IR_MEASURES = {
     "NumRel": ("num_rel", None, True),
     "NumRelRet": ("num_rel_ret", None, True),
     "IPrec": ("interpolated_precision", "recall", False),
+    "nDCG": ("ndcg", "k", True),
+    "Bpref": ("bpref", None, True),
+    "Judged": ("judged_at_k", "k", False),
 }
 _NUMBER = r"(\d+(?:\.\d*)?|\.\d+)"
 _TREC_FORM = re.compile(rf"([a-z_]+?)(?:[_.]{_NUMBER})?")

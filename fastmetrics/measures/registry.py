@@ -21,7 +21,7 @@ FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive
 # or precision-recall curve); ranking: one value per ranked list (a sweep with thresholds="ranks");
 # calibration: one value per group of an exact sweep, read with the scores (the cells' thresholds);
 # topk: one value per group of class probabilities counted with thresholds="topk"
-KINDS = ("point", "curve", "ranking", "calibration", "topk")
+KINDS = ("point", "curve", "ranking", "calibration", "topk", "graded")
 
 
 # where each cell of a binary matrix ``[[tn, fp], [fn, tp]]`` lies: the names a record's
@@ -165,7 +165,8 @@ class Measure:
         ``point``: ``kernel`` is a ufunc over one matrix's ``(tp, fp, fn, tn)``. ``curve``:
         ``kernel`` is a numba function over the cells of one group of a threshold sweep, in
         decreasing threshold order (see :mod:`fastmetrics.measures.curves`), giving one value per
-        group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``).
+        group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``);
+        ``graded``: over the ranked lists at every relevance grade (:mod:`.graded`).
         ``calibration``: a numba function over one group's cells of an exact sweep and their
         scores (see :mod:`fastmetrics.measures.calibration`). ``topk``: a function of the counts
         at one depth of a ``thresholds="topk"`` count of class probabilities.

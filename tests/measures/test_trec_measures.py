@@ -91,6 +91,48 @@ def test_per_topic_values_equal_trec_eval(tmp_path, seed):
     assert compared >= len(MEASURES) * 3
 
 
+GRADED = {"ndcg": "ndcg", "ndcg_cut_5": "ndcg(k=5)", "ndcg_cut_10": "nDCG@10", "bpref": "bpref"}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_graded_measures_equal_trec_eval_per_topic(tmp_path, seed):
+    run, qrels = _generate(np.random.default_rng(100 + seed), tmp_path)
+    ranks = fm.count_graded(
+        str(tmp_path / "run"), str(tmp_path / "qrels"), unjudged="negative", missing="negative", format="trec"
+    )
+    asked = {**GRADED, **MEASURES}
+    scores = ranks.evaluate(list(asked.values()), undefined=0.0)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, ASKED | {"ndcg", "ndcg_cut.5,10", "bpref"}).evaluate(run)
+    topics = list(scores.coords["topic"])
+    for trec_name, ours in asked.items():
+        values = scores[ours].reshape(-1)
+        for topic in set(run) & set(qrels):
+            got, theirs = values[topics.index(topic)], expected[topic][trec_name]
+            assert math.isclose(got, theirs, rel_tol=1e-12, abs_tol=1e-12), (seed, topic, trec_name, got, theirs)
+
+
+def test_judged_at_k_and_exponential_gains(tmp_path):
+    run, qrels = _generate(np.random.default_rng(11), tmp_path)
+    ranks = fm.count_graded(str(tmp_path / "run"), str(tmp_path / "qrels"), unjudged="negative", missing="negative")
+    scores = ranks.evaluate(["judged_at_k(k=5)", "Judged@100", "ndcg(k=5, exponential=1)"])
+    topics = list(scores.coords["topic"])
+    for topic, docs in run.items():
+        ranking = list(docs)  # in trec_eval's order (see _generate)
+        for label, k in (("judged_at_k(k=5)", 5), ("judged_at_k(k=100)", 100)):
+            top = ranking[:k]
+            expected = sum(d in qrels[topic] for d in top) / len(top)  # ir_measures' Judged@k
+            assert scores[label].reshape(-1)[topics.index(topic)] == pytest.approx(expected)
+        gains = [2.0 ** qrels[topic].get(d, 0) - 1 for d in ranking[:5]]
+        ideal = sorted((2.0**g - 1 for g in qrels[topic].values()), reverse=True)[:5]
+        dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+        idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+        got = scores["ndcg(k=5, exponential=1)"].reshape(-1)[topics.index(topic)]
+        if idcg > 0:
+            assert got == pytest.approx(dcg / idcg)
+        else:
+            assert math.isnan(got)
+
+
 def test_interpolated_precision_rounds_the_recall_level_as_trec_eval_10(tmp_path):
     # m_iprec_at_recall.c (10.0): cutoff = lround(r R); 9.x: (long) (r R + 0.9). R = 11, r = 0.1:
     # 10.0 needs 1 relevant item (the first, at rank 1: precision 1), 9.x needs 2 (rank 8: 2/8)
@@ -124,6 +166,14 @@ def test_trec_eval_and_ir_measures_names_resolve_to_the_registry():
         "IPrec@0.3": "interpolated_precision(recall=0.3)",
         "num_rel_ret": "num_rel_ret",
         "NumRet": "num_ret",
+        "ndcg": "ndcg",
+        "ndcg_cut_10": "ndcg(k=10)",
+        "nDCG@10": "ndcg(k=10)",
+        "nDCG": "ndcg",
+        "bpref": "bpref",
+        "Bpref": "bpref",
+        "Judged@10": "judged_at_k",
+        "gm_map": "log_ap",
     }
     for name, label in expected.items():
         assert parse_spec(name).label == label, name
