@@ -150,7 +150,7 @@ def grid(p, help: str, choices: tuple = GRIDS, default: str = "global") -> None:
 
 def ties(p, help: str = "--thresholds ranks: order of equal scores") -> None:
     """--ties, the order of equal scores in ranks."""
-    p.add_argument("--ties", choices=("input", "item"), default="input", help=help)
+    p.add_argument("--ties", choices=("input", "item", "trec"), default="input", help=help)
 
 
 def missing(p, help: str | None = None) -> None:
