@@ -101,3 +101,28 @@ def test_profiles_merge_under_explicit_keywords():
     assert with_profile(None, {"ties": "item"}) == ({"ties": "item"}, {})
     with pytest.raises(fm.ParameterError, match="trec_eval9"):
         with_profile("trec_eval_9", {})
+
+
+def _board_macro(tmp_path, run, qrels, measures, *extra):
+    import pyarrow.csv as pacsv
+
+    from fastmetrics.cli import main
+
+    out = tmp_path / "board.csv"
+    argv = ["leaderboard", run, "--format", "trec", "--gold", qrels, "--measures", measures, "--no-baselines"]
+    assert main([*argv, *extra, "--out", str(out), "--quiet"]) == 0
+    return {r["measure"]: (r["macro"], r["topics"]) for r in pacsv.read_csv(out).to_pylist()}
+
+
+def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path, capsys):
+    run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r"], ["q1 0 d1 1", "q2 0 d2 1"])
+    board = _board_macro(tmp_path, run, qrels, "map,P_5", "--profile", "trec_eval", "--complete")
+    assert board == {"ranked_ap": (0.5, 2), "precision_at_k(k=5)": (pytest.approx(0.1), 2)}
+    run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r", "q9 Q0 x 1 1.0 r"], ["q1 0 d1 1"])
+    board = _board_macro(tmp_path, run, qrels, "map,P_5", "--profile", "trec_eval")
+    assert board == {"ranked_ap": (1.0, 1), "precision_at_k(k=5)": (pytest.approx(0.2), 1)}
+    from fastmetrics.cli import main
+
+    argv = ["leaderboard", run, "--gold", qrels, "--profile", "trec_eval", "--measures", "ndcg", "--quiet"]
+    assert main(argv) == 2
+    assert "graded judgements" in capsys.readouterr().err
