@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import ParameterError
-from ..tensor import ConfusionTensor
+from ..tensor import ConfusionTensor, group_starts
 from ..tensor.graded import GradedRanks
 
 TOPICS = ("gold", "runs")
@@ -62,34 +62,47 @@ def ranked_topics(ranks, gold: pa.Table, *, topics: str = "gold", complete: bool
 def _over_topics(tensor: ConfusionTensor, gold_topics: pa.Array, positive, topics: str, complete: bool):
     if tensor.coord_axes.get("rank") != "cell":
         raise ParameterError("trec_eval's topics apply to ranked lists: count with thresholds='ranks'.")
-    cell_topics = np.asarray(tensor.coords["topic"]).astype(str)
+    # read a group at a time (its first cell), not a cell at a time: millions of cells, thousands of groups
+    starts, _ = group_starts(tensor)
+    first = starts[:-1]
+    sizes = np.diff(starts)
+    group_topics = np.asarray(tensor.coords["topic"])[first].astype(str)
+    group_systems = np.asarray(tensor.coords["system"])[first]
     names = np.asarray(gold_topics.to_pylist(), dtype=str)
     judged_topics, where = np.unique(names, return_inverse=True)
-    keep = np.isin(cell_topics, judged_topics) if topics == "gold" else np.ones(cell_topics.size, bool)
-    counts = tensor.counts[keep]
-    coords = {c: np.asarray(v)[keep] for c, v in tensor.coords.items()}
+    kept = np.isin(group_topics, judged_topics) if topics == "gold" else np.ones(first.size, bool)
+    cells = np.repeat(kept, sizes)
+    counts = tensor.counts[cells]
+    coords = {c: np.asarray(v)[cells] for c, v in tensor.coords.items()}
     if complete:
         relevant = np.bincount(where, weights=positive, minlength=judged_topics.size)
         judged = np.bincount(where, minlength=judged_topics.size)
-        counts, coords = _empty_lists(counts, coords, judged_topics, relevant, judged - relevant)
+        groups = (group_systems[kept], group_topics[kept], sizes[kept])
+        counts, coords = _empty_lists(counts, coords, groups, judged_topics, relevant, judged - relevant)
     return ConfusionTensor(counts, tensor.axes, coords, coord_axes={c: "cell" for c in coords}, classes=tensor.classes)
 
 
-def _empty_lists(counts, coords, judged_topics, relevant, nonrelevant):
+def _empty_lists(counts, coords, groups, judged_topics, relevant, nonrelevant):
     """Each (system, judged topic) without a cell given one: the empty list, nothing retrieved."""
-    systems = np.unique(coords["system"]) if coords["system"].size else np.array([], dtype=object)
-    have = set(zip(coords["system"].tolist(), np.asarray(coords["topic"]).astype(str).tolist()))
-    add = [(s, t) for s in systems.tolist() for t in range(judged_topics.size) if (s, judged_topics[t]) not in have]
+    systems, topics, sizes = groups
+    have = set(zip(systems.tolist(), topics.tolist()))
+    add = [(s, t) for s in np.unique(systems).tolist() for t in range(judged_topics.size)]
+    add = [(s, t) for s, t in add if (s, judged_topics[t]) not in have]
     if not add:
         return counts, coords
     extra = np.zeros((len(add), 2, 2), counts.dtype)
     index = np.array([t for _, t in add], np.int64)
     extra[:, 0, 0] = nonrelevant[index]
     extra[:, 1, 0] = relevant[index]
-    counts = np.concatenate([counts, extra])
     new = {"system": [s for s, _ in add], "topic": judged_topics[index].tolist(), "rank": [0] * len(add)}
     coords = {
         c: np.concatenate([v, np.asarray(new[c], dtype=v.dtype if c == "rank" else object)]) for c, v in coords.items()
     }
-    order = np.lexsort((np.asarray(coords["topic"]).astype(str), np.asarray(coords["system"]).astype(str)))
-    return counts[order], {c: v[order] for c, v in coords.items()}
+    # the groups in (system, topic) order, each group's cells in rank order
+    all_systems = np.concatenate([systems, np.asarray(new["system"], dtype=object)]).astype(str)
+    all_topics = np.concatenate([topics, judged_topics[index]]).astype(str)
+    all_sizes = np.concatenate([sizes, np.ones(len(add), np.int64)])
+    group_first = np.concatenate([[0], np.cumsum(all_sizes)[:-1]])
+    order = np.lexsort((all_topics, all_systems))
+    cells = np.concatenate([np.arange(group_first[g], group_first[g] + all_sizes[g]) for g in order])
+    return np.concatenate([counts, extra])[cells], {c: v[cells] for c, v in coords.items()}
