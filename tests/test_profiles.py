@@ -126,3 +126,26 @@ def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path, capsys):
     argv = ["leaderboard", run, "--gold", qrels, "--profile", "trec_eval", "--measures", "ndcg", "--quiet"]
     assert main(argv) == 2
     assert "graded judgements" in capsys.readouterr().err
+
+
+def test_written_tables_record_how_their_numbers_were_made(tmp_path):
+    import hashlib
+    import json
+
+    import pyarrow.parquet as pq
+
+    from fastmetrics import __version__
+    from fastmetrics.cli import main
+
+    run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r", "q9 Q0 x 1 1.0 r"], ["q1 0 d1 1"])
+    argv = ["leaderboard", run, "--gold", qrels, "--profile", "trec_eval9", "--measures", "map", "--quiet"]
+    for out in (tmp_path / "board.csv", tmp_path / "board.parquet"):
+        assert main([*argv, "--out", str(out)]) == 0
+        if out.suffix == ".csv":
+            record = json.loads((tmp_path / "board.csv.provenance.json").read_text())
+        else:
+            record = json.loads(pq.read_schema(out).metadata[b"fastmetrics.provenance"])
+        assert record["fastmetrics"] == __version__ and record["profile"] == "trec_eval9"
+        assert record["options"]["measures"] == "map" and record["options"]["undefined"] == 0.0
+        hashes = {r["name"]: r["sha256"] for r in record["inputs"]}
+        assert hashes == {p: hashlib.sha256(open(p, "rb").read()).hexdigest() for p in (run, qrels)}
