@@ -86,6 +86,7 @@ def profiled_count(args):
     An option given explicitly wins over the profile's; the profile's ``undefined`` becomes
     ``--undefined``'s.
     """
+    from ..measures.profiles import PROFILES
     from ..pipeline import count_ranked
 
     if args.gold is None:
@@ -104,6 +105,8 @@ def profiled_count(args):
         **explicit,
     )
     args.undefined = conventions.get("undefined")
+    if args.measures is None:  # the profile's measures, where none is named
+        args.measures = ",".join(PROFILES[args.profile]["measures"])
     args.thresholds = "ranks"
     return ranks
 

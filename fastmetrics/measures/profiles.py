@@ -35,13 +35,22 @@ from types import MappingProxyType
 from .._errors import ParameterError, suggest
 
 _TREC_COUNT = {"thresholds": "ranks", "ties": "trec", "unjudged": "negative", "missing": "negative"}
+# the measures of trec_eval's default output that a leaderboard averages (bpref reads graded
+# judgements, see fastmetrics.count_graded), when no measure is named
+_TREC_MEASURES = ("map", "gm_map", "Rprec", "recip_rank", "P_5", "P_10", "P_20", "P_100")
 _TREC_CONVENTIONS = {"undefined": 0.0, "topics": "gold", "complete": False, "score_bits": 64, "relevance_level": 1}
 
 PROFILES = MappingProxyType(
     {
-        "trec_eval": {"count": _TREC_COUNT, "conventions": _TREC_CONVENTIONS},
-        "trec_eval9": {"count": _TREC_COUNT, "conventions": {**_TREC_CONVENTIONS, "score_bits": 32}},
+        "trec_eval": {"count": _TREC_COUNT, "conventions": _TREC_CONVENTIONS, "measures": _TREC_MEASURES},
+        "trec_eval9": {
+            "count": _TREC_COUNT,
+            "conventions": {**_TREC_CONVENTIONS, "score_bits": 32},
+            "measures": _TREC_MEASURES,
+        },
         "semeval2016": {
+            # the scorer's MAP and MRR (its official ranking scores) when no measure is named
+            "measures": ("ranked_ap_retrieved(cutoff=10)", "reciprocal_rank(cutoff=10)"),
             "count": {"ties": "input", "missing": "negative"},
             "conventions": {"undefined": 0.0, "topics": "runs", "complete": False, "average": "micro"},
         },
