@@ -95,6 +95,7 @@ _KINDS = {
     "ranking": "Ranking measures",
     "calibration": "Calibration",
     "topk": "Top-k accuracy",
+    "graded": "Graded ranking measures",
 }
 # why a measure of each kind but "point" has no ufunc
 _NO_UFUNC = {
@@ -102,6 +103,7 @@ _NO_UFUNC = {
     "ranking": "one value per ranked list (the cells of a sweep in rank order)",
     "calibration": "one value per group of an exact sweep, read with the scores",
     "topk": 'one value per group of class probabilities counted with `thresholds="topk"`',
+    "graded": "one value per ranked list, read at every relevance grade (`fm.count_graded`)",
 }
 
 _UFUNC_TEXT = """\

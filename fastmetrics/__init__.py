@@ -37,7 +37,21 @@ def _evaluate(tensor, measures, **options):
     return evaluate(tensor, measures, **options)
 
 
+def _labels(text):
+    """The labels a result may hold the measure ``text`` under, in any spelling of it (``P_10``,
+    ``P@10``, ``precision_at_k(k=10)`` are ``precision_at_k``): :meth:`Scores.__getitem__` reads
+    them, so every spelling of a measure finds its values; ``()`` for text that is not a spec."""
+    from .measures.registry import parse_spec
+
+    try:
+        spec = parse_spec(text)
+    except FastmetricsError:
+        return ()
+    return (spec.label, spec.base_label)
+
+
 _stages.bind_evaluator(_evaluate)
+_stages.bind_labeller(_labels)
 
 # The stages load on first use (module __getattr__ below): numba and the kernels' modules are most
 # of a second, which `fastmetrics --help`, `fastmetrics measures` or an import to read the version
@@ -45,6 +59,7 @@ _stages.bind_evaluator(_evaluate)
 _PUBLIC = {
     "score": ".arrays",
     "count": ".count",
+    "count_graded": ".count",
     "read_gold": ".io",
     "read_runs": ".io",
     "compute": ".measures",
@@ -70,6 +85,7 @@ __all__ = [
     "UnknownMeasureError",
     "compute",
     "count",
+    "count_graded",
     "evaluate",
     "measures",
     "ordinal_costs",

@@ -42,3 +42,30 @@ def evaluator() -> Callable:
     if "evaluate" not in _BOUND:
         raise RuntimeError("No evaluator bound: the package root binds fastmetrics.measures.evaluation.evaluate.")
     return _BOUND["evaluate"]
+
+
+def bind_labeller(function: Callable) -> None:
+    """Install the function that reads any spelling of a measure as its label in results.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(text) -> tuple of str``: the labels a result may hold the measure under (the
+        spec's label, and its label without the averaging), or ``()`` if ``text`` names no measure.
+    """
+    _BOUND["labels"] = function
+
+
+def labels_of(text: str) -> tuple:
+    """The labels :func:`bind_labeller`'s function gives ``text`` (``()`` when nothing is bound).
+
+    Parameters
+    ----------
+    text : str
+        A measure name or spec in any spelling (``"P_10"``, ``"precision_at_k(k=10)"``).
+
+    Returns
+    -------
+    tuple of str
+    """
+    return _BOUND["labels"](text) if "labels" in _BOUND else ()

@@ -18,10 +18,14 @@ from ._errors import ParameterError
 from ._progress import Progress
 from ._seeding import rng_of
 from .board import best_thresholds, board_intervals, board_values, compare, one_sided, rank_systems, with_intervals
-from .count import count
+from .count import count, count_graded
 from .count.fitted import fitted_grids, resample_sweep
+from .count.graded import graded_table
+from .count.topics import ranked_topics
+from .io import read_gold, read_runs
 from .measures import parse_specs
 from .measures.calibration import reliability_bins
+from .measures.profiles import with_profile
 from .meta import MetaResult, holm, inconsistency, paired_p_values, robustness, strictness, system_topic_values
 from .tensor import Roles, Scores
 
@@ -370,3 +374,79 @@ def _in_order(best: pa.Table, systems: list, system: str) -> pa.Table:
     order = {str(s): i for i, s in enumerate(systems)}
     keys = [order[str(s)] for s in best.column(system).to_pylist()]
     return best.take(np.argsort(keys, kind="stable"))
+
+
+GRADED_KIND = "graded"
+
+
+def count_ranked(source, gold, *, profile: str | None = None, measures=None, **explicit):
+    """Ranked lists counted the way a scorer profile counts them, over its topics.
+
+    The one place where a profile (:mod:`fastmetrics.measures.profiles`) meets the count: its
+    keywords merged under the caller's (an explicit keyword wins), the runs' scores rounded to
+    32 bits where the profile ranks so (``trec_eval9``), the sweep at every relevance grade when
+    a graded measure (nDCG, bpref, judged@k) is asked, and trec_eval's topics kept (run topics
+    absent from the gold dropped; with ``complete=True`` every gold topic a system lacks added as
+    an empty list).
+
+    Parameters
+    ----------
+    source : path or table
+        The runs.
+    gold : path or table
+        The judgements (TREC qrels, or any gold :func:`fastmetrics.read_gold` reads).
+    profile : str, optional
+        ``"trec_eval"``, ``"trec_eval9"``, ``"semeval2016"`` or None.
+    measures : str or sequence of str, optional
+        The measures to be evaluated: a graded one makes the result a GradedRanks.
+    **explicit
+        Count keywords (``ties``, ``unjudged``, ``missing``, ``format``, the roles ...) and
+        conventions (``undefined``, ``topics``, ``complete``, ``score_bits``,
+        ``relevance_level``), each winning over the profile's.
+
+    Returns
+    -------
+    ranks : ConfusionTensor or GradedRanks
+    conventions : dict
+        What the evaluation applies (``undefined`` ...), see :func:`~fastmetrics.measures.profiles.with_profile`.
+    """
+    options, conventions = with_profile(profile, explicit)
+    options["thresholds"] = "ranks"
+    graded = measures is not None and any(s.measure.kind == GRADED_KIND for s in parse_specs(measures))
+    score, item = options.get("score", "score"), options.get("item", "item")
+    if conventions.get("score_bits", 64) == 32 or graded or options.get("ties") == "trec":
+        # read once for the several counts of a graded sweep, rounded once, sorted once
+        if not isinstance(source, pa.Table):
+            source = read_runs(source, options.get("format", "auto"))
+            options["format"] = "auto"
+        if conventions.get("score_bits", 64) == 32:
+            source = _float32_scores(source, score)
+        if options.get("ties") == "trec" and {score, item} <= set(source.column_names):
+            groups = (options.get("system", "system"), options.get("topic", "topic"))
+            keys = [(c, "ascending") for c in groups if c in source.column_names]
+            keys += [(score, "descending"), (item, "descending")]  # trec_eval's qsort
+            source = source.take(pc.sort_indices(source, sort_keys=keys))
+            options["ties"] = "input"
+    level = conventions.get("relevance_level", 1)
+    if graded:
+        options.pop("thresholds")
+        ranks = count_graded(source, gold, relevance_level=level, **options)
+        table = graded_table(gold, gold_column=options.get("gold_column", "gold"))
+    else:
+        table = read_gold(gold, relevance_level=level) if not isinstance(gold, pa.Table) else gold
+        ranks = count(source, table, **options)
+    if conventions.get("topics", "runs") == "gold" or conventions.get("complete"):
+        ranks = ranked_topics(
+            ranks,
+            table,
+            topics=conventions.get("topics", "runs"),
+            complete=bool(conventions.get("complete")),
+            gold_column=options.get("gold_column", "gold"),
+        )
+    return ranks, conventions
+
+
+def _float32_scores(table: pa.Table, score: str) -> pa.Table:
+    """The runs with their scores rounded to 32-bit floats (and back), as trec_eval 9.x reads them."""
+    column = table.column(score).cast(pa.float32()).cast(pa.float64())
+    return table.set_column(table.column_names.index(score), score, column)

@@ -37,6 +37,8 @@ def count_from_args(args, src=None):
     from ..count import count
     from ..tensor import ConfusionTensor
 
+    if getattr(args, "profile", None):
+        return profiled_count(args)
     by = grouping(args)
     src = open_runs(args) if src is None else src
     names = src.column_names
@@ -72,6 +74,41 @@ def count_from_args(args, src=None):
     if sweep is None and args.system in by and args.system not in names and isinstance(tensor, ConfusionTensor):
         tensor = one_system(tensor, args.inputs, args.system)
     return tensor
+
+
+# the options whose value, when it is argparse's default, leaves the profile's in force
+_PROFILED = {"missing": "error", "unjudged": "error", "ties": "input", "undefined": None}
+
+
+def profiled_count(args):
+    """Ranked lists counted under ``--profile`` (:func:`fastmetrics.pipeline.count_ranked`).
+
+    An option given explicitly wins over the profile's; the profile's ``undefined`` becomes
+    ``--undefined``'s.
+    """
+    from ..measures.profiles import PROFILES
+    from ..pipeline import count_ranked
+
+    if args.gold is None:
+        raise ParameterError(f"--profile {args.profile} scores ranked lists against judgements: give --gold.")
+    if args.thresholds not in (None, "ranks"):
+        raise ParameterError(f"--profile {args.profile} ranks each topic's items: drop --thresholds {args.thresholds}.")
+    explicit = {k: getattr(args, k) for k, default in _PROFILED.items() if getattr(args, k) != default}
+    names = {k: v for k, v in columns(args).items() if k != "pred"}
+    ranks, conventions = count_ranked(
+        args.inputs[0] if len(args.inputs) == 1 else list(args.inputs),
+        args.gold,
+        profile=args.profile,
+        complete=bool(getattr(args, "complete", False)),
+        format=args.format,
+        **names,
+        **explicit,
+    )
+    args.undefined = conventions.get("undefined")
+    if args.measures is None:  # the profile's measures, where none is named
+        args.measures = ",".join(PROFILES[args.profile]["measures"])
+    args.thresholds = "ranks"
+    return ranks
 
 
 def _sweep_options(args, sweep) -> dict:

@@ -66,6 +66,7 @@ def add_parser(sub) -> None:
         "rank, and the systems tied with the leader (--ci-resamples, --seed)",
     )
     options.sweeping(p)
+    options.profile(p)
     options.runs(p)
     p.set_defaults(func=action)
 

@@ -150,12 +150,29 @@ def grid(p, help: str, choices: tuple = GRIDS, default: str = "global") -> None:
 
 def ties(p, help: str = "--thresholds ranks: order of equal scores") -> None:
     """--ties, the order of equal scores in ranks."""
-    p.add_argument("--ties", choices=("input", "item"), default="input", help=help)
+    p.add_argument("--ties", choices=("input", "item", "trec"), default="input", help=help)
 
 
 def missing(p, help: str | None = None) -> None:
     """--missing, gold items a run lacks."""
     p.add_argument("--missing", choices=("error", "negative", "drop"), default="error", help=help)
+
+
+def profile(p) -> None:
+    """--profile and --complete, an official scorer's conventions in one word."""
+    p.add_argument(
+        "--profile",
+        choices=("trec_eval", "trec_eval9", "semeval2016"),
+        default=None,
+        help="an official scorer's conventions (docs/guides/conventions.md): ranked lists counted and scored as "
+        "trec_eval 10 (trec_eval9: 32-bit scores, as 9.x and pytrec_eval) or the SemEval-2016 Task 3 scorer; an "
+        "option given explicitly wins",
+    )
+    p.add_argument(
+        "--complete",
+        action="store_true",
+        help="with --profile trec_eval|trec_eval9: every gold topic counts, 0 where a run lacks it (trec_eval -c)",
+    )
 
 
 def undefined(p, help: str) -> None:

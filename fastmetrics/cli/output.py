@@ -12,15 +12,73 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def emit(table: pa.Table, out: str | None, wide: bool = True) -> None:
+# the options that say nothing of the numbers (where and how they are shown)
+_NOT_PROVENANCE = {"func", "out", "detail", "quiet", "verbose", "gold_path"}
+
+
+def provenance(args) -> dict:
+    """How a command's numbers were made.
+
+    The fastmetrics version, the command, its profile and options, and each input's name, size
+    and SHA-256 (a folder: each file below it).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``fastmetrics``, ``command``, ``profile``, ``options``, ``inputs``.
+    """
+    import hashlib
+    import os
+
+    from .._version import __version__
+
+    def described(path) -> list:
+        if not isinstance(path, (str, os.PathLike)) or not os.path.exists(path):
+            return []
+        files = (
+            [path]
+            if os.path.isfile(path)
+            else sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names)
+        )
+        out = []
+        for name in files:
+            digest = hashlib.sha256()
+            with open(name, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            out.append({"name": str(name), "bytes": os.path.getsize(name), "sha256": digest.hexdigest()})
+        return out
+
+    gold = getattr(args, "gold_path", None) or getattr(args, "gold", None)
+    given = list(getattr(args, "inputs", None) or []) + ([gold] if isinstance(gold, str) else [])
+    options = {k: v for k, v in vars(args).items() if k not in _NOT_PROVENANCE and k != "inputs"}
+    options = {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool, type(None), list))}
+    if isinstance(gold, str):
+        options["gold"] = gold
+    return {
+        "fastmetrics": __version__,
+        "command": getattr(args, "command", None),
+        "profile": getattr(args, "profile", None),
+        "options": options,
+        "inputs": [record for path in given for record in described(path)],
+    }
+
+
+def emit(table: pa.Table, out: str | None, wide: bool = True, args=None) -> None:
     """Write ``table`` to ``out`` in the format of its suffix, or print it.
 
-    Printed, a tidy table shows one column per measure when ``wide``.
+    Printed, a tidy table shows one column per measure when ``wide``; written, with the
+    :func:`provenance` of ``args`` when given.
     """
     from ..report import format_table, pivot_measures, write_table
 
     if out:
-        write_table(table, out)
+        write_table(table, out, provenance=None if args is None else provenance(args))
         print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
     else:
         shown = pivot_measures(table) if wide and "measure" in table.column_names else table
@@ -42,9 +100,9 @@ def emit_result(result, args) -> None:
     """Write a job's result (its columns named after the user's columns, as the jobs name them)."""
     write_detail(result, args)
     if args.command == "leaderboard" and "kind" in result.summary.column_names:
-        emit_board(result, args.out, args.long, args.system, getattr(args, "heading", []))
+        emit_board(result, args.out, args.long, args.system, getattr(args, "heading", []), args)
         return
-    emit(result.summary, args.out, wide=False)
+    emit(result.summary, args.out, wide=False, args=args)
 
 
 def write_detail(result, args) -> None:
@@ -58,11 +116,12 @@ def write_detail(result, args) -> None:
         print(f"wrote {result.detail.num_rows} rows to {args.detail}", file=sys.stderr)
 
 
-def emit_board(result, out: str | None, long: bool, system: str, heading: list) -> None:
+def emit_board(result, out: str | None, long: bool, system: str, heading: list, args=None) -> None:
     """Print a leaderboard ranked, or write it to ``out`` in the same layout.
 
     The ``heading`` lines (what it ranks by, the baselines it adds) go above the printed board, or
-    to stderr with ``out``; ``long`` writes the tidy table instead.
+    to stderr with ``out``; ``long`` writes the tidy table instead. ``args`` (the parsed command
+    line) goes into a Parquet or CSV file's :func:`provenance`.
     """
     from .._show import board_view
     from ..report.boards import write_board
@@ -70,9 +129,9 @@ def emit_board(result, out: str | None, long: bool, system: str, heading: list) 
 
     summary = result.summary
     if out and long:
-        emit(summary, out, wide=False)
+        emit(summary, out, wide=False, args=args)
     elif out:
-        write_board(summary, out, system, result.params)
+        write_board(summary, out, system, result.params, None if args is None else provenance(args))
         print(f"wrote the leaderboard to {out}", file=sys.stderr)
     say(heading, out)
     if not out:

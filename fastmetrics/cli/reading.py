@@ -117,4 +117,5 @@ def read_gold_once(args) -> None:
         pairs = [(args.item, "item"), (args.gold_column, "gold")]
         needed = [c if c in names or default not in names else default for c, default in pairs]
         require_columns(names, needed, args.gold, " of a gold table")
+        args.gold_path = args.gold  # named in the provenance of what is written
         args.gold = table

@@ -3,7 +3,17 @@
 from .api import count
 from .arrays import hard_counts, sweep_histogram
 from .assemble import exact_counts, histogram_to_counts
+from .graded import count_graded
 from .grid import threshold_grid
 from .plan import plan
 
-__all__ = ["count", "exact_counts", "hard_counts", "histogram_to_counts", "plan", "sweep_histogram", "threshold_grid"]
+__all__ = [
+    "count",
+    "count_graded",
+    "exact_counts",
+    "hard_counts",
+    "histogram_to_counts",
+    "plan",
+    "sweep_histogram",
+    "threshold_grid",
+]

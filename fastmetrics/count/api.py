@@ -121,9 +121,10 @@ def count(
         ``k`` thresholds -- evenly spaced over its own score range, or at quantiles of its own
         scores (see :mod:`fastmetrics.count.fitted`); the result then has the exact sweep's
         layout (``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold``).
-    ties : {"input", "item"}, default "input"
+    ties : {"input", "item", "trec"}, default "input"
         With ``thresholds="ranks"``: how items of equal score are ordered -- as they come in the
-        input (a stable sort, what the SemEval-2016 Task 3 scorer does), or by item label.
+        input (a stable sort, what the SemEval-2016 Task 3 scorer does), by item label, or by
+        decreasing item label (trec_eval's order).
     coords : mapping of str to sequence, optional
         Fixed labels (in order) for grouping columns, instead of the sorted labels found in the
         input. A value outside them is an error.
@@ -442,7 +443,7 @@ def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:
     return resample_sweep(exact, fitted_grids(exact, k, grid, system), system)
 
 
-TIES = ("input", "item")
+TIES = ("input", "item", "trec")
 
 
 def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
@@ -465,14 +466,16 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
         ``counts[cell, 2, 2]`` with per-cell coordinates of the groups and ``rank`` (1 = top).
     """
     if ties not in TIES:
-        raise parameter_error("ties", "count", "'input' or 'item'", ties)
+        raise parameter_error("ties", "count", "'input', 'item' or 'trec'", ties)
     fast = _rank_sweep_of_strings(src, gold, by=by, score=score, ties=ties, **options)
+    if fast is None and ties == "trec":
+        fast = _trec_ordered(src, gold, by=by, score=score, **options)
     if fast is not None:
         return fast
     table = src.read_all()
-    require_columns(
-        table.column_names, [score] + ([options["item"]] if ties == "item" else []), src.names[0], " to rank items"
-    )
+    by_item = ties in ("item", "trec")
+    needed = [score] + ([options["item"]] if by_item else [])
+    require_columns(table.column_names, needed, src.names[0], " to rank items")
     values = table.column(score)
     if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
         raise InputError(f"Column '{score}' has type {values.type}; ranking needs numeric scores.")
@@ -485,7 +488,8 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     keys = [c for c in by if c in table.column_names]
     table = table.append_column("__row", pa.array(np.arange(table.num_rows)))
     order = [(c, "ascending") for c in keys] + [(score, "descending")]
-    order += [(options["item"], "ascending")] if ties == "item" else []
+    # trec_eval's qsort: equal scores by decreasing document id (strcmp, bytes)
+    order += [(options["item"], "descending" if ties == "trec" else "ascending")] if by_item else []
     table = table.take(pc.sort_indices(table, sort_keys=order + [("__row", "ascending")]))
     first = np.zeros(table.num_rows, bool)
     first[0] = True
@@ -501,6 +505,20 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     return ConfusionTensor(
         tensor.counts, tensor.axes, coords, coord_axes={c: "cell" for c in coords}, classes=tensor.classes
     )
+
+
+def _trec_ordered(src, gold, *, by, score, **options):
+    """trec_eval's order of equal scores (decreasing item id) by one Arrow sort of the rows, then
+    the string path in input order; None where that path does not apply (the general path then
+    counts, and names any error by the rows of the input itself)."""
+    item = options["item"]
+    names = src.column_names
+    if item not in names or score not in names or not all(c in names for c in by):
+        return None
+    table = src.read_all()
+    keys = [(c, "ascending") for c in by] + [(score, "descending"), (item, "descending")]
+    ordered = open_source(table.take(pc.sort_indices(table, sort_keys=keys)))
+    return _rank_sweep_of_strings(ordered, gold, by=by, score=score, ties="input", **options)
 
 
 def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):

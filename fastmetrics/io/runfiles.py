@@ -326,26 +326,31 @@ def read_trec_run(path: str, *, native: bool | None = None) -> pa.Table:
     return table
 
 
-def read_qrels(path: str, *, relevance_level: float = 1, native: bool | None = None) -> pa.Table:
+def read_qrels(path: str, *, relevance_level: float | None = 1, native: bool | None = None) -> pa.Table:
     """Read TREC qrels, ``qid iter docno rel`` per line, as a binary gold table.
 
     Parameters
     ----------
     path : str
         The qrels file.
-    relevance_level : number, default 1
+    relevance_level : number or None, default 1
         Lowest relevance grade that counts as relevant: ``gold = rel >= relevance_level``
-        (graded judgements made binary, as ``trec_eval -l``).
+        (graded judgements made binary, as ``trec_eval -l``); None keeps the grades (float64),
+        for graded measures such as nDCG.
     native : bool, optional
         False reads the file with pyarrow's CSV parser only (see :func:`open_source`).
 
     Returns
     -------
     pyarrow.Table
-        ``topic, item, gold`` with topic = qid, item = docno and a boolean gold.
+        ``topic, item, gold`` with topic = qid, item = docno and a boolean gold (the grades with
+        ``relevance_level=None``).
     """
-    level = checked_level(relevance_level)
+    level = None if relevance_level is None else checked_level(relevance_level)
     table, _ = _read_text(path, {4: QRELS}, native)
+    if level is None:
+        grades = pc.cast(table.column("relevance"), pa.float64())
+        return pa.table({"topic": table.column("topic"), "item": table.column("item"), "gold": grades})
     gold = pc.greater_equal(table.column("relevance"), pa.scalar(level, pa.float64()))
     return pa.table({"topic": table.column("topic"), "item": table.column("item"), "gold": gold})
 

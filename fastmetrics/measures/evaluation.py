@@ -13,7 +13,8 @@ import numpy as np
 
 from .._errors import ParameterError, refuse_sklearn_options, suggest
 from ..tensor import ConfusionTensor, MultilabelTensor, Scores
-from . import api, area_intervals, averaging, intervals, positive, registry
+from ..tensor.graded import GradedRanks
+from . import api, area_intervals, averaging, graded, intervals, positive, registry
 from .sweeps import curve_scores
 from .sweeps import operating_points as operating_points
 
@@ -106,6 +107,8 @@ def evaluate(
             undefined=undefined,
             warn=warn,
         )
+    if isinstance(tensor, GradedRanks):
+        return graded.graded_scores(tensor, registry.parse_specs(measures), undefined=undefined, warn=warn)
     if not isinstance(tensor, ConfusionTensor):
         raise ParameterError(f"evaluate takes a ConfusionTensor; got {type(tensor).__name__}.")
     specs = registry.parse_specs(measures)

@@ -15,13 +15,14 @@ from .._errors import ParameterError, UnknownMeasureError, parameter_error, sugg
 from .._numbers import parameter
 from . import scorers  # scikit-learn's scorer strings
 from ._kernels import POINT_TYPES, LazyUfunc, float_signatures
+from .names import external_spec, split_specs  # noqa: F401 (split_specs: read as registry.split_specs)
 
 FAMILIES = ("utility", "informativeness", "class-oriented", "none", "descriptive")
 # point: one value per confusion matrix; curve: one value per group of a threshold sweep (its ROC
 # or precision-recall curve); ranking: one value per ranked list (a sweep with thresholds="ranks");
 # calibration: one value per group of an exact sweep, read with the scores (the cells' thresholds);
 # topk: one value per group of class probabilities counted with thresholds="topk"
-KINDS = ("point", "curve", "ranking", "calibration", "topk")
+KINDS = ("point", "curve", "ranking", "calibration", "topk", "graded")
 
 
 # where each cell of a binary matrix ``[[tn, fp], [fn, tp]]`` lies: the names a record's
@@ -165,7 +166,8 @@ class Measure:
         ``point``: ``kernel`` is a ufunc over one matrix's ``(tp, fp, fn, tn)``. ``curve``:
         ``kernel`` is a numba function over the cells of one group of a threshold sweep, in
         decreasing threshold order (see :mod:`fastmetrics.measures.curves`), giving one value per
-        group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``).
+        group. ``ranking``: the same over the positions of a ranked list (``thresholds="ranks"``);
+        ``graded``: over the ranked lists at every relevance grade (:mod:`.graded`).
         ``calibration``: a numba function over one group's cells of an exact sweep and their
         scores (see :mod:`fastmetrics.measures.calibration`). ``topk``: a function of the counts
         at one depth of a ``thresholds="topk"`` count of class probabilities.
@@ -481,7 +483,8 @@ def make_spec(measure, params: Mapping[str, object] | None = None) -> MeasureSpe
             raise ParameterError("Parameters given twice: in the spec and as keywords.")
         return measure
     if isinstance(measure, str):
-        measure = scorers.as_spec(measure, is_known)  # scikit-learn's "f1_macro" is "f1@macro"
+        # trec_eval's and ir_measures' names ("P_10", "nDCG@10"), then scikit-learn's scorer strings
+        measure = external_spec(measure) or scorers.as_spec(measure, is_known)
     if isinstance(measure, str) and ("(" in measure or "@" in measure):
         spec = parse_spec(measure)
         if params:
@@ -514,7 +517,7 @@ def parse_spec(text: str) -> MeasureSpec:
     """
     if not isinstance(text, str):
         raise UnknownMeasureError(f"A measure spec must be a string. Got {text!r}.")
-    match = _SPEC.match(text)
+    match = _SPEC.match(external_spec(text) or text)  # trec_eval's and ir_measures' names too
     if not match:
         raise ParameterError(
             f"Cannot parse measure spec {text!r}; expected 'name', 'name(param=value, ...)', "
@@ -571,30 +574,3 @@ def parse_specs(measures) -> list[MeasureSpec]:
     if not specs:
         raise ParameterError("At least one measure is needed.")
     return specs
-
-
-def split_specs(text: str) -> list[str]:
-    """Split a comma-separated list of specs, keeping commas inside parentheses.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    list of str
-        The specs, stripped; empty items dropped.
-    """
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur).strip())
-    return [s for s in out if s]

@@ -43,6 +43,12 @@ def curve_scores(tensor: ConfusionTensor, specs, *, undefined=None, warn=False) 
             f"Curve and ranking measures give one value per group, {', '.join(point)} one per "
             "threshold: evaluate them in separate calls."
         )
+    graded = [s.base_label for s in specs if s.measure.kind == "graded"]
+    if graded:
+        raise ParameterError(
+            f"{', '.join(graded)} read(s) graded judgements: count the runs with fastmetrics.count_graded (or "
+            "fastmetrics.pipeline.count_ranked) and evaluate that; a leaderboard takes binary ranking measures."
+        )
     if tensor.m != 2:
         raise ParameterError(f"Curve and ranking measures need binary counts; these have {tensor.m} classes.")
     ranked = tensor.coord_axes.get("rank") == "cell"

@@ -174,7 +174,13 @@ def _caption(summary: pa.Table, system: str, measures: list, systems: list, para
     return " ".join(parts) + " " + escape_latex("Measures: " + "; ".join(references(measures)) + ".")
 
 
-def write_board(summary: pa.Table, path: str | os.PathLike, system: str = "system", params: dict | None = None) -> None:
+def write_board(
+    summary: pa.Table,
+    path: str | os.PathLike,
+    system: str = "system",
+    params: dict | None = None,
+    provenance: dict | None = None,
+) -> None:
     """Write a leaderboard by suffix, in the printed layout (see the module), atomically.
 
     Parameters
@@ -186,10 +192,13 @@ def write_board(summary: pa.Table, path: str | os.PathLike, system: str = "syste
     system : str, default "system"
     params : dict, optional
         The board's settings (its ``params``).
+    provenance : dict, optional
+        How the numbers were made, kept with a Parquet or CSV file as
+        :func:`~fastmetrics.report.tables.write_table` keeps it.
     """
     suffix, _ = output_path(path)
     if suffix in (".csv", ".parquet", ".json"):
-        write_table(board_table(summary, system), path)
+        write_table(board_table(summary, system), path, provenance)
         return
     if suffix == ".tex":
         text = board_latex(summary, system, params)

@@ -252,7 +252,10 @@ def output_path(path: str | os.PathLike) -> tuple[str, Path]:
     return suffix, folder
 
 
-def write_table(table: pa.Table, path: str | os.PathLike) -> None:
+PROVENANCE_KEY = b"fastmetrics.provenance"
+
+
+def write_table(table: pa.Table, path: str | os.PathLike, provenance: dict | None = None) -> None:
     """Write ``table`` by suffix (.parquet, .csv, .json, .md, .tex, .html), atomically.
 
     The data goes to a temporary file in the target folder, which is renamed over the target
@@ -266,6 +269,10 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
         :func:`to_latex`, ``.html`` :func:`to_html`, ``.md`` :func:`to_markdown`.
     path : str or os.PathLike
         The output file, in an existing folder.
+    provenance : dict, optional
+        How the numbers were made (:func:`fastmetrics.cli.output.provenance`): kept as JSON under
+        the key ``fastmetrics.provenance`` of a Parquet file's key-value metadata, and beside a
+        CSV file as ``<file>.provenance.json`` (written atomically before the table).
 
     Raises
     ------
@@ -277,6 +284,12 @@ def write_table(table: pa.Table, path: str | os.PathLike) -> None:
     suffix, folder = output_path(path)
     if suffix in (".parquet", ".csv"):
         table = nan_as_null(table)
+    if provenance is not None:
+        record = json.dumps(provenance, indent=1, sort_keys=True, default=str)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), PROVENANCE_KEY: record.encode()})
+        if suffix == ".csv":
+            sidecar = path.with_name(path.name + ".provenance.json")
+            _atomic_write(sidecar, folder, lambda fh: fh.write(record.encode()))
 
     def write(fh):
         if suffix == ".parquet":

@@ -14,12 +14,14 @@ in :mod:`fastmetrics._stages` (see there).
 from .._stages import bind_evaluator
 from .combining import counts_at
 from .counts import LAYOUT_KEY, ConfusionTensor, MultilabelTensor, combine, pool_cells
+from .graded import GradedRanks
 from .labels import Roles, group_starts
 from .scores import Scores
 
 __all__ = [
     "LAYOUT_KEY",
     "ConfusionTensor",
+    "GradedRanks",
     "MultilabelTensor",
     "Roles",
     "Scores",

@@ -11,6 +11,7 @@ import pyarrow as pa
 from .._errors import InputError, ParameterError
 from .._html import table_html
 from .._show import table_text
+from .._stages import labels_of
 from .labels import Labelled, check_layout
 
 
@@ -89,7 +90,12 @@ class Scores(Labelled):
         return pa.table(columns), title, f"means over {over} (NaN left out); .to_arrow() holds every value"
 
     def __getitem__(self, measure: str) -> np.ndarray:
-        """Values of one measure, shape = batch shape."""
+        """Values of one measure, shape = batch shape.
+
+        The measure in any spelling of its spec: ``"precision_at_k(k=10)"``, ``"P_10"`` and
+        ``"P@10"`` find the values labelled ``precision_at_k`` (k = 10 being its default)."""
+        if measure not in self.measures:
+            measure = next((label for label in labels_of(measure) if label in self.measures), measure)
         if measure not in self.measures:
             raise ParameterError(f"No measure {measure!r} in these scores; they hold {', '.join(self.measures)}.")
         return self.values[self.measures.index(measure)]
