@@ -110,7 +110,7 @@ def _board_macro(tmp_path, run, qrels, measures, *extra):
 
     out = tmp_path / "board.csv"
     argv = ["leaderboard", run, "--format", "trec", "--gold", qrels, "--measures", measures, "--no-baselines"]
-    assert main([*argv, *extra, "--out", str(out), "--quiet"]) == 0
+    assert main([*argv, *extra, "--out", str(out), "--long", "--quiet"]) == 0
     return {r["measure"]: (r["macro"], r["topics"]) for r in pacsv.read_csv(out).to_pylist()}
 
 

@@ -39,8 +39,9 @@ _BREAK_AFTER = re.compile(r"(?<=[/_\-. ])")
 
 
 def label(text, width: int = 40) -> str:
-    """A user-supplied name made safe for matplotlib text (no mathtext), whole, on lines of at
-    most ``width`` characters.
+    """A user-supplied name made safe for matplotlib text, whole, on lines of at most ``width``.
+
+    Safe: no mathtext (a ``$`` is escaped).
 
     A figure shows the full name (two runs of one team differ only at the end:
     ``MTE-NN/subtask_A_contrastive1`` and ``..._contrastive2``), broken after ``/``, ``_``, ``-``,
