@@ -4,6 +4,16 @@ from .api import count
 from .arrays import hard_counts, sweep_histogram
 from .assemble import exact_counts, histogram_to_counts
 from .grid import threshold_grid
+from .options import CountOptions
 from .plan import plan
 
-__all__ = ["count", "exact_counts", "hard_counts", "histogram_to_counts", "plan", "sweep_histogram", "threshold_grid"]
+__all__ = [
+    "CountOptions",
+    "count",
+    "exact_counts",
+    "hard_counts",
+    "histogram_to_counts",
+    "plan",
+    "sweep_histogram",
+    "threshold_grid",
+]
