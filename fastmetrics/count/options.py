@@ -236,7 +236,8 @@ def _column(option: str, value) -> None:
 
 def _one_of(option: str, value, allowed: tuple) -> None:
     if not isinstance(value, str) or value not in allowed:
-        raise parameter_error(option, "count", "one of " + ", ".join(repr(a) for a in allowed), value)
+        words = [repr(a) for a in allowed]
+        raise parameter_error(option, "count", ", ".join(words[:-1]) + " or " + words[-1], value)
 
 
 def _by(by, system: str, topic: str) -> tuple:
