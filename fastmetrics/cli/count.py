@@ -42,6 +42,7 @@ def action(args) -> None:
             f"fastmetrics count writes .parquet or .csv (tables every command reads); got '{args.out}'."
         )
     by = grouping(args)
+    src = open_runs(args)  # the runs' column options checked against them first (one column, one part)
     asked = count_options(
         args,
         thresholds=parse_thresholds(args.thresholds),
@@ -50,7 +51,7 @@ def action(args) -> None:
         category=args.category,
         multiclass=args.multiclass,
     )
-    tensor = count(open_runs(args), args.gold, options=asked, progress=not args.quiet)
+    tensor = count(src, args.gold, options=asked, progress=not args.quiet)
     if isinstance(tensor, MultilabelTensor):
         raise ParameterError(
             "Multilabel counts are not saved: the set-based measures need per-item statistics that a table of "

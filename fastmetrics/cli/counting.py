@@ -88,8 +88,13 @@ def selection_count(args, src, asked):
     asked = replace(asked, by=tuple(dict.fromkeys(asked.by + (args.system, args.topic))))
     if args.select == "cross-topic":
         return count(src, args.gold, options=asked)
-    # halves_sweep counts each half with the same options, the sweep's own given apart
-    rest = {f.name: getattr(asked, f.name) for f in fields(asked) if f.name not in ("thresholds", "grid", "by")}
+    # halves_sweep counts each half with the options asked (those away from their defaults), the
+    # sweep's own given apart
+    rest = {
+        f.name: getattr(asked, f.name)
+        for f in fields(asked)
+        if f.name not in ("thresholds", "grid", "by") and getattr(asked, f.name) != f.default
+    }
     return halves_sweep(
         src, args.gold, thresholds=asked.thresholds, grid=asked.grid, seed=args.seed, by=asked.by, **rest
     )

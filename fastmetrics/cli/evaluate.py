@@ -110,6 +110,7 @@ def _count(args):
     by = grouping(args)
     if args.scheduler:
         return distributed_count(args, by, thresholds=parse_thresholds(args.thresholds))
+    src = open_runs(args)  # the runs' column options checked against them first (one column, one part)
     asked = count_options(
         args,
         thresholds=parse_thresholds(args.thresholds),
@@ -118,7 +119,7 @@ def _count(args):
         ties=args.ties,
         multiclass=args.multiclass,
     )
-    return count(open_runs(args), args.gold, options=asked, progress=not args.quiet)
+    return count(src, args.gold, options=asked, progress=not args.quiet)
 
 
 def _defaults_of(task: str, tensor, args) -> str:
