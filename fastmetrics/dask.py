@@ -24,6 +24,7 @@ imports it.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -34,6 +35,7 @@ from .count.api import check_roles
 from .count.api import count as local_count
 from .count.assemble import assemble
 from .count.goldkeys import column_codes
+from .count.options import CountOptions, given_options
 from .count.plan import build, prepare
 from .count.probabilities import is_probability_input
 from .count.survey import NeedValues, Survey
@@ -112,6 +114,7 @@ def count(
     task="auto",
     classes=None,
     retries: int = 2,
+    options=None,
 ) -> ConfusionTensor:
     """Count on a Dask cluster; the result equals :func:`fastmetrics.count` on the whole data.
 
@@ -136,6 +139,9 @@ def count(
         Default: the current client if one exists, else Dask's default scheduler.
     retries : int, default 2
         Times a failed partition task is retried (a worker lost mid-job reruns its tasks).
+    options : CountOptions, optional
+        The count options above (``by`` to ``classes``) as one object, as in
+        :func:`fastmetrics.count`; the keywords it holds are then left at their defaults.
 
     Returns
     -------
@@ -148,12 +154,24 @@ def count(
         partitions.
     """
     _require_dask()
-    if (system, topic) != ("system", "topic"):
-        check_roles(list(_frame(source).columns), str(source), system, topic)
-    by = (system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by)
-    options = dict(system=system, topic=topic, pred=pred, score=score, gold_column=gold_column, item=item)
-    options.update(weight=weight, missing=missing)
-    return _count(source, gold, by, thresholds, client, task, classes, retries, options)
+    asked = dict(
+        by=by,
+        system=system,
+        topic=topic,
+        pred=pred,
+        score=score,
+        thresholds=thresholds,
+        gold_column=gold_column,
+        item=item,
+        weight=weight,
+        missing=missing,
+        task=task,
+        classes=classes,
+    )
+    options = given_options(options, asked)
+    if (options.system, options.topic) != ("system", "topic"):
+        check_roles(list(_frame(source).columns), str(source), options.system, options.topic)
+    return _count(source, gold, options, client, retries)
 
 
 def _frame(source):
@@ -166,35 +184,34 @@ def _frame(source):
         raise InputError(f"Cannot read the Parquet dataset {source!r}: {exc}") from None
 
 
-def _count(source, gold, by, thresholds, client, task, classes, retries, options) -> ConfusionTensor:
+def _count(source, gold, options: CountOptions, client, retries) -> ConfusionTensor:
     import dask
 
-    if isinstance(thresholds, str) and thresholds != "exact":
-        raise ParameterError(f"On Dask, thresholds is 'exact', an int k or an array; got {thresholds!r}.")
-    if task == "multilabel":
+    if isinstance(options.thresholds, str) and options.thresholds != "exact":
+        raise ParameterError(f"On Dask, thresholds is 'exact', an int k or an array; got {options.thresholds!r}.")
+    if options.task == "multilabel":
         raise ParameterError("Multilabel input is counted in one process: use fastmetrics.count.")
     client = client if client is not None else _current_client()
     parts, schema, name = _partitions(source)
-    if is_probability_input(schema.names, schema, options["score"]):
+    if is_probability_input(schema.names, schema, options.score):
         raise ParameterError(
-            f"Class probabilities (score {options['score']!r}: one list of class scores per row, or one score "
+            f"Class probabilities (score {options.score!r}: one list of class scores per row, or one score "
             "column per class) are counted in one process: drop --scheduler (use fastmetrics.count)."
         )
-    options = {**options, "task": task, "classes": classes}
-    request, types, gold_table = prepare(schema.names, schema, name, gold, by=by, thresholds=thresholds, **options)
+    request, types, gold_table = prepare(schema.names, schema, name, gold, options)
     try:
         plan = build(request, _survey(parts, request, types, client, retries, exact=False), types, gold_table)
     except NeedValues:
         plan = build(request, _survey(parts, request, types, client, retries, exact=True), types, gold_table)
     if plan.mode == "exact":
-        return _exact_sweep(source, plan, gold_table, by, client, retries, options)
+        return _exact_sweep(source, plan, gold_table, client, retries, options)
     # one copy of the plan per worker (it holds the labels of every axis), not one per task
     shared = client.scatter(plan, broadcast=True) if client is not None else dask.delayed(plan, pure=True)
     tallies = [dask.delayed(_count_partition)(p, i, shared) for i, p in enumerate(parts)]
     return assemble(_run(_tree(tallies, _merge), client, retries))
 
 
-def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> ConfusionTensor:
+def _exact_sweep(source, plan, gold_table, client, retries, options: CountOptions) -> ConfusionTensor:
     """An exact sweep on Dask: rows moved (Dask's own shuffle) so that each topic's rows -- every
     system's -- land in one partition, each partition swept where it lands by the one-process
     count, the cells put in the order one process gives.
@@ -211,14 +228,15 @@ def _exact_sweep(source, plan, gold_table, by, client, retries, options) -> Conf
 
     frame = dd.read_parquet(source) if isinstance(source, str) else source
     columns = list(frame.columns)
-    topic = options["topic"]
+    topic, by = options.topic, options.by
     key = topic if topic in by and topic in columns else next((c for c in by if c in columns), None)
     labels = {c: plan.encoders[c].labels.to_pylist() for c in plan.axes if c in by}
     shuffled = dealt(frame, plan.encoders[key], key) if key is not None else frame.repartition(npartitions=1)
     gold = dask.delayed(gold_table, pure=True) if gold_table is not None else None
     gold_key = "topic" if key == topic else key  # the gold's own name for the column (its topic)
     parts = [
-        dask.delayed(_exact_partition)(p, gold, (key, gold_key), by, labels, options) for p in shuffled.to_delayed()
+        dask.delayed(_exact_partition)(p, gold, (key, gold_key), replace(options, coords=labels))
+        for p in shuffled.to_delayed()
     ]
     tensors = [t for t in _run(parts, client, retries) if t is not None]
     if not tensors:
@@ -273,7 +291,7 @@ def _with_partition(frame, encoder, key, n):
     return frame.assign(**{_PARTITION: codes % n})
 
 
-def _exact_partition(frame, gold, keys, by, labels, options):
+def _exact_partition(frame, gold, keys, options: CountOptions):
     """One shuffled partition (whole topics) swept by :func:`fastmetrics.count`; None if empty.
 
     ``keys``: the column the rows were shuffled on, and the gold's name for it."""
@@ -284,7 +302,7 @@ def _exact_partition(frame, gold, keys, by, labels, options):
     if gold is not None and gold_key in gold.column_names:
         shuffled_on = table.column(key).cast(gold.schema.field(gold_key).type)
         gold = gold.filter(pc.is_in(gold.column(gold_key), value_set=pc.unique(shuffled_on)))
-    return local_count(table, gold, by=by, thresholds="exact", coords=labels, **options)
+    return local_count(table, gold, options=options)
 
 
 def _survey(parts, request, types, client, retries, exact) -> Survey:

@@ -7,11 +7,9 @@ import json
 from .._errors import ParameterError
 from . import options
 from .counting import one_system
-from .options import parse_thresholds, split
+from .options import parse_thresholds
 from .output import emit
-from .reading import columns, grouping, open_runs
-
-PASSED_ON = ("gold", "grid", "ties", "missing", "unjudged", "task", "category", "multiclass")  # options of count()
+from .reading import count_options, grouping, open_runs
 
 
 def add_parser(sub) -> None:
@@ -44,15 +42,16 @@ def action(args) -> None:
             f"fastmetrics count writes .parquet or .csv (tables every command reads); got '{args.out}'."
         )
     by = grouping(args)
-    tensor = count(
-        open_runs(args),
-        by=by,
+    src = open_runs(args)  # the runs' column options checked against them first (one column, one part)
+    asked = count_options(
+        args,
         thresholds=parse_thresholds(args.thresholds),
-        classes=split(args.classes),
-        progress=not args.quiet,
-        **columns(args),
-        **{name: getattr(args, name) for name in PASSED_ON},
+        grid=args.grid,
+        ties=args.ties,
+        category=args.category,
+        multiclass=args.multiclass,
     )
+    tensor = count(src, args.gold, options=asked, progress=not args.quiet)
     if isinstance(tensor, MultilabelTensor):
         raise ParameterError(
             "Multilabel counts are not saved: the set-based measures need per-item statistics that a table of "

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 
 from .._errors import ParameterError
-from .options import DEFAULT_MEASURES, parse_thresholds, split
+from .options import DEFAULT_MEASURES, parse_thresholds
 from .process import UNWIND
-from .reading import columns, grouping, open_runs
+from .reading import columns, count_options, grouping, open_runs
 
 
 def task_of(tensor) -> str:
@@ -60,17 +60,11 @@ def count_from_args(args, src=None):
         )
     if getattr(args, "scheduler", None):
         return distributed_count(args, by)
-    options = dict(
-        gold=args.gold,
-        missing=args.missing,
-        **{k: v for k, v in columns(args).items() if k != "score"},
-        task=args.task,
-        classes=split(args.classes),
-        unjudged=args.unjudged,
-    )
+    # hard counts read the predictions: --score is read by a sweep only
+    asked = count_options(args, by=by, **(_sweep_options(args, sweep) if sweep else {"score": "score"}))
     if select != "same":
-        return selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
-    tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
+        return selection_count(args, src, asked)
+    tensor = count(src, args.gold, options=asked, progress=not args.quiet)
     if sweep is None and args.system in by and args.system not in names and isinstance(tensor, ConfusionTensor):
         tensor = one_system(tensor, args.inputs, args.system)
     return tensor
@@ -117,19 +111,30 @@ def _sweep_options(args, sweep) -> dict:
     return {"thresholds": sweep, "score": args.score, "ties": args.ties, "grid": grid}
 
 
-def selection_count(args, src, by, thresholds, grid, **options):
+def selection_count(args, src, asked):
     """The sweep that threshold selection on held-out data reads.
 
-    Per (system, topic), and for ``split-half`` per half of each topic's items as well.
+    Per (system, topic), and for ``split-half`` per half of each topic's items as well
+    (``asked``: the :class:`~fastmetrics.count.options.CountOptions` of the sweep).
     """
+    from dataclasses import fields, replace
+
     from ..count import count
     from ..count.halves import halves_sweep
 
-    by = tuple(dict.fromkeys(tuple(by) + (args.system, args.topic)))
+    asked = replace(asked, by=tuple(dict.fromkeys(asked.by + (args.system, args.topic))))
     if args.select == "cross-topic":
-        return count(src, by=by, thresholds=thresholds, grid=grid, **options)
-    gold = options.pop("gold")
-    return halves_sweep(src, gold, thresholds=thresholds, grid=grid, seed=args.seed, by=by, **options)
+        return count(src, args.gold, options=asked)
+    # halves_sweep counts each half with the options asked (those away from their defaults), the
+    # sweep's own given apart
+    rest = {
+        f.name: getattr(asked, f.name)
+        for f in fields(asked)
+        if f.name not in ("thresholds", "grid", "by") and getattr(asked, f.name) != f.default
+    }
+    return halves_sweep(
+        src, args.gold, thresholds=asked.thresholds, grid=asked.grid, seed=args.seed, by=asked.by, **rest
+    )
 
 
 def one_system(tensor, inputs, axis: str = "system"):
@@ -158,20 +163,11 @@ def distributed_count(args, by, thresholds=None):
             "--unjudged negative needs every run's items in one place: drop --scheduler, or add "
             "the unjudged items to the gold as negatives."
         )
+    asked = count_options(args, by=by, thresholds=thresholds)
     client = fmd.client_for(args.scheduler)
     UNWIND[0] = True
     try:
-        return fmd.count(
-            args.inputs[0],
-            gold=args.gold,
-            by=by,
-            **columns(args),
-            thresholds=thresholds,
-            client=client,
-            missing=args.missing,
-            task=args.task,
-            classes=split(args.classes),
-        )
+        return fmd.count(args.inputs[0], gold=args.gold, client=client, options=asked)
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()

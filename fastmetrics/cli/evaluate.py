@@ -5,9 +5,9 @@ from __future__ import annotations
 from .._errors import ParameterError
 from . import options
 from .counting import cost_of, distributed_count, task_of
-from .options import DEFAULT_MEASURES, TABLE_FILES, parse_thresholds, split
+from .options import DEFAULT_MEASURES, TABLE_FILES, parse_thresholds
 from .output import emit
-from .reading import columns, grouping, open_runs
+from .reading import count_options, grouping, open_runs
 
 AVERAGE_CHOICES = ("none", "micro", "macro", "weighted", "samples")
 
@@ -110,22 +110,16 @@ def _count(args):
     by = grouping(args)
     if args.scheduler:
         return distributed_count(args, by, thresholds=parse_thresholds(args.thresholds))
-    return count(
-        open_runs(args),
-        gold=args.gold,
-        by=by,
+    src = open_runs(args)  # the runs' column options checked against them first (one column, one part)
+    asked = count_options(
+        args,
         thresholds=parse_thresholds(args.thresholds),
-        missing=args.missing,
-        unjudged=args.unjudged,
-        **columns(args),
-        progress=not args.quiet,
-        task=args.task,
-        classes=split(args.classes),
         category=args.category,
         grid=args.grid,
         ties=args.ties,
         multiclass=args.multiclass,
     )
+    return count(src, args.gold, options=asked, progress=not args.quiet)
 
 
 def _defaults_of(task: str, tensor, args) -> str:

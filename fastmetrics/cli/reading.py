@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from .._errors import ParameterError
+from .options import split
 
 
 def open_runs(args):
@@ -94,6 +95,31 @@ def columns(args) -> dict:
     score = score_columns(args) if "," in args.score else args.score
     names = dict(system=args.system, topic=args.topic, item=args.item, gold_column=args.gold_column, pred=args.pred)
     return dict(names, score=score, weight=args.weight)
+
+
+def count_options(args, **fields):
+    """The :class:`~fastmetrics.count.options.CountOptions` a command's arguments ask for.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments: ``--by`` and the column names, and ``--missing``, ``--unjudged``,
+        ``--task`` and ``--classes`` where the command has them.
+    **fields
+        The other count options (``thresholds``, ``grid``, ``category``, ...), or values taking
+        precedence over the arguments'.
+
+    Returns
+    -------
+    CountOptions
+    """
+    from ..count.options import CountOptions
+
+    asked = dict(by=grouping(args), **columns(args))
+    asked.update({name: getattr(args, name) for name in ("missing", "unjudged", "task") if hasattr(args, name)})
+    if getattr(args, "classes", None) is not None:
+        asked["classes"] = split(args.classes)
+    return CountOptions(**{**asked, **fields})
 
 
 def read_gold_once(args) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .._errors import ParameterError
@@ -11,7 +12,7 @@ from . import options
 from .counting import measure_list, selection_count
 from .options import GRIDS, parse_thresholds
 from .output import emit, say
-from .reading import columns, grouping, open_runs
+from .reading import count_options, grouping, open_runs
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -66,11 +67,11 @@ def action(args) -> None:
     if grid == "auto":
         grid = "system" if isinstance(thresholds, int) and ranges_differ(src, args.score, args.system) else "global"
     _check_grid(args, grid, thresholds)
-    counting = dict(gold=args.gold, by=by, missing=args.missing, unjudged=args.unjudged, **columns(args))
+    asked = count_options(args, by=by, thresholds=thresholds, grid=grid)
     if args.select == "same":
-        tensor = count(src, thresholds=thresholds, grid=grid, progress=not args.quiet, **counting)
+        tensor = count(src, args.gold, options=asked, progress=not args.quiet)
     else:
-        tensor = selection_count(args, src, by, thresholds, grid, **{k: v for k, v in counting.items() if k != "by"})
+        tensor = selection_count(args, src, asked)
     if any(spec.measure.kind != "point" for spec in registry.parse_specs(measures)):
         best = _curve_table(tensor, measures, args.select)
     else:
@@ -80,7 +81,8 @@ def action(args) -> None:
     pooled = args.topic in src.column_names and args.topic not in (by or ())
     best, lines = _labelled(best, args, thresholds, grid, pooled)
     if args.curves:
-        exact = count(src, **counting) if saved else count(src, thresholds="exact", **counting)  # saved: as counted
+        curves = replace(asked, thresholds=None if saved else "exact", grid="global")  # saved: as counted
+        exact = count(src, args.gold, options=curves)
         _write_curves(args.curves, exact, saved)
     say(lines, args.out)
     emit(best, args.out, wide=False)

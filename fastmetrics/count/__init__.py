@@ -5,9 +5,11 @@ from .arrays import hard_counts, sweep_histogram
 from .assemble import exact_counts, histogram_to_counts
 from .graded import count_graded
 from .grid import threshold_grid
+from .options import CountOptions
 from .plan import plan
 
 __all__ = [
+    "CountOptions",
     "count",
     "count_graded",
     "exact_counts",

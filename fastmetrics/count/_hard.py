@@ -156,10 +156,12 @@ def _popcount8(x):
 
 
 @njit(cache=True, nogil=True)
-def hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, n_items, seen, templates, patterns, p, err):
+def hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, keys, p, err):
     """Count rows ``start:stop`` (see :func:`hard_batch`) a run of one group at a time; False
     when a row's item key was marked before, at which the chunk stops. Binary gold and
-    predictions held as bitmaps are counted by popcounts, 8 rows a step."""
+    predictions held as bitmaps are counted by popcounts, 8 rows a step. ``item`` and ``keys``:
+    the chunk's item marks (:func:`chunk_marks`)."""
+    n_items, seen, templates, patterns = keys
     m = np.uint64(p.shape[1])
     flat = p.reshape(-1)  # unsigned flat indices: no negative-index wraparound code per row
     words = seen.view(np.uint64)
@@ -193,17 +195,16 @@ def hard_chunk(start, stop, a, b, stride_a, gold, pred, weight, item, n_items, s
     return True
 
 
-def hard_batch(n, a, b, stride_a, gold, pred, weight, item, n_items, seen, templates, patterns, partial, errors):
+def hard_batch(n, a, b, stride_a, gold, pred, weight, marks, partial, errors):
     """partial[c, g, i, j] += rows (or weight) of group g with gold class i and predicted class
     j. Rows are split in one chunk per partial array; each chunk counts into its own, and the
     partials are summed once, after the last batch. With an ``item`` column (see :func:`new_keys`)
     each row's item is checked in the same pass; returns whether every key was new (False: the
     caller finds the first duplicate with :func:`mark_items` from its copy of the bitmap).
-    ``templates`` and ``patterns``: a chunk's scratch of :func:`new_keys` each (see
-    :func:`item_scratch`), or empty."""
+    ``marks``: ``(item, n_items, seen, templates, patterns)``, the last two a chunk's scratch of
+    :func:`new_keys` each (see :func:`item_scratch`), or empty."""
     calls = [
-        (lo, hi, a, b, stride_a, gold, pred, weight, item, n_items, seen, *scratch_of(templates, patterns, c))
-        + (partial[c], errors[c])
+        (lo, hi, a, b, stride_a, gold, pred, weight, *chunk_marks(marks, c), partial[c], errors[c])
         for c, (lo, hi) in enumerate(chunk_bounds(n, partial.shape[0]))
     ]
     return all(_threads.on_threads(hard_chunk, calls))
@@ -222,8 +223,14 @@ def item_scratch(chunks: int, slots: int, n_items: int, budget: int = 1 << 22):
 _NO_TEMPLATES = (np.zeros((0, 3), np.int64), np.zeros((0, 0), np.uint64))
 
 
-def scratch_of(templates, patterns, c):
-    """Chunk ``c``'s templates and patterns (both empty where there are none)."""
+def chunk_marks(marks, c):
+    """Chunk ``c``'s item marks: ``(item, (n_items, seen, templates, patterns))``, its own templates
+    and patterns (both empty where there are none).
+
+    The keys travel to the kernels as one tuple, passed by value and unpacked once a chunk. The
+    item column stays an argument of its own: a None there is what lets numba compile the
+    kernels without the marking code (it prunes ``item is None`` on arguments only)."""
+    item, n_items, seen, templates, patterns = marks
     if templates.shape[0] == 0:
-        return _NO_TEMPLATES
-    return templates[c], patterns[c]
+        return item, (n_items, seen) + _NO_TEMPLATES
+    return item, (n_items, seen, templates[c], patterns[c])

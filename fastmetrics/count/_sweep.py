@@ -9,19 +9,21 @@ from numba import njit, prange
 
 from .. import _threads
 from ._codes import GOLD, VALUE, chunk_bounds, code_of, note_error, run_of, weight_ok
-from ._hard import new_keys, scratch_of
+from ._hard import chunk_marks, new_keys
 
 
 @njit(cache=True, nogil=True)
-def _sweep_rows(gold, score, weight, start, stop, hist, thresholds, guide, cells, lo, inv_step, err):
+def _sweep_rows(gold, score, weight, start, stop, hist, grid, err):
     """hist[gold class, bucket] += 1 (or the weight) for rows ``start:stop`` of one group.
 
     A multiplication finds the score's cell of a fine even grid and one load of ``guide``
     (:func:`~fastmetrics.count.grid.bucket_guide`) its bucket; only a score in a cell that a
     threshold splits walks up the thresholds from the cell's first bucket, so ties count as
     positive (score >= t). A call a group's run, not inlined: the loop keeps its few values in
-    registers, where the whole kernel's spill to the stack.
+    registers, where the whole kernel's spill to the stack. ``grid``: ``(thresholds, guide, cells,
+    lo, inv_step)`` (:func:`~fastmetrics.count.grid.bucket_guide`).
     """
+    thresholds, guide, cells, lo, inv_step = grid
     k = thresholds.size
     for r in range(start, stop):
         i = code_of(gold, r)
@@ -44,30 +46,11 @@ def _sweep_rows(gold, score, weight, start, stop, hist, thresholds, guide, cells
 
 
 @njit(cache=True, nogil=True)
-def sweep_chunk(
-    start,
-    stop,
-    a,
-    b,
-    stride_a,
-    gold,
-    score,
-    weight,
-    item,
-    n_items,
-    seen,
-    templates,
-    patterns,
-    thresholds,
-    guide,
-    cells,
-    lo,
-    inv_step,
-    p,
-    err,
-):
+def sweep_chunk(start, stop, a, b, stride_a, gold, score, weight, item, keys, grid, p, err):
     """Histogram rows ``start:stop`` by the number of thresholds <= score (0 ... k), a run of
-    one group at a time (:func:`run_of`, :func:`_sweep_rows`)."""
+    one group at a time (:func:`run_of`, :func:`_sweep_rows`). ``item`` and ``keys``: the chunk's
+    item marks (:func:`~._hard.chunk_marks`); ``grid``: as :func:`sweep_batch`'s."""
+    n_items, seen, templates, patterns = keys
     words = seen.view(np.uint64)
     r = start
     while r < stop:
@@ -75,39 +58,18 @@ def sweep_chunk(
         if g >= 0:
             if not new_keys(item, n_items, words, g, g % stride_a, r, run_end, templates, patterns, err):
                 return False
-            _sweep_rows(gold, score, weight, r, run_end, p[g], thresholds, guide, cells, lo, inv_step, err)
+            _sweep_rows(gold, score, weight, r, run_end, p[g], grid, err)
         r = run_end
     return True
 
 
-def sweep_batch(
-    n,
-    a,
-    b,
-    stride_a,
-    gold,
-    score,
-    weight,
-    item,
-    n_items,
-    seen,
-    templates,
-    patterns,
-    thresholds,
-    guide,
-    cells,
-    lo,
-    inv_step,
-    partial,
-    errors,
-):
+def sweep_batch(n, a, b, stride_a, gold, score, weight, marks, grid, partial, errors):
     """partial[c, g, i, k] += rows of group g with gold class i whose score passes exactly the k
     lowest thresholds; cumulative sums of this histogram give the counts at every threshold.
-    ``item``, ``n_items``, ``seen``, ``templates``, ``patterns``: as :func:`hard_batch`'s."""
-    grid = (thresholds, guide, cells, lo, inv_step)
+    ``marks``: as :func:`~._hard.hard_batch`'s; ``grid``: ``(thresholds, guide, cells, lo,
+    inv_step)``, the thresholds and :func:`~fastmetrics.count.grid.bucket_guide` of them."""
     calls = [
-        (start, stop, a, b, stride_a, gold, score, weight, item, n_items, seen, *scratch_of(templates, patterns, c))
-        + (*grid, partial[c], errors[c])
+        (start, stop, a, b, stride_a, gold, score, weight, *chunk_marks(marks, c), grid, partial[c], errors[c])
         for c, (start, stop) in enumerate(chunk_bounds(n, partial.shape[0]))
     ]
     return all(_threads.on_threads(sweep_chunk, calls))

@@ -8,12 +8,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _memory as memory
-from .._errors import InputError, ParameterError, parameter_error
+from .._errors import InputError, ParameterError
 from .._progress import Progress
 from ..io.labels import require_columns
 from ..io.native import setting as native_setting
@@ -21,12 +23,12 @@ from ..io.source import Source, open_source
 from ..tensor import ConfusionTensor, MultilabelTensor
 from ._ranks import rank_sweep_of_strings
 from .assemble import assemble
-from .fitted import check_grid, fitted_grids, resample_sweep
+from .fitted import fitted_grids, resample_sweep
 from .goldkeys import normalised_gold
 from .multilabel import count_multilabel, join_gold
+from .options import CountOptions, given_options
 from .plan import plan
-from .probabilities import MULTICLASS, is_probability_input, probability_rows
-from .request import MISSING_POLICIES
+from .probabilities import is_probability_input, probability_rows
 from .tables import MATRIX_COLUMNS, from_count_table, from_matrix_table, saved_layout
 from .tally import DuplicateItem, Tally
 
@@ -61,6 +63,7 @@ def count(
     multiclass="ovr",
     progress=False,
     native=None,
+    options=None,
 ) -> ConfusionTensor:
     """Count confusion matrices per group (and per threshold) in one pass over the rows.
 
@@ -141,6 +144,10 @@ def count(
         False reads every file (the runs and a gold file) with pyarrow only, instead of
         fastmetrics' own Parquet, CSV and run-file readers; None: ``FASTMETRICS_NATIVE`` (see
         :func:`fastmetrics.io.open_source`). The counts are the same either way.
+    options : CountOptions, optional
+        All of the options above but ``source``, ``gold``, ``format``, ``progress`` and ``native``,
+        as one object (e.g. built once and varied with ``dataclasses.replace``); the keywords it
+        holds are then left at their defaults.
 
     Returns
     -------
@@ -157,48 +164,49 @@ def count(
         ``(system, topic, item)`` anywhere in the input (any batch, row group, file), gold
         items missing from a run, empty input, unreadable files.
     """
+    asked = dict(
+        by=by,
+        system=system,
+        topic=topic,
+        pred=pred,
+        score=score,
+        thresholds=thresholds,
+        gold_column=gold_column,
+        item=item,
+        weight=weight,
+        missing=missing,
+        unjudged=unjudged,
+        task=task,
+        classes=classes,
+        category=category,
+        coords=coords,
+        grid=grid,
+        ties=ties,
+        multiclass=multiclass,
+    )
+    options = given_options(options, asked)
     with native_setting(native):
-        _check_column_options(system=system, topic=topic, pred=pred, score=score, gold_column=gold_column, item=item)
         src = open_source(source, format=format)
         saved = saved_layout(src.schema).get("roles")
-        if saved and (system, topic) == ("system", "topic") and saved["system"] in src.column_names:
-            system, topic = saved["system"], saved["topic"]  # counts saved by `fastmetrics count --system COL`
-        check_roles(src.column_names, src.names[0], system, topic)
-        grouped = (system, topic, item, *([] if by is None else [by] if isinstance(by, str) else by))
-        if category is not None and category in grouped:
-            raise ParameterError(
-                f"category='{category}' (--category) is also a grouping or item column: the categories of a "
-                f"multilabel input need a column of their own."
-            )
-        options = dict(
-            by=(system, topic) if by is None else (by,) if isinstance(by, str) else tuple(by),
-            system=system,
-            topic=topic,
-            pred=pred,
-            score=score,
-            gold_column=gold_column,
-            item=item,
-            weight=weight,
-            missing=missing,
-            task=task,
-            classes=classes,
-            coords=coords,
-            unjudged=unjudged,
-        )
-        how = dict(thresholds=thresholds, grid=grid, ties=ties, category=category, multiclass=multiclass)
-        tensor = _count_source(src, gold, options, progress=progress, **how)
-        if weight is not None and type(tensor) is ConfusionTensor:
-            tensor.squares = _weight_squares(src, gold, options, tensor.counts.shape, how)
+        if saved and (options.system, options.topic) == ("system", "topic") and saved["system"] in src.column_names:
+            # counts saved by `fastmetrics count --system COL`, read back with their own parts
+            default_by = options.by == ("system", "topic")
+            by = None if default_by else options.by
+            options = replace(options, system=saved["system"], topic=saved["topic"], by=by)
+        check_roles(src.column_names, src.names[0], options.system, options.topic)
+        tensor = _count_source(src, gold, options, progress=progress)
+        if options.weight is not None and type(tensor) is ConfusionTensor:
+            tensor.squares = _weight_squares(src, gold, options, tensor.counts.shape)
         elif type(tensor) is ConfusionTensor and saved_layout(src.schema).get("weighted"):
             tensor.squares = np.full(tensor.counts.shape, np.nan)  # saved weighted counts: squares unknown
         return tensor
 
 
-def _weight_squares(src, gold, options: dict, shape, how: dict) -> np.ndarray:
+def _weight_squares(src, gold, options: CountOptions, shape) -> np.ndarray:
     """Each count's sum of squared weights (:attr:`ConfusionTensor.squares`): the same count with
     the weights squared, so that intervals can take Kish's effective number of items. NaN when
     the weights are in a separate gold table (the runs' rows are counted, not the gold's)."""
-    weight = options["weight"]
+    weight = options.weight
     if weight not in src.column_names:
         return np.full(shape, np.nan)
     parts = []
@@ -210,7 +218,7 @@ def _weight_squares(src, gold, options: dict, shape, how: dict) -> np.ndarray:
         if pc.any(pc.or_(pc.is_inf(w), pc.and_(pc.equal(w, 0.0), pc.not_equal(given, 0.0)))).as_py():
             return np.full(shape, np.nan)
         parts.append(table.set_column(table.schema.get_field_index(weight), weight, w))
-    squared = _count_source(Source(parts, list(src.names)), gold, options, **how)
+    squared = _count_source(Source(parts, list(src.names)), gold, options)
     if squared.counts.shape != shape:  # pragma: no cover - the same rows give the same cells
         return np.full(shape, np.nan)
     return squared.counts.astype(np.float64)
@@ -238,62 +246,40 @@ def check_roles(columns, where: str, system: str, topic: str) -> None:
             require_columns(columns, [column], where, f" to play the {role}")
 
 
-def _check_column_options(score, **named) -> None:
-    """Refuse column options of the wrong kind before any reading: a name for each part, and for
-    class probabilities two or more distinct score columns."""
-    for option, column in named.items():
-        if not isinstance(column, str):
-            raise parameter_error(option, "count", "a column name (str)", column)
-    if isinstance(score, str):
-        return
-    columns = list(score) if isinstance(score, (list, tuple)) else None
-    if columns is None or len(columns) < 2 or not all(isinstance(c, str) for c in columns):
-        raise parameter_error("score", "count", "a column name, or two or more (one per class)", score)
-    if len(set(columns)) < len(columns) or set(columns) & set(named.values()):
-        raise ParameterError(
-            f"score={columns!r}: each class needs a score column of its own, none of them a column "
-            "playing another part."
-        )
-
-
-def _count_source(
-    src, gold, options: dict, *, thresholds, grid, ties, category, progress=False, multiclass="ovr"
-) -> ConfusionTensor:
-    """:func:`count` of an opened source, its options named (``options``: :func:`count`'s)."""
-    by, columns = options["by"], src.column_names
-    group_cols = tuple(c for c in by if c in columns or c not in (options["system"], options["topic"]))
+def _count_source(src, gold, options: CountOptions, *, progress=False) -> ConfusionTensor:
+    """:func:`count` of an opened source."""
+    columns = src.column_names
+    group_cols = tuple(c for c in options.by if c in columns or c not in (options.system, options.topic))
     require_columns(columns, group_cols, src.names[0], " to group by")
-    check_grid(grid, thresholds)
-    if multiclass not in MULTICLASS:
-        raise parameter_error("multiclass", "count", "'ovr' or 'ovo'", multiclass)
-    if is_probability_input(columns, src.schema, options["score"]):
-        if grid != "global" or ties != "input" or category is not None:
+    thresholds = options.thresholds
+    if is_probability_input(columns, src.schema, options.score):
+        if options.grid != "global" or options.ties != "input" or options.category is not None:
             raise ParameterError(
                 "Class probabilities are swept on one shared grid (thresholds=k), exactly, or by the gold "
                 "class's rank: grid=, ties= and category= (--grid, --ties, --category) do not apply to them."
             )
-        return _count_probabilities(src, gold, group_cols, options, thresholds, multiclass)
-    special = _other_forms(src, group_cols, gold, thresholds, category=category, **options)
+        return _count_probabilities(src, gold, group_cols, options)
+    special = _other_forms(src, group_cols, gold, options)
     if special is not None:
         return special
-    if grid != "global":
-        return fitted_sweep(src, gold, int(thresholds), grid, **options)
-    if isinstance(thresholds, str) and thresholds == "ranks":
-        return rank_sweep(src, gold, ties=ties, **options)
-    read = _columns_read(src.column_names, group_cols, thresholds, options)
+    if options.grid != "global":
+        return fitted_sweep(src, gold, options)
+    if thresholds == "ranks":
+        return rank_sweep(src, gold, options)
+    read = _columns_read(src.column_names, group_cols, options)
     if any(_labelled(src.schema.field(c).type) for c in read):
         # text labels are surveyed by reading them (numbers by the files' statistics): decoded
         # once rather than twice; without them, streaming overlaps decoding and counting
         src = src.loaded(read, min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4))
-    tensor = assemble(src.verified(lambda: _tally(src, gold, thresholds, options, progress)))
-    if options["weight"] is not None and isinstance(tensor, ConfusionTensor) and not tensor.cells:
+    tensor = assemble(src.verified(lambda: _tally(src, gold, options, progress)))
+    if options.weight is not None and isinstance(tensor, ConfusionTensor) and not tensor.cells:
         tensor.present = _classes_present(tensor, src, gold, options)
     return tensor
 
 
-def _tally(src, gold, thresholds, options: dict, progress: bool) -> Tally:
+def _tally(src, gold, options: CountOptions, progress: bool) -> Tally:
     """Pass 1 (the plan) and pass 2 (every batch counted) of :func:`_count_source`."""
-    count_plan = plan(src, gold, thresholds=thresholds, **options)
+    count_plan = plan(src, gold, options)
     tally = Tally(count_plan)
     try:
         with Progress(src.count_rows(), "counting rows", quiet=not progress) as bar:
@@ -312,9 +298,7 @@ def _classes_present(tensor, src, gold, options) -> np.ndarray | None:
     weighed = (c.sum(axis=-1) + c.sum(axis=-2)) > 0
     if weighed.all():
         return None
-    plain = _count_source(
-        src, gold, dict(options, weight=None), thresholds=None, grid="global", ties="input", category=None
-    ).counts
+    plain = _count_source(src, gold, replace(options, weight=None)).counts
     present = (plain.sum(axis=-1) + plain.sum(axis=-2)) > 0
     return present if plain.shape == c.shape and (present != weighed).any() else None
 
@@ -329,24 +313,22 @@ def _labelled(data_type: pa.DataType) -> bool:
     return pa.types.is_dictionary(data_type) or pa.types.is_string(data_type) or pa.types.is_large_string(data_type)
 
 
-def _columns_read(columns, group_cols, thresholds, options) -> list:
+def _columns_read(columns, group_cols, options: CountOptions) -> list:
     """The columns a count of hard labels or of a sweep reads (those of the input)."""
-    pred, score = options["pred"], options["score"]
-    value = pred if thresholds is None and pred in columns else score
-    wanted = [*group_cols, options["system"], options["topic"], options["item"], options["gold_column"], value]
-    wanted.append(options["weight"])
+    pred, score = options.pred, options.score
+    value = pred if options.thresholds is None and pred in columns else score
+    wanted = [*group_cols, options.system, options.topic, options.item, options.gold_column, value, options.weight]
     return [c for c in dict.fromkeys(wanted) if c in columns]
 
 
-def _count_probabilities(src, gold, group_cols, options, thresholds, multiclass):
+def _count_probabilities(src, gold, group_cols, options: CountOptions):
     """Class probabilities: the rows of the asked form (:mod:`.probabilities`), counted as any input."""
-    names = ("score", "gold_column", "item", "weight", "classes", "missing", "topic")
-    rows, by, counted = probability_rows(
-        src, gold, group_cols=group_cols, thresholds=thresholds, multiclass=multiclass, **{k: options[k] for k in names}
-    )
-    weight = "weight" if options["weight"] is not None else None
+    thresholds = options.thresholds
+    names = ("score", "gold_column", "item", "weight", "classes", "missing", "topic", "thresholds", "multiclass")
+    rows, by, counted = probability_rows(src, gold, group_cols=group_cols, **{k: getattr(options, k) for k in names})
+    weight = "weight" if options.weight is not None else None
     tensor = count(rows, by=by, weight=weight, task="auto", **counted)
-    if not (isinstance(thresholds, str) and thresholds == "topk"):
+    if thresholds != "topk":
         return tensor
     # the grid -m..-1 over minus the gold's rank: reversed, its cells are top_k = 1..m (not "k": a measure)
     at = tensor.axes.index("threshold")
@@ -357,10 +339,10 @@ def _count_probabilities(src, gold, group_cols, options, thresholds, multiclass)
     return ConfusionTensor(counts, axes, coords, classes=[0, 1])
 
 
-def _other_forms(src, group_cols, gold, thresholds, *, category, **options):
+def _other_forms(src, group_cols, gold, options: CountOptions):
     """A table of precomputed counts or multilabel input, counted by its own path; else None."""
     columns = src.column_names
-    pred, score, gold_column, task = (options[k] for k in ("pred", "score", "gold_column", "task"))
+    pred, score, gold_column, task = options.pred, options.score, options.gold_column, options.task
     counts_form = all(c in columns for c in COUNT_COLUMNS) and pred not in columns and score not in columns
     matrix_form = all(c in columns for c in MATRIX_COLUMNS) and gold_column not in columns
     if (counts_form or matrix_form) and gold is not None:
@@ -370,20 +352,19 @@ def _other_forms(src, group_cols, gold, thresholds, *, category, **options):
             "separate gold. Drop the gold (--gold)."
         )
     if counts_form:
-        return from_count_table(src, group_cols, thresholds)
+        return from_count_table(src, group_cols, options.thresholds)
     if matrix_form:
-        return from_matrix_table(src, group_cols, options["classes"])
+        return from_matrix_table(src, group_cols, options.classes)
     lists = _list_typed(src, gold_column) or (gold is not None and _list_typed(src, pred))
-    if task == "multilabel" or category is not None or (task == "auto" and lists):
-        return _multilabel(src, group_cols, gold, category=category, **options)
+    if task == "multilabel" or options.category is not None or (task == "auto" and lists):
+        return _multilabel(src, group_cols, gold, options)
     return None
 
 
-def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTensor:
+def _multilabel(src, group_cols, gold, options: CountOptions) -> MultilabelTensor:
     """Multilabel counts, the gold in the runs or (``gold``) a separate table joined to them."""
-    names = ("pred", "item", "weight", "classes")
-    pred, item, weight, classes = (options[k] for k in names)
-    gold_column = options["gold_column"]
+    pred, item, weight, category = options.pred, options.item, options.weight, options.category
+    gold_column = options.gold_column
     if gold is not None and gold_column in src.column_names:
         raise InputError(
             f"The multilabel runs {src.names[0]} carry their own gold categories (column '{gold_column}') and a "
@@ -398,10 +379,10 @@ def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTens
             item=item,
             weight=weight,
             category=category,
-            missing=options["missing"],
-            unjudged=options["unjudged"],
+            missing=options.missing,
+            unjudged=options.unjudged,
             gold_column=gold_column,
-            topic=options["topic"],
+            topic=options.topic,
         )
         src, gold_column, category = Source([table], src.names[:1]), "gold", None
     return count_multilabel(
@@ -411,30 +392,28 @@ def _multilabel(src, group_cols, gold, *, category, **options) -> MultilabelTens
         pred=pred,
         item=item,
         weight=weight,
-        classes=classes,
+        classes=options.classes,
         category=category,
     )
 
 
-def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:
+def fitted_sweep(src, gold, options: CountOptions) -> ConfusionTensor:
     """Each system's own ``k`` thresholds, read from the exact sweep (:mod:`fastmetrics.count.fitted`).
 
     Parameters
     ----------
     src : Source
     gold : path or table, optional
-    k : int
-    grid : {"system", "quantile"}
-    **options
-        The other options of :func:`count`.
+    options : CountOptions
+        With ``thresholds=k`` and ``grid`` ``"system"`` or ``"quantile"``.
 
     Returns
     -------
     ConfusionTensor
         ``counts[cell, 2, 2]`` with per-cell ``system, topic, threshold``.
     """
-    exact = count(src, gold, thresholds="exact", **options)
-    system = options["system"]
+    k, grid, system = options.thresholds, options.grid, options.system
+    exact = count(src, gold, options=replace(options, thresholds="exact", grid="global"))
     if system not in exact.coords:
         raise ParameterError(
             f"grid={grid!r} fits a grid to each system: the input needs a '{system}' column (or "
@@ -443,39 +422,30 @@ def fitted_sweep(src, gold, k: int, grid: str, **options) -> ConfusionTensor:
     return resample_sweep(exact, fitted_grids(exact, k, grid, system), system)
 
 
-TIES = ("input", "item", "trec")
-
-
-def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
+def rank_sweep(src, gold, options: CountOptions) -> ConfusionTensor:
     """Each group's items ranked by decreasing score, counted at every position.
 
     Parameters
     ----------
     src : Source
     gold : path or table, optional
-    by : sequence of str
-    score : str
-    ties : {"input", "item"}
-        The order of items of equal score (see :func:`count`).
-    **options
-        The other options of :func:`count`.
+    options : CountOptions
+        With ``thresholds="ranks"``; ``ties`` orders the items of equal score (see :func:`count`).
 
     Returns
     -------
     ConfusionTensor
         ``counts[cell, 2, 2]`` with per-cell coordinates of the groups and ``rank`` (1 = top).
     """
-    if ties not in TIES:
-        raise parameter_error("ties", "count", "'input', 'item' or 'trec'", ties)
-    fast = _rank_sweep_of_strings(src, gold, by=by, score=score, ties=ties, **options)
+    by, score, ties, item = options.by, options.score, options.ties, options.item
+    fast = _rank_sweep_of_strings(src, gold, options)
     if fast is None and ties == "trec":
-        fast = _trec_ordered(src, gold, by=by, score=score, **options)
+        fast = _trec_ordered(src, gold, options)
     if fast is not None:
         return fast
     table = src.read_all()
     by_item = ties in ("item", "trec")
-    needed = [score] + ([options["item"]] if by_item else [])
-    require_columns(table.column_names, needed, src.names[0], " to rank items")
+    require_columns(table.column_names, [score] + ([item] if by_item else []), src.names[0], " to rank items")
     values = table.column(score)
     if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
         raise InputError(f"Column '{score}' has type {values.type}; ranking needs numeric scores.")
@@ -489,7 +459,7 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     table = table.append_column("__row", pa.array(np.arange(table.num_rows)))
     order = [(c, "ascending") for c in keys] + [(score, "descending")]
     # trec_eval's qsort: equal scores by decreasing document id (strcmp, bytes)
-    order += [(options["item"], "descending" if ties == "trec" else "ascending")] if by_item else []
+    order += [(item, "descending" if ties == "trec" else "ascending")] if by_item else []
     table = table.take(pc.sort_indices(table, sort_keys=order + [("__row", "ascending")]))
     first = np.zeros(table.num_rows, bool)
     first[0] = True
@@ -499,7 +469,8 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     start = np.maximum.accumulate(np.where(first, np.arange(table.num_rows), 0))
     rank = np.arange(table.num_rows) - start + 1
     table = table.append_column("__rank_score", pa.array(-rank.astype(np.float64)))
-    tensor = count(table.drop_columns(["__row"]), gold, by=by, score="__rank_score", thresholds="exact", **options)
+    ranked = replace(options, score="__rank_score", thresholds="exact", ties="input")
+    tensor = count(table.drop_columns(["__row"]), gold, options=ranked)
     coords = {c: v for c, v in tensor.coords.items() if c != "threshold"}
     coords["rank"] = (-tensor.coords["threshold"]).astype(np.int64)
     return ConfusionTensor(
@@ -507,47 +478,45 @@ def rank_sweep(src, gold, *, by, score, ties, **options) -> ConfusionTensor:
     )
 
 
-def _trec_ordered(src, gold, *, by, score, **options):
+def _trec_ordered(src, gold, options: CountOptions):
     """trec_eval's order of equal scores (decreasing item id) by one Arrow sort of the rows, then
     the string path in input order; None where that path does not apply (the general path then
     counts, and names any error by the rows of the input itself)."""
-    item = options["item"]
+    by, score, item = options.by, options.score, options.item
     names = src.column_names
     if item not in names or score not in names or not all(c in names for c in by):
         return None
     table = src.read_all()
     keys = [(c, "ascending") for c in by] + [(score, "descending"), (item, "descending")]
     ordered = open_source(table.take(pc.sort_indices(table, sort_keys=keys)))
-    return _rank_sweep_of_strings(ordered, gold, by=by, score=score, ties="input", **options)
+    return _rank_sweep_of_strings(ordered, gold, replace(options, ties="input"))
 
 
-def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
+def _rank_sweep_of_strings(src, gold, options: CountOptions):
     """:func:`rank_sweep` by :mod:`._ranks` (string ids hashed once, no Arrow join), or None for
     an input that path does not cover: the general path then counts it, or names its error."""
-    system, topic, item = options["system"], options["topic"], options["item"]
-    columns = (system, topic, item, score)
+    system, topic, item = options.system, options.topic, options.item
+    columns = (system, topic, item, options.score)
     if (
         gold is None
-        or ties != "input"
-        or tuple(by) != (system, topic)
-        or any(options[k] is not None for k in ("weight", "coords", "classes"))
-        or options["task"] not in ("auto", "binary")
-        or options["missing"] not in MISSING_POLICIES
-        or options["unjudged"] not in ("error", "negative")
+        or options.ties != "input"
+        or options.by != (system, topic)
+        or any(getattr(options, k) is not None for k in ("weight", "coords", "classes"))
+        or options.task not in ("auto", "binary")
         or len(set(columns)) < 4
         or not all(c in src.column_names for c in columns)
     ):
         return None
-    gold_table = normalised_gold(gold, item, options["gold_column"], topic=topic, unique=False)
+    gold_table = normalised_gold(gold, item, options.gold_column, topic=topic, unique=False)
     if "topic" not in gold_table.column_names:
         return None
     runs = src.read_all(list(columns))
     try:
         return rank_sweep_of_strings(
-            runs, gold_table, missing=options["missing"], unjudged=options["unjudged"], columns=columns
+            runs, gold_table, missing=options.missing, unjudged=options.unjudged, columns=columns
         )
     except InputError:  # a (topic, item) judged twice: named as the general path names it (file, rows)
-        normalised_gold(gold, item, options["gold_column"], topic=topic)
+        normalised_gold(gold, item, options.gold_column, topic=topic)
         raise
 
 

@@ -68,7 +68,7 @@ def hard_counts(group, gold, pred, n_groups: int, m: int, weight=None, out=None)
         code_column(gold, m),
         code_column(pred, m),
         weight,
-        *_codes.NO_MARKS,
+        _codes.NO_MARKS,
         partial,
         errors,
     )
@@ -128,9 +128,8 @@ def sweep_histogram(group, gold, score, grid, n_groups: int, weight=None, out=No
         code_column(gold, 2),
         score,
         weight,
-        *_codes.NO_MARKS,
-        grid,
-        *bucket_guide(grid),
+        _codes.NO_MARKS,
+        (grid, *bucket_guide(grid)),
         partial,
         errors,
     )

@@ -20,12 +20,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._errors import ParameterError, parameter_error
 from ..tensor import ConfusionTensor, counts_at, group_starts
 from .assemble import SMALL_EXACT
 from .grid import threshold_grid
-
-GRIDS = ("global", "system", "quantile")
 
 
 def fitted_grids(exact: ConfusionTensor, k: int, grid: str, system: str = "system") -> dict:
@@ -144,19 +141,6 @@ def _resample_groups(counts, exact_thresholds, starts, thresholds, group_grid, g
                     for b_ in range(2):
                         out_counts[cell, a_, b_] = counts[i, a_, b_]
             cell += 1
-
-
-def check_grid(grid, thresholds) -> None:
-    """Refuse an unknown ``grid``, or a fitted grid without ``thresholds=k``."""
-    if grid not in GRIDS:
-        raise parameter_error("grid", "count", "'global', 'system' or 'quantile'", grid)
-    if grid != "global" and (
-        isinstance(thresholds, (bool, np.bool_)) or not isinstance(thresholds, (int, np.integer)) or thresholds < 1
-    ):
-        raise ParameterError(
-            f"grid={grid!r} fits k thresholds to each system: pass thresholds=k (an int >= 1); "
-            f"got thresholds={thresholds!r}."
-        )
 
 
 def ranges_differ(src, score: str = "score", system: str = "system", share: float = 0.5) -> bool:

@@ -8,7 +8,7 @@ known in advance, the score range for ``thresholds=k``, the number of rows -- wh
 Dask surveys each partition and merges the surveys on the client.
 
 Count axes are the ``by`` columns followed by *hidden* identity columns: the columns playing the
-system and the topic (:class:`Roles`, read by the user's names) when the input has them but
+system and the topic (:class:`~fastmetrics.tensor.Roles`, read by the user's names) when the input has them but
 ``by`` does not group by them. Items are unique per
 (system, topic), so duplicates and missing gold items are checked per (system, topic) even when
 the result is pooled; the hidden axes are summed away at the end.
@@ -16,7 +16,6 @@ the result is pooled; the hidden axes are summed away at the end.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,10 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _memory as memory
-from .._errors import InputError, ParameterError, parameter_error
+from .._errors import InputError, ParameterError
 from ..io import labels as labels_of
 from ..io.labels import empty_input, require_columns
-from ..tensor import Roles
 from . import goldindex
 from .encoders import (
     Encoder,
@@ -37,6 +35,7 @@ from .encoders import (
 from .goldindex import GoldIndex
 from .goldkeys import check_normalised_gold, column_codes, normalised_gold
 from .grid import bucket_guide, is_count, threshold_grid
+from .options import CountOptions
 from .request import DENSE_JOIN_CELLS, Request
 from .survey import NeedValues, Survey
 
@@ -159,7 +158,7 @@ def build(request: Request, survey: Survey, label_types: dict, gold: pa.Table | 
         raise InputError("The input has no rows.")
     labels = _axis_labels(request, survey, label_types, gold)
     classes = _classes(request, survey, label_types, gold)
-    given = request.coords or {}
+    given = request.coord_labels
     encoders = {
         c: Encoder(
             c,
@@ -221,7 +220,7 @@ def _check_memory(request, encoders, classes, rows: int) -> None:
 def _axis_labels(request, survey, types, gold) -> dict:
     """Labels along each count axis: given coordinates, the whole range of a narrow integer axis
     (absent labels dropped after counting), or the sorted distinct values met."""
-    given, topic = request.coords or {}, request.roles.topic
+    given, topic = request.coord_labels, request.roles.topic
     gold_topics = gold.column("topic").combine_chunks() if gold is not None and "topic" in gold.column_names else None
     if gold_topics is not None and topic in survey.ranges and topic not in given:
         if not pa.types.is_integer(gold_topics.type):
@@ -302,7 +301,7 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
 
 
 # -- pass 1: the options checked, the columns surveyed, the plan built ---------------------------
-def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
+def plan(src, gold=None, options: CountOptions | None = None, **keywords) -> CountPlan:
     """Pass 1 over an opened source: survey the columns and build the :class:`CountPlan`.
 
     When the ranges of the label columns are too wide to encode, the survey runs again and
@@ -314,22 +313,20 @@ def plan(src, gold=None, *, unjudged: str = "error", **options) -> CountPlan:
         An opened input (:func:`fastmetrics.io.open_source`).
     gold : path or table, optional
         Separate gold labels keyed by ``(topic, item)``, as in :func:`count`.
-    unjudged : {"error", "negative"}, default "error"
-        As in :func:`count`: ``"negative"`` adds the run items the gold lacks to it as negatives
-        (:func:`with_unjudged`; binary gold only).
-    **options
-        The other keyword arguments of :func:`count` that shape the counting: ``by, pred, score,
-        thresholds, gold_column, item, weight, missing, task, classes, coords``.
+    options : CountOptions, optional
+        The count's options; ``unjudged="negative"`` adds the run items the gold lacks to it as
+        negatives (:func:`with_unjudged`; binary gold only).
+    **keywords
+        Without ``options``: the fields of :class:`~.options.CountOptions` to build them from.
 
     Returns
     -------
     CountPlan
         What pass 2 (:class:`~fastmetrics.count.tally.Tally`) needs to count the record batches.
     """
-    if unjudged not in ("error", "negative"):
-        raise parameter_error("unjudged", "count", "'error' or 'negative'", unjudged)
-    request, types, gold_table = prepare(src.column_names, src.schema, src.names[0], gold, **options)
-    if unjudged == "negative" and gold_table is not None:
+    options = CountOptions(**keywords) if options is None else options
+    request, types, gold_table = prepare(src.column_names, src.schema, src.names[0], gold, options)
+    if options.unjudged == "negative" and gold_table is not None:
         gold_table = with_unjudged(src, request, gold_table)
     try:
         return build(request, survey(src, request, types), types, gold_table)
@@ -389,28 +386,39 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
     return facts
 
 
-def prepare(columns, schema, part, gold=None, *, by=None, system="system", topic="topic", item="item", **options):
+def prepare(columns, schema, part: str, gold, options: CountOptions):
     """The checked :class:`Request`, the label columns' types and the normalised gold table.
 
-    ``system``, ``topic`` and ``item`` name the columns playing those parts (:class:`Roles`);
-    ``by`` defaults to the first two.
+    Parameters
+    ----------
+    columns : sequence of str
+        The input's columns.
+    schema : pyarrow.Schema
+        The input's schema (the label columns' types).
+    part : str
+        The input's name, for errors.
+    gold : path or table, optional
+        A separate gold.
+    options : CountOptions
+        The count's options.
+
+    Returns
+    -------
+    tuple
+        ``(request, types, gold_table)``.
     """
-    roles = Roles(system, topic, item)
-    gold_column = options.get("gold_column", "gold")
     # duplicated judgements are found when the plan indexes the gold (plan.build)
-    gold_table = normalised_gold(gold, item, gold_column, topic=topic, unique=False) if gold is not None else None
-    by = roles.identity if by is None else (by,) if isinstance(by, str) else by  # a name, as pandas' groupby takes it
-    coords = options.get("coords")
-    if coords is not None and not isinstance(coords, Mapping):
-        raise parameter_error("coords", "count", "a mapping of grouping column -> labels", coords)
-    request = Request(
+    gold_table = (
+        normalised_gold(gold, options.item, options.gold_column, topic=options.topic, unique=False)
+        if gold is not None
+        else None
+    )
+    request = Request.of(
+        options,
         columns=tuple(columns),
-        by=tuple(by),
-        roles=roles,
         has_gold=gold is not None,
         part=part,
         gold_topics=gold_table is not None and "topic" in gold_table.column_names,
-        **options,
     )
     request.validate()
     types = {f.name: f.type for f in schema}

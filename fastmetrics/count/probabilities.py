@@ -31,8 +31,6 @@ from .._errors import InputError, ParameterError
 from ..io import labels as enc
 from .goldkeys import gold_keys_like, normalised_gold
 
-MULTICLASS = ("ovr", "ovo")
-
 
 def is_probability_input(columns: Sequence[str], schema: pa.Schema, score) -> bool:
     """Whether ``score`` names several score columns or one list-typed column."""

@@ -1,51 +1,61 @@
-"""What a count is asked to do: the options of :func:`fastmetrics.count`, checked once, as one
-frozen :class:`Request`."""
+"""What a count is asked to do on one input: the :class:`~.options.CountOptions` and the facts
+of the input they are checked against, as one frozen :class:`Request`."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError, parameter_error
 from ..io.labels import require_columns
-from ..tensor import Roles
 from .grid import is_count
-
-MISSING_POLICIES = ("error", "negative", "drop")
-
-
-TASKS = ("auto", "binary", "multiclass")
-
+from .options import CountOptions
 
 # a (topic, item) -> gold row table is dense up to this many cells, else binary search
 DENSE_JOIN_CELLS = 1 << 25
 
 
 @dataclass(frozen=True)
-class Request:
-    """What the caller asked for, checked against the input's columns."""
+class Request(CountOptions):
+    """The count options and what the input holds (its columns, a separate gold), checked together.
 
-    columns: tuple
-    by: tuple
-    pred: str = "pred"
-    score: str = "score"
-    thresholds: object = None
-    gold_column: str = "gold"
-    roles: Roles = Roles()
-    weight: str | None = None
-    missing: str = "error"
-    task: str = "auto"
-    classes: object = None
-    coords: dict | None = None
+    Parameters
+    ----------
+    columns : tuple of str
+        The input's columns.
+    has_gold : bool
+        Whether a separate gold is given.
+    gold_topics : bool
+        Whether the separate gold has a topic column (joined on topic and item).
+    part : str
+        The input's name, for errors.
+    **options
+        The fields of :class:`~.options.CountOptions`.
+    """
+
+    columns: tuple = ()
     has_gold: bool = False
-    gold_topics: bool = False  # the separate gold has a topic column (joined on topic, item)
+    gold_topics: bool = False
     part: str = "<table>"
 
-    @property
-    def item(self) -> str:
-        """The column holding the items."""
-        return self.roles.item
+    @classmethod
+    def of(cls, options: CountOptions, **facts) -> Request:
+        """The request of ``options`` on an input described by ``facts`` (the fields above).
+
+        Parameters
+        ----------
+        options : CountOptions
+        **facts
+            ``columns``, ``has_gold``, ``gold_topics``, ``part``.
+
+        Returns
+        -------
+        Request
+        """
+        fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(CountOptions)}
+        return cls(**fields, **facts)
 
     @property
     def mode(self) -> str:
@@ -55,7 +65,7 @@ class Request:
         exact sweep; an input with neither is an error.
         """
         if isinstance(self.thresholds, str):
-            if self.thresholds != "exact":
+            if self.thresholds != "exact":  # "ranks" and "topk" are counted by paths of their own
                 raise parameter_error(
                     "thresholds", "count", "None, 'exact', an int >= 1 or an array of floats", self.thresholds
                 )
@@ -102,10 +112,6 @@ class Request:
 
     def validate(self) -> None:
         """Check the options and that the input has the columns they need; raise on the first problem."""
-        if self.missing not in MISSING_POLICIES:
-            raise parameter_error("missing", "count", "one of " + ", ".join(MISSING_POLICIES), self.missing)
-        if self.task not in TASKS + ("multilabel",):
-            raise parameter_error("task", "count", "one of " + ", ".join(TASKS + ("multilabel",)), self.task)
         if self.mode != "hard" and self.task == "multiclass":
             raise ParameterError(
                 "Multiclass counting needs hard predictions (a 'pred' column of class labels); "
@@ -127,7 +133,7 @@ class Request:
     @property
     def ranged(self) -> frozenset:
         """Columns pass 1 may survey by their range alone (integer axes and items)."""
-        return frozenset(c for c in self.axes + (self.item,) if c not in (self.coords or ()))
+        return frozenset(c for c in self.axes + (self.item,) if c not in self.coord_labels)
 
     def survey_columns(self, label_types: dict) -> list:
         """List the columns pass 1 reads.
@@ -135,7 +141,7 @@ class Request:
         Those are the axes without given labels, the non-boolean label columns, the items
         (duplicates are found per item code) and the score for a grid over its range.
         """
-        fixed = set(self.coords or ())
+        fixed = set(self.coord_labels)
         cols = [c for c in self.axes if c not in fixed]
         cols += [c for c in self.label_columns if not pa.types.is_boolean(label_types[c])]
         if self.item in self.columns and not self.has_gold:

@@ -106,7 +106,7 @@ class Tally:
             if small:
                 _small.hard(n, a, b, stride, gold, pred, weight, self.partial[0], errors[0])
             else:
-                clean = _hard.hard_batch(n, a, b, stride, gold, pred, weight, *marks, self.partial, errors)
+                clean = _hard.hard_batch(n, a, b, stride, gold, pred, weight, marks, self.partial, errors)
             if self.kept is not None:
                 self._keep(n, a, b, stride, gold, pred, batch, part, offset)
         elif plan.mode == "sweep":
@@ -116,7 +116,7 @@ class Tally:
                 _small.sweep(n, *args, plan.grid, self.partial[0], errors[0])
             else:
                 grid = (plan.grid,) + plan.guide
-                clean = _sweep.sweep_batch(n, *args, *marks, *grid, self.partial, errors)
+                clean = _sweep.sweep_batch(n, *args, marks, grid, self.partial, errors)
         else:
             self._collect(a, b, stride, gold, batch, part, offset, weight, errors)
         if not clean:

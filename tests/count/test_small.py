@@ -55,7 +55,7 @@ def test_hard_and_sweep_counts_and_errors_equal_the_kernels(seed, weighted, bad)
     n, a, b, gold, weight = d["n"], d["a"], d["b"], d["gold"], d["weight"]
     dtype = np.float64 if weighted else np.int64
     stride, groups = N_GROUPS_B, N_GROUPS_A * N_GROUPS_B
-    no_marks = (*_codes.NO_MARKS[:3], *_hard._NO_TEMPLATES)
+    no_marks = _hard.chunk_marks(_codes.NO_MARKS, 0)
     p_kernel, p_numpy = np.ones((groups, 2, 2), dtype), np.ones((groups, 2, 2), dtype)
     e_kernel, e_numpy = _errors(), _errors()
     _hard.hard_chunk(0, n, a, b, stride, gold, d["pred"], weight, *no_marks, p_kernel, e_kernel)
@@ -66,7 +66,7 @@ def test_hard_and_sweep_counts_and_errors_equal_the_kernels(seed, weighted, bad)
     s_kernel, s_numpy = np.zeros((groups, 2, grid.size + 1), dtype), np.zeros((groups, 2, grid.size + 1), dtype)
     e_kernel, e_numpy = _errors(), _errors()
     args = (a, b, stride, gold, d["score"], weight)
-    _sweep.sweep_chunk(0, n, *args, *no_marks, grid, *bucket_guide(grid), s_kernel, e_kernel)
+    _sweep.sweep_chunk(0, n, *args, *no_marks, (grid, *bucket_guide(grid)), s_kernel, e_kernel)
     _small.sweep(n, *args, grid, s_numpy, e_numpy)
     np.testing.assert_array_equal(s_numpy, s_kernel)
     np.testing.assert_array_equal(e_numpy, e_kernel)
