@@ -288,7 +288,11 @@ def group_spans(order, separated) -> list:
         First and last position (in ``order``) of each group, in order; every position is in one
         group at least (a system no other joins is a group of its own).
     """
-    reach = _reach(order, separated)
+    return _spans(_reach(order, separated))
+
+
+def _spans(reach) -> list:
+    """The groups' first and last positions from :func:`_reach`."""
     return [(i, int(reach[i])) for i in range(reach.size) if i == 0 or reach[i] > reach[i - 1]]
 
 
@@ -301,13 +305,15 @@ def _reach(order, separated) -> np.ndarray:
     n = order.size
     if n == 0:
         return np.zeros(0, np.int64)
-    ordered = np.asarray(separated, bool)[np.ix_(order, order)] & np.triu(np.ones((n, n), bool), 1)
+    ordered = np.triu(np.asarray(separated, bool)[np.ix_(order, order)], 1)
     first_apart = np.where(ordered.any(axis=1), ordered.argmax(axis=1), n)
     return np.minimum.accumulate(first_apart[::-1])[::-1] - 1
 
 
 def tiers(order, separated) -> tuple[np.ndarray, list]:
     """Tiers and groups of systems in ``order`` (see the module docstring).
+
+    :func:`tiers_and_spans` without the spans.
 
     Parameters
     ----------
@@ -324,10 +330,19 @@ def tiers(order, separated) -> tuple[np.ndarray, list]:
         Per position of ``order``, the letters of the groups holding it (``"a"``, ``"ab"``; after
         ``z`` come ``aa``, ``ab`` ...).
     """
+    return tiers_and_spans(order, separated)[:2]
+
+
+def tiers_and_spans(order, separated) -> tuple[np.ndarray, list, list]:
+    """:func:`tiers` and :func:`group_spans` of the same systems, from one pass over ``separated``.
+
+    Returns ``(tier, groups, spans)``: :func:`tiers`' two results and :func:`group_spans`'.
+    """
     reach = _reach(order, separated)
     n = reach.size
     groups = [""] * n
-    for g, (first, last) in enumerate(group_spans(order, separated)):
+    spans = _spans(reach)
+    for g, (first, last) in enumerate(spans):
         letters = _letters(g)
         for position in range(first, last + 1):
             groups[position] += letters
@@ -336,9 +351,10 @@ def tiers(order, separated) -> tuple[np.ndarray, list]:
     while start < n:
         tier[start : reach[start] + 1] = number
         start, number = int(reach[start]) + 1, number + 1
-    return tier, groups
+    return tier, groups, spans
 
 
+@functools.lru_cache(maxsize=1024)
 def _letters(g: int) -> str:
     text = ""
     g += 1

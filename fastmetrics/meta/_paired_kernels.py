@@ -148,11 +148,14 @@ def row_sums(values, sums, magnitudes):
         magnitudes[r] = size
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def gram_rows(start, stop, rows, gram):
     """``gram[i, j] = sum_t rows[i, t] rows[j, t]`` for ``start <= i < stop`` and ``j >= i``
-    (the upper triangle), four ``j`` a pass: four independent sums keep the adder busy without
-    reordering any one of them."""
+    (the upper triangle), four ``j`` a pass (each ``rows[i, t]`` read once for four sums).
+
+    The sums may be reordered and their products fused (LLVM vectorises them so): the rounding
+    bound the caller checks, ``n u / (1 - n u) sum_t |x_i x_j|``, holds for any order of
+    summation, and a fused multiply-add rounds once where a product and a sum round twice."""
     k = rows.shape[0]
     n = rows.shape[1]
     for i in range(start, stop):

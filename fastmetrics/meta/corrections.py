@@ -110,5 +110,8 @@ def smallest_adjusted(smallest_p, correction: str | None) -> float:
     float
         NaN when no test can be run.
     """
+    smallest_p = np.asarray(smallest_p, np.float64)
+    if (smallest_p == 0).any():  # every correction keeps a p-value of 0 at 0: no sort needed
+        return 0.0
     adjusted = adjust(smallest_p, correction)
     return float(np.nanmin(adjusted)) if np.isfinite(adjusted).any() else float("nan")
