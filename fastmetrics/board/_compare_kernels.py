@@ -49,20 +49,25 @@ def range_sf(start, stop, q, k, nodes, weights, low, high, out):
 def topic_ranks(start, stop, values, order, ranks, ties):
     """Per topic ``t`` (row of ``values[topic, system]``, higher better, ``order[t]`` its systems
     best first): each system's rank, 1 the best, tied systems sharing their average rank
-    (``ranks[t]``), and ``sum(t^3 - t)`` over the topic's groups of tied systems (``ties[t]``)."""
+    (``ranks[system, t]``), and ``sum(t^3 - t)`` over the topic's groups of tied systems
+    (``ties[t]``). The topic's values are gathered in their order first, so the runs of ties are
+    found in a contiguous array."""
     k = values.shape[1]
+    ordered = np.empty(k)
     for t in range(start, stop):
         row = values[t]
         best = order[t]
+        for q in range(k):
+            ordered[q] = row[best[q]]
         total = 0.0
         i = 0
         while i < k:
             j = i
-            while j + 1 < k and row[best[j + 1]] == row[best[i]]:
+            while j + 1 < k and ordered[j + 1] == ordered[i]:
                 j += 1
             rank = 0.5 * (i + j) + 1.0
             for q in range(i, j + 1):
-                ranks[t, best[q]] = rank
+                ranks[best[q], t] = rank
             size = j - i + 1
             total += size * size * size - size
             i = j + 1

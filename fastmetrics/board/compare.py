@@ -117,7 +117,7 @@ def compare(
     with Progress(len(scores.measures), f"{posthoc} comparisons", quiet=not progress) as bar:
         for i, name in enumerate(scores.measures):
             complete = ~np.isnan(values[i]).any(axis=0)
-            kept = values[i][:, complete]
+            kept = values[i] if complete.all() else values[i][:, complete]
             ranks, ties = friedman.block_ranks(kept)
             mean = ranks.mean(axis=1) if kept.shape[1] else np.full(len(systems), np.nan)
             p = friedman.posthoc_p(posthoc, kept, ranks, first, second, correction)

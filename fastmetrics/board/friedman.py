@@ -73,13 +73,13 @@ def block_ranks(values: np.ndarray) -> tuple[np.ndarray, float]:
         ``sum (t^3 - t)`` over the groups of tied systems of every topic (Friedman's correction).
     """
     by_topic = np.ascontiguousarray(values.T, np.float64)
-    ranks = np.empty(by_topic.shape)
+    ranks = np.empty(values.shape)
     ties = np.zeros(by_topic.shape[0])
     if by_topic.size:
         # numpy sorts every topic's row at once (vectorised); any order within ties: they share their average rank
         order = np.argsort(-by_topic, axis=1)
         topic_ranks(0, by_topic.shape[0], by_topic, order, ranks, ties)  # a pass of microseconds: no threads
-    return np.ascontiguousarray(ranks.T), float(ties.sum())
+    return ranks, float(ties.sum())
 
 
 def friedman_test(ranks: np.ndarray, ties: float) -> dict:

@@ -210,7 +210,9 @@ def _t_moments(values, first, second):
             group = np.unique(np.packbits(valid, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
         other = np.maximum(second, 0)
         shared = (second >= 0) & (group[first] == group[other])
-        for g in np.unique(group[first[shared]]):
+        # one group (every row defined on the same topics) needs no sort of the pairs' groups
+        groups = np.unique(group[first[shared]]) if group.any() else np.flatnonzero([shared.any()])
+        for g in groups:
             rows = np.flatnonzero(group == g)
             columns = np.flatnonzero(valid[rows[0]])
             if columns.size < 2:
@@ -218,7 +220,10 @@ def _t_moments(values, first, second):
             pairs = np.flatnonzero(shared & (group[first] == g))
             at = np.zeros(values.shape[0], np.int64)
             at[rows] = np.arange(rows.size)
-            block = values[rows] if columns.size == values.shape[1] else values[np.ix_(rows, columns)]
+            if columns.size < values.shape[1]:
+                block = values[np.ix_(rows, columns)]
+            else:
+                block = values if rows.size == values.shape[0] else values[rows]
             ok, pair_mean, pair_m2 = _gram_moments(np.ascontiguousarray(block), at[first[pairs]], at[second[pairs]])
             kept = pairs[ok]
             n[kept], mean[kept], m2[kept] = columns.size, pair_mean[ok], pair_m2[ok]
