@@ -46,6 +46,33 @@ def range_sf(start, stop, q, k, nodes, weights, low, high, out):
 
 
 @njit(cache=True, nogil=True)
+def piecewise_polynomial(start, stop, x, breaks, coefficients, out):
+    """``out[i]`` for ``start <= i < stop``: the piecewise polynomial with ``breaks`` (ascending)
+    and ``coefficients[power, piece]`` (highest power first) at ``x[i]``, by Horner's rule on
+    the piece holding it (the last piece whose first break is at most ``x[i]``, as
+    ``numpy.searchsorted(breaks, x, side="right") - 1``, clipped to the pieces); NaN at NaN."""
+    last = breaks.size - 2
+    for i in range(start, stop):
+        v = x[i]
+        if v != v:
+            out[i] = np.nan
+            continue
+        lo, hi = 0, breaks.size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if breaks[mid] <= v:
+                lo = mid + 1
+            else:
+                hi = mid
+        piece = min(max(lo - 1, 0), last)
+        h = v - breaks[piece]
+        total = coefficients[0, piece]
+        for c in range(1, coefficients.shape[0]):
+            total = total * h + coefficients[c, piece]
+        out[i] = total
+
+
+@njit(cache=True, nogil=True)
 def topic_ranks(start, stop, values, order, ranks, ties):
     """Per topic ``t`` (row of ``values[topic, system]``, higher better, ``order[t]`` its systems
     best first): each system's rank, 1 the best, tied systems sharing their average rank

@@ -44,7 +44,7 @@ from .._errors import parameter_error
 from .._threads import in_ranges
 from ..meta.corrections import adjust
 from ..meta.paired import paired_tests, scipy_special
-from ._compare_kernels import range_sf, topic_ranks
+from ._compare_kernels import piecewise_polynomial, range_sf, topic_ranks
 
 POSTHOC = ("nemenyi", "conover", "wilcoxon")
 _Q_GRID = 0.05  # spacing of the studentized range's grid (its log survival interpolated between points)
@@ -178,11 +178,8 @@ def studentized_range_sf(q, k: int) -> np.ndarray:
     x = np.clip(q, 0.0, _Q_MAX)
     # the spline as its polynomial pieces, evaluated by Horner's rule: the same values (to
     # rounding) at a fraction of a B-spline evaluation's cost
-    piece = np.clip(np.searchsorted(breaks, x, side="right") - 1, 0, breaks.size - 2)
-    h = x - breaks[piece]
-    log_sf = coefficients[0, piece]
-    for c in coefficients[1:]:
-        log_sf = log_sf * h + c[piece]
+    log_sf = np.empty(x.shape)
+    piecewise_polynomial(0, x.size, np.ascontiguousarray(x).reshape(-1), breaks, coefficients, log_sf.reshape(-1))
     out = np.exp(log_sf)
     return np.where(q >= _Q_MAX, 0.0, np.where(q <= 0, 1.0, np.minimum(out, 1.0)))
 
