@@ -266,14 +266,9 @@ def _gram_moments(block, a, b):
     gram = np.zeros((block.shape[0], block.shape[0]))
     k = block.shape[0]
     in_ranges(kernels.gram_rows, k, centred, gram, parts=_parts(k * k * size // 2))
-    diagonal = np.diagonal(gram)
-    m2 = diagonal[a] + diagonal[b] - 2.0 * gram[np.minimum(a, b), np.maximum(a, b)]
-    difference = sums[a] - sums[b]
-    scale = np.abs(sums) + size * size * _EPS * magnitudes
-    mean_bound = _EPS * (2.0 * (scale[a] + scale[b]) + np.abs(difference))
-    m2_bound = 2.0 * (size + 3.0) * _EPS * (diagonal[a] + diagonal[b])
-    ok = (mean_bound < _MOMENT_TOLERANCE * np.abs(difference)) & (m2_bound < _MOMENT_TOLERANCE * m2)
-    return ok, difference / size, m2
+    ok, mean, m2 = np.empty(a.size, np.bool_), np.empty(a.size), np.empty(a.size)
+    kernels.gram_pairs(sums, magnitudes, gram, a, b, float(size), _EPS, _MOMENT_TOLERANCE, ok, mean, m2)
+    return ok, mean, m2
 
 
 def _t_test(n, mean, m2) -> PairedTests:
