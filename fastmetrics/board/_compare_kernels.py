@@ -46,23 +46,55 @@ def range_sf(start, stop, q, k, nodes, weights, low, high, out):
 
 
 @njit(cache=True, nogil=True)
+def piecewise_polynomial(start, stop, x, breaks, coefficients, out):
+    """``out[i]`` for ``start <= i < stop``: the piecewise polynomial with ``breaks`` (ascending)
+    and ``coefficients[power, piece]`` (highest power first) at ``x[i]``, by Horner's rule on
+    the piece holding it (the last piece whose first break is at most ``x[i]``, as
+    ``numpy.searchsorted(breaks, x, side="right") - 1``, clipped to the pieces); NaN at NaN."""
+    last = breaks.size - 2
+    for i in range(start, stop):
+        v = x[i]
+        if v != v:
+            out[i] = np.nan
+            continue
+        lo, hi = 0, breaks.size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if breaks[mid] <= v:
+                lo = mid + 1
+            else:
+                hi = mid
+        piece = min(max(lo - 1, 0), last)
+        h = v - breaks[piece]
+        total = coefficients[0, piece]
+        for c in range(1, coefficients.shape[0]):
+            total = total * h + coefficients[c, piece]
+        out[i] = total
+
+
+@njit(cache=True, nogil=True)
 def topic_ranks(start, stop, values, order, ranks, ties):
     """Per topic ``t`` (row of ``values[topic, system]``, higher better, ``order[t]`` its systems
     best first): each system's rank, 1 the best, tied systems sharing their average rank
-    (``ranks[t]``), and ``sum(t^3 - t)`` over the topic's groups of tied systems (``ties[t]``)."""
+    (``ranks[system, t]``), and ``sum(t^3 - t)`` over the topic's groups of tied systems
+    (``ties[t]``). The topic's values are gathered in their order first, so the runs of ties are
+    found in a contiguous array."""
     k = values.shape[1]
+    ordered = np.empty(k)
     for t in range(start, stop):
         row = values[t]
         best = order[t]
+        for q in range(k):
+            ordered[q] = row[best[q]]
         total = 0.0
         i = 0
         while i < k:
             j = i
-            while j + 1 < k and row[best[j + 1]] == row[best[i]]:
+            while j + 1 < k and ordered[j + 1] == ordered[i]:
                 j += 1
             rank = 0.5 * (i + j) + 1.0
             for q in range(i, j + 1):
-                ranks[t, best[q]] = rank
+                ranks[best[q], t] = rank
             size = j - i + 1
             total += size * size * size - size
             i = j + 1

@@ -117,7 +117,7 @@ def compare(
     with Progress(len(scores.measures), f"{posthoc} comparisons", quiet=not progress) as bar:
         for i, name in enumerate(scores.measures):
             complete = ~np.isnan(values[i]).any(axis=0)
-            kept = values[i][:, complete]
+            kept = values[i] if complete.all() else values[i][:, complete]
             ranks, ties = friedman.block_ranks(kept)
             mean = ranks.mean(axis=1) if kept.shape[1] else np.full(len(systems), np.nan)
             p = friedman.posthoc_p(posthoc, kept, ranks, first, second, correction)
@@ -140,14 +140,14 @@ def _rank_rows(rows, name, systems, mean, first, second, separated) -> list:
     order = np.lexsort((np.arange(len(systems)), mean))
     matrix = np.zeros((len(systems), len(systems)), bool)
     matrix[first, second] = matrix[second, first] = separated
-    tier, groups = friedman.tiers(order, matrix)
+    tier, groups, spans = friedman.tiers_and_spans(order, matrix)
     rows["measure"] += [name] * order.size
     rows["system"].append(order)
     rows["mean_rank"].append(mean[order])
     rows["rank"].append(1 + np.searchsorted(np.sort(mean), mean[order], side="left"))  # 1 + systems ranked above
     rows["tier"].append(tier)
     rows["groups"] += groups
-    return friedman.group_spans(order, matrix)
+    return spans
 
 
 def _tables(rows, pairs, measures, labels, pair, names: Roles) -> tuple[pa.Table, pa.Table]:

@@ -44,7 +44,7 @@ from .._errors import parameter_error
 from .._threads import in_ranges
 from ..meta.corrections import adjust
 from ..meta.paired import paired_tests, scipy_special
-from ._compare_kernels import range_sf, topic_ranks
+from ._compare_kernels import piecewise_polynomial, range_sf, topic_ranks
 
 POSTHOC = ("nemenyi", "conover", "wilcoxon")
 _Q_GRID = 0.05  # spacing of the studentized range's grid (its log survival interpolated between points)
@@ -73,13 +73,13 @@ def block_ranks(values: np.ndarray) -> tuple[np.ndarray, float]:
         ``sum (t^3 - t)`` over the groups of tied systems of every topic (Friedman's correction).
     """
     by_topic = np.ascontiguousarray(values.T, np.float64)
-    ranks = np.empty(by_topic.shape)
+    ranks = np.empty(values.shape)
     ties = np.zeros(by_topic.shape[0])
     if by_topic.size:
         # numpy sorts every topic's row at once (vectorised); any order within ties: they share their average rank
         order = np.argsort(-by_topic, axis=1)
         topic_ranks(0, by_topic.shape[0], by_topic, order, ranks, ties)  # a pass of microseconds: no threads
-    return np.ascontiguousarray(ranks.T), float(ties.sum())
+    return ranks, float(ties.sum())
 
 
 def friedman_test(ranks: np.ndarray, ties: float) -> dict:
@@ -178,11 +178,8 @@ def studentized_range_sf(q, k: int) -> np.ndarray:
     x = np.clip(q, 0.0, _Q_MAX)
     # the spline as its polynomial pieces, evaluated by Horner's rule: the same values (to
     # rounding) at a fraction of a B-spline evaluation's cost
-    piece = np.clip(np.searchsorted(breaks, x, side="right") - 1, 0, breaks.size - 2)
-    h = x - breaks[piece]
-    log_sf = coefficients[0, piece]
-    for c in coefficients[1:]:
-        log_sf = log_sf * h + c[piece]
+    log_sf = np.empty(x.shape)
+    piecewise_polynomial(0, x.size, np.ascontiguousarray(x).reshape(-1), breaks, coefficients, log_sf.reshape(-1))
     out = np.exp(log_sf)
     return np.where(q >= _Q_MAX, 0.0, np.where(q <= 0, 1.0, np.minimum(out, 1.0)))
 
@@ -288,7 +285,11 @@ def group_spans(order, separated) -> list:
         First and last position (in ``order``) of each group, in order; every position is in one
         group at least (a system no other joins is a group of its own).
     """
-    reach = _reach(order, separated)
+    return _spans(_reach(order, separated))
+
+
+def _spans(reach) -> list:
+    """The groups' first and last positions from :func:`_reach`."""
     return [(i, int(reach[i])) for i in range(reach.size) if i == 0 or reach[i] > reach[i - 1]]
 
 
@@ -301,13 +302,15 @@ def _reach(order, separated) -> np.ndarray:
     n = order.size
     if n == 0:
         return np.zeros(0, np.int64)
-    ordered = np.asarray(separated, bool)[np.ix_(order, order)] & np.triu(np.ones((n, n), bool), 1)
+    ordered = np.triu(np.asarray(separated, bool)[np.ix_(order, order)], 1)
     first_apart = np.where(ordered.any(axis=1), ordered.argmax(axis=1), n)
     return np.minimum.accumulate(first_apart[::-1])[::-1] - 1
 
 
 def tiers(order, separated) -> tuple[np.ndarray, list]:
     """Tiers and groups of systems in ``order`` (see the module docstring).
+
+    :func:`tiers_and_spans` without the spans.
 
     Parameters
     ----------
@@ -324,10 +327,19 @@ def tiers(order, separated) -> tuple[np.ndarray, list]:
         Per position of ``order``, the letters of the groups holding it (``"a"``, ``"ab"``; after
         ``z`` come ``aa``, ``ab`` ...).
     """
+    return tiers_and_spans(order, separated)[:2]
+
+
+def tiers_and_spans(order, separated) -> tuple[np.ndarray, list, list]:
+    """:func:`tiers` and :func:`group_spans` of the same systems, from one pass over ``separated``.
+
+    Returns ``(tier, groups, spans)``: :func:`tiers`' two results and :func:`group_spans`'.
+    """
     reach = _reach(order, separated)
     n = reach.size
     groups = [""] * n
-    for g, (first, last) in enumerate(group_spans(order, separated)):
+    spans = _spans(reach)
+    for g, (first, last) in enumerate(spans):
         letters = _letters(g)
         for position in range(first, last + 1):
             groups[position] += letters
@@ -336,9 +348,10 @@ def tiers(order, separated) -> tuple[np.ndarray, list]:
     while start < n:
         tier[start : reach[start] + 1] = number
         start, number = int(reach[start]) + 1, number + 1
-    return tier, groups
+    return tier, groups, spans
 
 
+@functools.lru_cache(maxsize=1024)
 def _letters(g: int) -> str:
     text = ""
     g += 1

@@ -148,11 +148,14 @@ def row_sums(values, sums, magnitudes):
         magnitudes[r] = size
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def gram_rows(start, stop, rows, gram):
     """``gram[i, j] = sum_t rows[i, t] rows[j, t]`` for ``start <= i < stop`` and ``j >= i``
-    (the upper triangle), four ``j`` a pass: four independent sums keep the adder busy without
-    reordering any one of them."""
+    (the upper triangle), four ``j`` a pass (each ``rows[i, t]`` read once for four sums).
+
+    The sums may be reordered and their products fused (LLVM vectorises them so): the rounding
+    bound the caller checks, ``n u / (1 - n u) sum_t |x_i x_j|``, holds for any order of
+    summation, and a fused multiply-add rounds once where a product and a sum round twice."""
     k = rows.shape[0]
     n = rows.shape[1]
     for i in range(start, stop):
@@ -176,3 +179,25 @@ def gram_rows(start, stop, rows, gram):
                 s += x[t] * y[t]
             gram[i, j] = s
             j += 1
+
+
+@njit(cache=True, nogil=True)
+def gram_pairs(sums, magnitudes, gram, a, b, size, eps, tolerance, ok, mean, m2):
+    """Per pair ``(a[p], b[p])`` of rows: the sum of squared deviations of the differences
+    ``C_aa + C_bb - 2 C_ab`` (``gram``'s upper triangle), the mean difference from the compensated
+    row sums, and whether both are within ``tolerance`` of their values by the rounding bounds of
+    :func:`fastmetrics.meta.paired._gram_moments` (unit roundoff ``eps``, ``size`` columns)."""
+    slack = size * size * eps
+    for p in range(a.size):
+        i = a[p]
+        j = b[p]
+        low = min(i, j)
+        high = max(i, j)
+        squares = gram[i, i] + gram[j, j] - 2.0 * gram[low, high]
+        difference = sums[i] - sums[j]
+        scale = (abs(sums[i]) + slack * magnitudes[i]) + (abs(sums[j]) + slack * magnitudes[j])
+        mean_bound = eps * (2.0 * scale + abs(difference))
+        squares_bound = 2.0 * (size + 3.0) * eps * (gram[i, i] + gram[j, j])
+        ok[p] = mean_bound < tolerance * abs(difference) and squares_bound < tolerance * squares
+        mean[p] = difference / size
+        m2[p] = squares

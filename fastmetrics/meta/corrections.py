@@ -30,7 +30,8 @@ def holm(p_values: np.ndarray) -> np.ndarray:
 
     With the ``m`` defined p-values sorted increasingly, ``p_(1) <= ... <= p_(m)``, the adjusted
     values are ``min(1, max_{j <= i} (m - j + 1) p_(j))``; they control the family-wise error rate
-    without assuming independence (Holm 1979). Ties keep their input order.
+    without assuming independence (Holm 1979). Tied p-values get the same adjusted value in any
+    order, so they are sorted by numpy's fastest (unstable) sort.
 
     Parameters
     ----------
@@ -48,7 +49,7 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     ok = np.flatnonzero(~np.isnan(p))
     if ok.size == 0:
         return out
-    order = ok[np.argsort(p[ok], kind="stable")]
+    order = ok[np.argsort(p[ok])]
     m = order.size
     out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     return out
@@ -110,5 +111,8 @@ def smallest_adjusted(smallest_p, correction: str | None) -> float:
     float
         NaN when no test can be run.
     """
+    smallest_p = np.asarray(smallest_p, np.float64)
+    if (smallest_p == 0).any():  # every correction keeps a p-value of 0 at 0: no sort needed
+        return 0.0
     adjusted = adjust(smallest_p, correction)
     return float(np.nanmin(adjusted)) if np.isfinite(adjusted).any() else float("nan")

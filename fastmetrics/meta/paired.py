@@ -210,7 +210,9 @@ def _t_moments(values, first, second):
             group = np.unique(np.packbits(valid, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
         other = np.maximum(second, 0)
         shared = (second >= 0) & (group[first] == group[other])
-        for g in np.unique(group[first[shared]]):
+        # one group (every row defined on the same topics) needs no sort of the pairs' groups
+        groups = np.unique(group[first[shared]]) if group.any() else np.flatnonzero([shared.any()])
+        for g in groups:
             rows = np.flatnonzero(group == g)
             columns = np.flatnonzero(valid[rows[0]])
             if columns.size < 2:
@@ -218,7 +220,10 @@ def _t_moments(values, first, second):
             pairs = np.flatnonzero(shared & (group[first] == g))
             at = np.zeros(values.shape[0], np.int64)
             at[rows] = np.arange(rows.size)
-            block = values[rows] if columns.size == values.shape[1] else values[np.ix_(rows, columns)]
+            if columns.size < values.shape[1]:
+                block = values[np.ix_(rows, columns)]
+            else:
+                block = values if rows.size == values.shape[0] else values[rows]
             ok, pair_mean, pair_m2 = _gram_moments(np.ascontiguousarray(block), at[first[pairs]], at[second[pairs]])
             kept = pairs[ok]
             n[kept], mean[kept], m2[kept] = columns.size, pair_mean[ok], pair_m2[ok]
@@ -261,14 +266,9 @@ def _gram_moments(block, a, b):
     gram = np.zeros((block.shape[0], block.shape[0]))
     k = block.shape[0]
     in_ranges(kernels.gram_rows, k, centred, gram, parts=_parts(k * k * size // 2))
-    diagonal = np.diagonal(gram)
-    m2 = diagonal[a] + diagonal[b] - 2.0 * gram[np.minimum(a, b), np.maximum(a, b)]
-    difference = sums[a] - sums[b]
-    scale = np.abs(sums) + size * size * _EPS * magnitudes
-    mean_bound = _EPS * (2.0 * (scale[a] + scale[b]) + np.abs(difference))
-    m2_bound = 2.0 * (size + 3.0) * _EPS * (diagonal[a] + diagonal[b])
-    ok = (mean_bound < _MOMENT_TOLERANCE * np.abs(difference)) & (m2_bound < _MOMENT_TOLERANCE * m2)
-    return ok, difference / size, m2
+    ok, mean, m2 = np.empty(a.size, np.bool_), np.empty(a.size), np.empty(a.size)
+    kernels.gram_pairs(sums, magnitudes, gram, a, b, float(size), _EPS, _MOMENT_TOLERANCE, ok, mean, m2)
+    return ok, mean, m2
 
 
 def _t_test(n, mean, m2) -> PairedTests:
