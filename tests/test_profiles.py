@@ -110,22 +110,32 @@ def _board_macro(tmp_path, run, qrels, measures, *extra):
 
     out = tmp_path / "board.csv"
     argv = ["leaderboard", run, "--format", "trec", "--gold", qrels, "--measures", measures, "--no-baselines"]
-    assert main([*argv, *extra, "--out", str(out), "--quiet"]) == 0
+    assert main([*argv, *extra, "--long", "--out", str(out), "--quiet"]) == 0
     return {r["measure"]: (r["macro"], r["topics"]) for r in pacsv.read_csv(out).to_pylist()}
 
 
-def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path, capsys):
+def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path):
     run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r"], ["q1 0 d1 1", "q2 0 d2 1"])
     board = _board_macro(tmp_path, run, qrels, "map,P_5", "--profile", "trec_eval", "--complete")
     assert board == {"ranked_ap": (0.5, 2), "precision_at_k(k=5)": (pytest.approx(0.1), 2)}
     run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r", "q9 Q0 x 1 1.0 r"], ["q1 0 d1 1"])
     board = _board_macro(tmp_path, run, qrels, "map,P_5", "--profile", "trec_eval")
     assert board == {"ranked_ap": (1.0, 1), "precision_at_k(k=5)": (pytest.approx(0.2), 1)}
-    from fastmetrics.cli import main
 
-    argv = ["leaderboard", run, "--gold", qrels, "--profile", "trec_eval", "--measures", "ndcg", "--quiet"]
-    assert main(argv) == 2
-    assert "graded judgements" in capsys.readouterr().err
+
+def test_the_command_line_ranks_graded_and_binary_measures_in_one_board(tmp_path):
+    # graded qrels (the board reads the grades, not the gold binarised at the relevance level)
+    run, qrels = _write(
+        tmp_path,
+        ["q1 Q0 d1 1 1.0 r", "q1 Q0 d2 2 0.5 r", "q1 Q0 d4 3 0.2 r", "q2 Q0 d3 1 0.9 r", "q2 Q0 d5 2 0.8 r"],
+        ["q1 0 d1 1", "q1 0 d2 2", "q1 0 d3 0", "q2 0 d3 0", "q2 0 d5 2", "q2 0 d6 1"],
+    )
+    board = _board_macro(tmp_path, run, qrels, "ndcg,map,bpref,P_5", "--profile", "trec_eval")
+    runs = {"q1": {"d1": 1.0, "d2": 0.5, "d4": 0.2}, "q2": {"d3": 0.9, "d5": 0.8}}
+    judged = {"q1": {"d1": 1, "d2": 2, "d3": 0}, "q2": {"d3": 0, "d5": 2, "d6": 1}}
+    oracle = pytrec_eval.RelevanceEvaluator(judged, {"ndcg", "map", "bpref", "P_5"}).evaluate(runs)
+    for name, label in (("ndcg", "ndcg"), ("map", "ranked_ap"), ("bpref", "bpref"), ("P_5", "precision_at_k(k=5)")):
+        assert board[label] == (pytest.approx(np.mean([oracle[q][name] for q in oracle]), abs=1e-12), 2), name
 
 
 def test_written_tables_record_how_their_numbers_were_made(tmp_path):

@@ -13,8 +13,12 @@ from .reading import columns, grouping, open_runs
 
 def task_of(tensor) -> str:
     """The task of counted labels: ``binary``, ``multiclass`` or ``multilabel``."""
-    from ..tensor import MultilabelTensor
+    from ..tensor import GradedRanks, MixedCounts, MultilabelTensor
 
+    if isinstance(tensor, MixedCounts):  # the task of its hard predictions
+        tensor = tensor.hard
+    if isinstance(tensor, GradedRanks):  # ranked lists: relevant or not at each grade
+        return "binary"
     if isinstance(tensor, MultilabelTensor):
         return "multilabel"
     return "binary" if tensor.m == 2 and list(tensor.classes) == [0, 1] else "multiclass"
@@ -86,6 +90,7 @@ def profiled_count(args):
     An option given explicitly wins over the profile's; the profile's ``undefined`` becomes
     ``--undefined``'s.
     """
+    from ..measures import parse_specs
     from ..measures.profiles import PROFILES
     from ..pipeline import count_ranked
 
@@ -94,19 +99,23 @@ def profiled_count(args):
     if args.thresholds not in (None, "ranks"):
         raise ParameterError(f"--profile {args.profile} ranks each topic's items: drop --thresholds {args.thresholds}.")
     explicit = {k: getattr(args, k) for k, default in _PROFILED.items() if getattr(args, k) != default}
-    names = {k: v for k, v in columns(args).items() if k != "pred"}
+    if args.measures is None:  # the profile's measures, where none is named
+        args.measures = ",".join(PROFILES[args.profile]["measures"])
+    measures = measure_list(args, "binary")
+    gold = args.gold
+    if any(spec.measure.kind == "graded" for spec in parse_specs(measures)):
+        gold = getattr(args, "gold_path", gold)  # the grades, not the gold read binary at the relevance level
     ranks, conventions = count_ranked(
         args.inputs[0] if len(args.inputs) == 1 else list(args.inputs),
-        args.gold,
+        gold,
         profile=args.profile,
+        measures=measures,
         complete=bool(getattr(args, "complete", False)),
         format=args.format,
-        **names,
+        **columns(args),
         **explicit,
     )
     args.undefined = conventions.get("undefined")
-    if args.measures is None:  # the profile's measures, where none is named
-        args.measures = ",".join(PROFILES[args.profile]["measures"])
     args.thresholds = "ranks"
     return ranks
 
