@@ -64,6 +64,7 @@ def count_from_args(args, src=None):
         )
     if getattr(args, "scheduler", None):
         return distributed_count(args, by)
+    mixed = sweep is not None and select == "same" and _mixed_kinds(args)
     options = dict(
         gold=args.gold,
         missing=args.missing,
@@ -74,10 +75,36 @@ def count_from_args(args, src=None):
     )
     if select != "same":
         return selection_count(args, src, by, sweep, args.grid, score=args.score, **options)
+    if mixed:
+        return mixed_count(args, src, by, sweep, options)
     tensor = count(src, by=by, progress=not args.quiet, **options, **(_sweep_options(args, sweep) if sweep else {}))
     if sweep is None and args.system in by and args.system not in names and isinstance(tensor, ConfusionTensor):
         tensor = one_system(tensor, args.inputs, args.system)
     return tensor
+
+
+def _mixed_kinds(args) -> bool:
+    """Whether --measures names point measures and curve or ranking ones together."""
+    from ..measures import parse_specs
+
+    kinds = {spec.measure.kind == "point" for spec in parse_specs(measure_list(args, "binary"))}
+    return len(kinds) == 2
+
+
+def mixed_count(args, src, by, sweep, options):
+    """The hard counts of --pred and the sweep of --thresholds of the same rows, read once: a
+    board of point measures beside curve or ranking ones (:class:`~fastmetrics.tensor.MixedCounts`)."""
+    from ..count import count
+    from ..tensor import MixedCounts
+
+    if args.pred not in src.column_names:
+        raise ParameterError(
+            f"--measures {args.measures}: the point measures read hard predictions, and the input has no "
+            f"'{args.pred}' column: name it with --pred, or ask curve and ranking measures only."
+        )
+    table = src.read_all()
+    hard = count(table, by=by, progress=False, **options)
+    return MixedCounts(hard, count(table, by=by, progress=not args.quiet, **options, **_sweep_options(args, sweep)))
 
 
 # the options whose value, when it is argparse's default, leaves the profile's in force
