@@ -103,7 +103,7 @@ def test_profiles_merge_under_explicit_keywords():
         with_profile("trec_eval_9", {})
 
 
-def _board_macro(tmp_path, run, qrels, measures, *extra):
+def _board_rows(tmp_path, run, qrels, measures, *extra):
     import pyarrow.csv as pacsv
 
     from fastmetrics.cli import main
@@ -111,7 +111,11 @@ def _board_macro(tmp_path, run, qrels, measures, *extra):
     out = tmp_path / "board.csv"
     argv = ["leaderboard", run, "--format", "trec", "--gold", qrels, "--measures", measures, "--no-baselines"]
     assert main([*argv, *extra, "--long", "--out", str(out), "--quiet"]) == 0
-    return {r["measure"]: (r["macro"], r["topics"]) for r in pacsv.read_csv(out).to_pylist()}
+    return {r["measure"]: r for r in pacsv.read_csv(out).to_pylist()}
+
+
+def _board_macro(tmp_path, run, qrels, measures, *extra):
+    return {m: (r["macro"], r["topics"]) for m, r in _board_rows(tmp_path, run, qrels, measures, *extra).items()}
 
 
 def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path):
@@ -159,3 +163,14 @@ def test_written_tables_record_how_their_numbers_were_made(tmp_path):
         assert record["options"]["measures"] == "map" and record["options"]["undefined"] == 0.0
         hashes = {r["name"]: r["sha256"] for r in record["inputs"]}
         assert hashes == {p: hashlib.sha256(open(p, "rb").read()).hexdigest() for p in (run, qrels)}
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_gm_map_on_the_board_is_trec_eval_gmap(tmp_path, seed):
+    # trec_eval prints gm_map as exp of the mean of its per-topic log AP (pytrec_eval's per-topic
+    # values are the logs): the board's micro column of gm_map is that GMAP
+    (run_path, qrels_path), run, qrels = _generated(tmp_path, seed, near_ties=False)
+    board = _board_rows(tmp_path, run_path, qrels_path, "gm_map,map", "--profile", "trec_eval9")
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"gm_map"}).evaluate(run)
+    gmap = pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in expected.values()])
+    assert board["gmap"]["micro"] == pytest.approx(gmap, rel=1e-12)

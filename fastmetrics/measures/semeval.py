@@ -15,6 +15,7 @@ import numpy as np
 
 from ._kernels import group_kernel
 from .registry import Measure, Param, register
+from .trec import topic_values
 
 NAN = np.nan
 
@@ -34,38 +35,20 @@ def avgrec(tp, fp, fn, tn, params):
 
 
 def pooled_avgrec(ranks, spec, system, evaluate) -> np.ndarray:
-    """Each system's AvgRec over all its topics: per depth, found items summed over the questions
-    divided by ``min(k, R)`` summed over them, then the mean over the depths (the scorer's value).
-
-    Parameters
-    ----------
-    ranks : ConfusionTensor
-        Ranked lists (``thresholds="ranks"``) over ``(system[, topic])``.
-    spec : MeasureSpec
-        ``avgrec(cutoff=c)``.
-    system : str
-        The axis playing the system.
-    evaluate : callable
-        :func:`fastmetrics.measures.evaluation.evaluate`.
-
-    Returns
-    -------
-    ndarray of float64, shape (systems,)
-    """
+    """Each system's AvgRec over all its questions, the scorer's value: per depth, the items found
+    summed over the questions divided by ``min(k, R)`` summed over them, then the mean over the
+    depths; the arguments are those of a record's ``pooled``
+    (:class:`~fastmetrics.measures.registry.Measure`)."""
     depths = int(spec.params[0])
     # TP@k of each list is k P@k (a list shorter than k counts as k), R its num_rel
     asked = [f"precision_at_k(k={k})" for k in range(1, depths + 1)] + ["num_rel"]
-    scores = evaluate(ranks, asked)
-    values = np.moveaxis(scores.values, 1 + scores.axes.index(system), 1)
-    values = values.reshape(values.shape[:2] + (-1,))  # [measure, system, topic cells]
-    found = values[:depths] * np.arange(1, depths + 1)[:, None, None]
+    values = topic_values(ranks, asked, system, evaluate)  # [measure, system, topic cells]
+    depth = np.arange(1, depths + 1)[:, None, None]
     relevant = values[depths]
-    best = np.minimum(np.arange(1, depths + 1)[:, None, None], relevant[None])
-    found = np.where(np.isnan(relevant)[None], 0.0, np.nan_to_num(found))
-    best = np.nan_to_num(best)
+    found = np.where(np.isnan(relevant)[None], 0.0, np.nan_to_num(values[:depths] * depth))
+    best = np.nan_to_num(np.minimum(depth, relevant[None]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = found.sum(axis=2) / best.sum(axis=2)
-    return ratio.mean(axis=0)
+        return (found.sum(axis=2) / best.sum(axis=2)).mean(axis=0)
 
 
 register(
