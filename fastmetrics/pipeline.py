@@ -472,8 +472,16 @@ def _hard_counts(runs: pa.Table, gold, profile, options: dict, explicit: dict):
     keywords.update(
         {k: v for k, v in (PROFILES[profile].get("hard", {}) if profile else {}).items() if k not in explicit}
     )
-    level = with_profile(profile, explicit)[1].get("relevance_level", 1)
-    table = read_gold(gold, relevance_level=level) if not isinstance(gold, pa.Table) else gold
+    conventions = with_profile(profile, explicit)[1]
+    table = (
+        read_gold(gold, relevance_level=conventions.get("relevance_level", 1))
+        if not isinstance(gold, pa.Table)
+        else gold
+    )
+    if conventions.get("topics") == "gold" and topic in runs.column_names and topic in table.column_names:
+        # run topics absent from the gold are left out of every measure, as of the ranked lists'
+        judged = pc.unique(pc.cast(table.column(topic), pa.string()))
+        runs = runs.filter(pc.is_in(pc.cast(runs.column(topic), pa.string()), value_set=judged))
     by = tuple(c for c in (system, topic) if c in runs.column_names)
     return count(runs, table, by=by, system=system, topic=topic, **keywords)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import fastmetrics as fm
@@ -174,3 +175,21 @@ def test_gm_map_on_the_board_is_trec_eval_gmap(tmp_path, seed):
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"gm_map"}).evaluate(run)
     gmap = pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in expected.values()])
     assert board["gmap"]["micro"] == pytest.approx(gmap, rel=1e-12)
+
+
+def test_a_mixed_table_under_trec_eval_leaves_out_the_run_topics_absent_from_the_qrels(tmp_path):
+    # q9 is judged nowhere: trec_eval ignores it, for the hard labels' measures as for the ranking ones
+    runs = pa.table(
+        {
+            "system": ["s"] * 3,
+            "topic": ["q1", "q1", "q9"],
+            "item": ["d1", "d2", "x"],
+            "score": [2.0, 1.0, 1.0],
+            "pred": [True, True, True],
+        }
+    )
+    qrels = pa.table({"topic": ["q1", "q1"], "item": ["d1", "d2"], "gold": [True, False]})
+    mixed, conventions = count_ranked(runs, qrels, profile="trec_eval", measures=["map", "precision"])
+    scores = mixed.evaluate(["map", "precision"], undefined=conventions["undefined"])
+    assert scores.coords["topic"].tolist() == ["q1"]
+    assert scores.values.ravel().tolist() == [1.0, 0.5]
