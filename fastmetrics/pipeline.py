@@ -25,9 +25,9 @@ from .count.topics import ranked_topics
 from .io import read_gold, read_runs
 from .measures import parse_specs
 from .measures.calibration import reliability_bins
-from .measures.profiles import with_profile
+from .measures.profiles import PROFILES, with_profile
 from .meta import MetaResult, holm, inconsistency, paired_p_values, robustness, strictness, system_topic_values
-from .tensor import Roles, Scores
+from .tensor import MixedCounts, Roles, Scores
 
 
 @dataclass
@@ -398,7 +398,9 @@ def count_ranked(source, gold, *, profile: str | None = None, measures=None, **e
     profile : str, optional
         ``"trec_eval"``, ``"trec_eval9"``, ``"semeval2016"`` or None.
     measures : str or sequence of str, optional
-        The measures to be evaluated: a graded one makes the result a GradedRanks.
+        The measures to be evaluated: a graded one makes the ranked lists a GradedRanks; a point
+        measure (precision, F1, accuracy ...) makes the result a MixedCounts, the hard counts of the
+        runs' ``pred`` column (counted from the same read) beside the ranked lists.
     **explicit
         Count keywords (``ties``, ``unjudged``, ``missing``, ``format``, the roles ...) and
         conventions (``undefined``, ``topics``, ``complete``, ``score_bits``,
@@ -406,14 +408,21 @@ def count_ranked(source, gold, *, profile: str | None = None, measures=None, **e
 
     Returns
     -------
-    ranks : ConfusionTensor or GradedRanks
+    ranks : ConfusionTensor, GradedRanks or MixedCounts
     conventions : dict
         What the evaluation applies (``undefined`` ...), see :func:`~fastmetrics.measures.profiles.with_profile`.
     """
     options, conventions = with_profile(profile, explicit)
     options["thresholds"] = "ranks"
-    graded = measures is not None and any(s.measure.kind == GRADED_KIND for s in parse_specs(measures))
+    specs = parse_specs(measures) if measures is not None else []
+    graded = any(s.measure.kind == GRADED_KIND for s in specs)
+    point = any(s.measure.kind == "point" for s in specs)
     score, item = options.get("score", "score"), options.get("item", "item")
+    if point and not isinstance(source, pa.Table):  # the hard counts and the ranked lists from one read
+        source = read_runs(source, options.get("format", "auto"))
+        options["format"] = "auto"
+    pred = options.pop("pred", "pred")  # the hard counts' column; the ranked lists read the scores
+    hard = _hard_counts(source, gold, profile, dict(options, pred=pred), explicit) if point else None
     if conventions.get("score_bits", 64) == 32 or graded or options.get("ties") == "trec":
         # read once for the several counts of a graded sweep, rounded once, sorted once
         if not isinstance(source, pa.Table):
@@ -443,7 +452,38 @@ def count_ranked(source, gold, *, profile: str | None = None, measures=None, **e
             complete=bool(conventions.get("complete")),
             gold_column=options.get("gold_column", "gold"),
         )
-    return ranks, conventions
+    return (ranks if hard is None else MixedCounts(hard, ranks)), conventions
+
+
+def _hard_counts(runs: pa.Table, gold, profile, options: dict, explicit: dict):
+    """The counts of the runs' hard predictions over (system, topic), for the point measures of a
+    mixed table: the profile's ``hard`` keywords (SemEval-2016: an item a run lacks is left out of
+    its P, R, F1 and accuracy, ``missing="drop"``) under the caller's."""
+    system, topic = options.get("system", "system"), options.get("topic", "topic")
+    pred = options.get("pred", "pred")
+    if pred not in runs.column_names:
+        raise ParameterError(
+            f"Point measures (precision, f1, accuracy ...) read each item's hard prediction, and the runs have no "
+            f"'{pred}' column (columns: {', '.join(runs.column_names)}): name it with pred= (--pred), or ask ranking "
+            "measures only."
+        )
+    named = ("item", "gold_column", "weight", "pred", "classes", "task", "unjudged", "missing")
+    keywords = {k: v for k, v in options.items() if k in named}
+    keywords.update(
+        {k: v for k, v in (PROFILES[profile].get("hard", {}) if profile else {}).items() if k not in explicit}
+    )
+    conventions = with_profile(profile, explicit)[1]
+    table = (
+        read_gold(gold, relevance_level=conventions.get("relevance_level", 1))
+        if not isinstance(gold, pa.Table)
+        else gold
+    )
+    if conventions.get("topics") == "gold" and topic in runs.column_names and topic in table.column_names:
+        # run topics absent from the gold are left out of every measure, as of the ranked lists'
+        judged = pc.unique(pc.cast(table.column(topic), pa.string()))
+        runs = runs.filter(pc.is_in(pc.cast(runs.column(topic), pa.string()), value_set=judged))
+    by = tuple(c for c in (system, topic) if c in runs.column_names)
+    return count(runs, table, by=by, system=system, topic=topic, **keywords)
 
 
 def _float32_scores(table: pa.Table, score: str) -> pa.Table:

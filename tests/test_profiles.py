@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import fastmetrics as fm
@@ -103,29 +104,43 @@ def test_profiles_merge_under_explicit_keywords():
         with_profile("trec_eval_9", {})
 
 
-def _board_macro(tmp_path, run, qrels, measures, *extra):
+def _board_rows(tmp_path, run, qrels, measures, *extra):
     import pyarrow.csv as pacsv
 
     from fastmetrics.cli import main
 
     out = tmp_path / "board.csv"
     argv = ["leaderboard", run, "--format", "trec", "--gold", qrels, "--measures", measures, "--no-baselines"]
-    assert main([*argv, *extra, "--out", str(out), "--long", "--quiet"]) == 0
-    return {r["measure"]: (r["macro"], r["topics"]) for r in pacsv.read_csv(out).to_pylist()}
+    assert main([*argv, *extra, "--long", "--out", str(out), "--quiet"]) == 0
+    return {r["measure"]: r for r in pacsv.read_csv(out).to_pylist()}
 
 
-def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path, capsys):
+def _board_macro(tmp_path, run, qrels, measures, *extra):
+    return {m: (r["macro"], r["topics"]) for m, r in _board_rows(tmp_path, run, qrels, measures, *extra).items()}
+
+
+def test_the_command_line_profile_fixes_findings_1_and_2(tmp_path):
     run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r"], ["q1 0 d1 1", "q2 0 d2 1"])
     board = _board_macro(tmp_path, run, qrels, "map,P_5", "--profile", "trec_eval", "--complete")
     assert board == {"ranked_ap": (0.5, 2), "precision_at_k(k=5)": (pytest.approx(0.1), 2)}
     run, qrels = _write(tmp_path, ["q1 Q0 d1 1 1.0 r", "q9 Q0 x 1 1.0 r"], ["q1 0 d1 1"])
     board = _board_macro(tmp_path, run, qrels, "map,P_5", "--profile", "trec_eval")
     assert board == {"ranked_ap": (1.0, 1), "precision_at_k(k=5)": (pytest.approx(0.2), 1)}
-    from fastmetrics.cli import main
 
-    argv = ["leaderboard", run, "--gold", qrels, "--profile", "trec_eval", "--measures", "ndcg", "--quiet"]
-    assert main(argv) == 2
-    assert "graded judgements" in capsys.readouterr().err
+
+def test_the_command_line_ranks_graded_and_binary_measures_in_one_board(tmp_path):
+    # graded qrels (the board reads the grades, not the gold binarised at the relevance level)
+    run, qrels = _write(
+        tmp_path,
+        ["q1 Q0 d1 1 1.0 r", "q1 Q0 d2 2 0.5 r", "q1 Q0 d4 3 0.2 r", "q2 Q0 d3 1 0.9 r", "q2 Q0 d5 2 0.8 r"],
+        ["q1 0 d1 1", "q1 0 d2 2", "q1 0 d3 0", "q2 0 d3 0", "q2 0 d5 2", "q2 0 d6 1"],
+    )
+    board = _board_macro(tmp_path, run, qrels, "ndcg,map,bpref,P_5", "--profile", "trec_eval")
+    runs = {"q1": {"d1": 1.0, "d2": 0.5, "d4": 0.2}, "q2": {"d3": 0.9, "d5": 0.8}}
+    judged = {"q1": {"d1": 1, "d2": 2, "d3": 0}, "q2": {"d3": 0, "d5": 2, "d6": 1}}
+    oracle = pytrec_eval.RelevanceEvaluator(judged, {"ndcg", "map", "bpref", "P_5"}).evaluate(runs)
+    for name, label in (("ndcg", "ndcg"), ("map", "ranked_ap"), ("bpref", "bpref"), ("P_5", "precision_at_k(k=5)")):
+        assert board[label] == (pytest.approx(np.mean([oracle[q][name] for q in oracle]), abs=1e-12), 2), name
 
 
 def test_written_tables_record_how_their_numbers_were_made(tmp_path):
@@ -149,3 +164,32 @@ def test_written_tables_record_how_their_numbers_were_made(tmp_path):
         assert record["options"]["measures"] == "map" and record["options"]["undefined"] == 0.0
         hashes = {r["name"]: r["sha256"] for r in record["inputs"]}
         assert hashes == {p: hashlib.sha256(open(p, "rb").read()).hexdigest() for p in (run, qrels)}
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_gm_map_on_the_board_is_trec_eval_gmap(tmp_path, seed):
+    # trec_eval prints gm_map as exp of the mean of its per-topic log AP (pytrec_eval's per-topic
+    # values are the logs): the board's micro column of gm_map is that GMAP
+    (run_path, qrels_path), run, qrels = _generated(tmp_path, seed, near_ties=False)
+    board = _board_rows(tmp_path, run_path, qrels_path, "gm_map,map", "--profile", "trec_eval9")
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"gm_map"}).evaluate(run)
+    gmap = pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in expected.values()])
+    assert board["gmap"]["micro"] == pytest.approx(gmap, rel=1e-12)
+
+
+def test_a_mixed_table_under_trec_eval_leaves_out_the_run_topics_absent_from_the_qrels(tmp_path):
+    # q9 is judged nowhere: trec_eval ignores it, for the hard labels' measures as for the ranking ones
+    runs = pa.table(
+        {
+            "system": ["s"] * 3,
+            "topic": ["q1", "q1", "q9"],
+            "item": ["d1", "d2", "x"],
+            "score": [2.0, 1.0, 1.0],
+            "pred": [True, True, True],
+        }
+    )
+    qrels = pa.table({"topic": ["q1", "q1"], "item": ["d1", "d2"], "gold": [True, False]})
+    mixed, conventions = count_ranked(runs, qrels, profile="trec_eval", measures=["map", "precision"])
+    scores = mixed.evaluate(["map", "precision"], undefined=conventions["undefined"])
+    assert scores.coords["topic"].tolist() == ["q1"]
+    assert scores.values.ravel().tolist() == [1.0, 0.5]

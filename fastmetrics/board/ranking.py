@@ -142,9 +142,10 @@ def leaderboard(
 
     Parameters
     ----------
-    tensor : ConfusionTensor
+    tensor : ConfusionTensor or MixedCounts
         Counts over ``(system, topic)`` (``topic`` optional), or over the axes named by
-        ``system`` and ``topic``.
+        ``system`` and ``topic``; a :class:`~fastmetrics.tensor.MixedCounts` (hard counts and
+        ranked lists of the same runs) ranks point and ranking measures in one board.
     measures : sequence of str
         Measure names or specs (``"f1@macro"`` for multiclass averaging).
     baselines : bool, default True

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._errors import ParameterError
-from ..measures import registry
+from ..measures import api, mixed, registry
 from ..measures.evaluation import evaluate, values_over
 from ..measures.positive import positive_counts
-from ..tensor import Roles, Scores
+from ..tensor import MixedCounts, Roles, Scores
 from .baselines import BASELINES, baseline_counts, pooled_squares, random_baselines
 from .thresholds import held_out_scores
 
@@ -90,8 +90,9 @@ def board_values(
 
     Parameters
     ----------
-    tensor : ConfusionTensor
-        Counts over ``(system[, topic])``.
+    tensor : ConfusionTensor or MixedCounts
+        Counts over ``(system[, topic])``; a :class:`~fastmetrics.tensor.MixedCounts` (hard counts
+        and ranked lists of the same runs) ranks point and ranking measures in one board.
     measures : str or sequence of str
         Names or specs.
     baselines : bool, default True
@@ -118,10 +119,18 @@ def board_values(
     roles = Roles(system, topic)
     specs = registry.parse_specs(measures)
     matrix_params = dict(matrix_params or {})
-    if select is not None:
+    if select is not None and not isinstance(tensor, MixedCounts):
         scores = evaluate(tensor, specs, smoothing=smoothing, undefined=undefined, **matrix_params)
         scores = held_out_scores(scores, select, folds, seed, system=system, topic=topic)
         return BoardValues(specs, scores, np.full((len(specs), len(scores.coords[system])), np.nan), roles=roles)
+    if isinstance(tensor, MixedCounts):
+        if select is not None:
+            raise ParameterError(
+                "select= (--select) chooses each system's threshold on a grid; these counts are hard predictions and "
+                "ranked lists together: count a grid, or drop select."
+            )
+        options = dict(baselines=baselines, smoothing=smoothing, undefined=undefined, matrix_params=matrix_params)
+        return _mixed_board(tensor, specs, roles, **options)
     if any(spec.measure.kind != "point" for spec in specs):
         return _curve_board(tensor, specs, undefined, roles)
     _check_board_axes(tensor, roles)
@@ -175,4 +184,52 @@ def _curve_board(tensor, specs, undefined, roles: Roles) -> BoardValues:
             f"A leaderboard needs values over ({roles.system}[, {roles.topic}]); these have {scores.axes}."
         )
     n_systems = len(scores.coords[roles.system])
-    return BoardValues(specs, scores, np.full((len(specs), n_systems), np.nan), roles=roles)
+    micro = np.full((len(specs), n_systems), np.nan)
+    for i, spec in enumerate(specs):
+        if spec.measure.pooled is not None:  # defined over all topics at once (AvgRec)
+            micro[i] = api.apply_undefined(
+                spec.measure.pooled(tensor, spec, roles.system, evaluate), undefined, spec.base_label, False
+            )
+    return BoardValues(specs, scores, micro, roles=roles)
+
+
+def _mixed_board(tensor, specs, roles: Roles, **options) -> BoardValues:
+    """A leaderboard of point measures on the hard counts and the others on the sweep of the same
+    runs (:class:`~fastmetrics.tensor.MixedCounts`), rows in the order asked: the baselines of
+    the point measures, NaN for the others (a baseline has no ranking)."""
+    parts = mixed.split(tensor, specs)
+    boards = {
+        part: board_values(
+            getattr(tensor, part), [s for _, s in entries], system=roles.system, topic=roles.topic, **options
+        )
+        for part, entries in parts.items()
+    }
+    scores = mixed.merged([(boards[p].scores, [i for i, _ in parts[p]]) for p in parts])
+    systems = scores.coords[roles.system].tolist()
+    micro = np.full((len(specs), len(systems)), np.nan)
+    for part, entries in parts.items():
+        board = boards[part]
+        where = [systems.index(s) for s in board.scores.coords[roles.system].tolist()]
+        for row, (position, _) in enumerate(entries):
+            micro[position, where] = board.micro[row]
+    result = BoardValues(specs, scores, micro, roles=roles)
+    hard = boards.get(mixed.HARD)
+    if hard is not None and hard.baselines is not None:
+        result.baselines = _mixed_baselines(hard, [i for i, _ in parts[mixed.HARD]], scores, roles, len(specs))
+    return result
+
+
+def _mixed_baselines(hard: BoardValues, rows, scores, roles: Roles, n: int) -> dict:
+    """The point measures' baselines at their rows of a mixed board, over its topics."""
+    if roles.topic in scores.axes:
+        topics = scores.coords[roles.topic].tolist()
+        where = [topics.index(t) for t in hard.scores.coords[roles.topic].tolist()]
+    else:
+        topics, where = [None], [0]
+    out = {}
+    for name, (per_topic, pooled) in hard.baselines.items():
+        spread, total = np.full((n, len(topics)), np.nan), np.full(n, np.nan)
+        spread[np.ix_(rows, where)] = per_topic
+        total[rows] = pooled
+        out[name] = (spread, total)
+    return out

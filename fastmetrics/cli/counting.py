@@ -13,8 +13,12 @@ from .reading import columns, count_options, grouping, open_runs
 
 def task_of(tensor) -> str:
     """The task of counted labels: ``binary``, ``multiclass`` or ``multilabel``."""
-    from ..tensor import MultilabelTensor
+    from ..tensor import GradedRanks, MixedCounts, MultilabelTensor
 
+    if isinstance(tensor, MixedCounts):  # the task of its hard predictions
+        tensor = tensor.hard
+    if isinstance(tensor, GradedRanks):  # ranked lists: relevant or not at each grade
+        return "binary"
     if isinstance(tensor, MultilabelTensor):
         return "multilabel"
     return "binary" if tensor.m == 2 and list(tensor.classes) == [0, 1] else "multiclass"
@@ -64,10 +68,39 @@ def count_from_args(args, src=None):
     asked = count_options(args, by=by, **(_sweep_options(args, sweep) if sweep else {"score": "score"}))
     if select != "same":
         return selection_count(args, src, asked)
+    if sweep is not None and _mixed_kinds(args):
+        return mixed_count(args, src, by, sweep)
     tensor = count(src, args.gold, options=asked, progress=not args.quiet)
     if sweep is None and args.system in by and args.system not in names and isinstance(tensor, ConfusionTensor):
         tensor = one_system(tensor, args.inputs, args.system)
     return tensor
+
+
+def _mixed_kinds(args) -> bool:
+    """Whether --measures names point measures and curve or ranking ones together."""
+    from ..measures import parse_specs
+
+    kinds = {spec.measure.kind == "point" for spec in parse_specs(measure_list(args, "binary"))}
+    return len(kinds) == 2
+
+
+def mixed_count(args, src, by, sweep):
+    """The hard counts of --pred and the sweep of --thresholds of the same rows, read once: a
+    board of point measures beside curve or ranking ones (:class:`~fastmetrics.tensor.MixedCounts`)."""
+    from ..count import count
+    from ..tensor import MixedCounts
+
+    if args.pred not in src.column_names:
+        raise ParameterError(
+            f"--measures {args.measures}: the point measures read hard predictions, and the input has no "
+            f"'{args.pred}' column: name it with --pred, or ask curve and ranking measures only."
+        )
+    table = src.read_all()
+    hard = count(table, args.gold, options=count_options(args, by=by, score="score"), progress=False)
+    swept = count(
+        table, args.gold, options=count_options(args, by=by, **_sweep_options(args, sweep)), progress=not args.quiet
+    )
+    return MixedCounts(hard, swept)
 
 
 # the options whose value, when it is argparse's default, leaves the profile's in force
@@ -80,6 +113,7 @@ def profiled_count(args):
     An option given explicitly wins over the profile's; the profile's ``undefined`` becomes
     ``--undefined``'s.
     """
+    from ..measures import parse_specs
     from ..measures.profiles import PROFILES
     from ..pipeline import count_ranked
 
@@ -88,19 +122,23 @@ def profiled_count(args):
     if args.thresholds not in (None, "ranks"):
         raise ParameterError(f"--profile {args.profile} ranks each topic's items: drop --thresholds {args.thresholds}.")
     explicit = {k: getattr(args, k) for k, default in _PROFILED.items() if getattr(args, k) != default}
-    names = {k: v for k, v in columns(args).items() if k != "pred"}
+    if args.measures is None:  # the profile's measures, where none is named
+        args.measures = ",".join(PROFILES[args.profile]["measures"])
+    measures = measure_list(args, "binary")
+    gold = args.gold
+    if any(spec.measure.kind == "graded" for spec in parse_specs(measures)):
+        gold = getattr(args, "gold_path", gold)  # the grades, not the gold read binary at the relevance level
     ranks, conventions = count_ranked(
         args.inputs[0] if len(args.inputs) == 1 else list(args.inputs),
-        args.gold,
+        gold,
         profile=args.profile,
+        measures=measures,
         complete=bool(getattr(args, "complete", False)),
         format=args.format,
-        **names,
+        **columns(args),
         **explicit,
     )
     args.undefined = conventions.get("undefined")
-    if args.measures is None:  # the profile's measures, where none is named
-        args.measures = ",".join(PROFILES[args.profile]["measures"])
     args.thresholds = "ranks"
     return ranks
 

@@ -1,6 +1,6 @@
 """Measures stage: the registry of measures and their numba kernels."""
 
-from . import binary, calibration, combined, correlation, curves, graded, multiclass, rates, trec, ufuncs  # noqa: F401  (each module registers its measures)
+from . import binary, calibration, combined, correlation, curves, graded, multiclass, rates, semeval, trec, ufuncs  # noqa: F401  (each module registers its measures)
 from .api import compute, measures
 from .evaluation import evaluate
 from .multiclass import ordinal_costs

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import ParameterError, refuse_sklearn_options, suggest
-from ..tensor import ConfusionTensor, MultilabelTensor, Scores
+from ..tensor import ConfusionTensor, MixedCounts, MultilabelTensor, Scores
 from ..tensor.graded import GradedRanks
 from . import api, area_intervals, averaging, graded, intervals, positive, registry
+from .mixed import mixed_scores
 from .sweeps import curve_scores
 from .sweeps import operating_points as operating_points
 
@@ -42,8 +43,10 @@ def evaluate(
 
     Parameters
     ----------
-    tensor : ConfusionTensor or MultilabelTensor
-        The counts (a :class:`MultilabelTensor` goes to :func:`evaluate_multilabel`).
+    tensor : ConfusionTensor, MultilabelTensor, GradedRanks or MixedCounts
+        The counts (a :class:`MultilabelTensor` goes to :func:`evaluate_multilabel`; a
+        :class:`MixedCounts` sends each measure to the part it reads,
+        :func:`fastmetrics.measures.mixed.mixed_scores`).
     measures : str, MeasureSpec or sequence of them
         Names, aliases or specs (``"fbeta(beta=0.5)"``). A suffix ``@micro``, ``@macro``,
         ``@weighted`` or ``@none`` sets the averaging of that measure alone (``"f1@macro"``), so
@@ -107,6 +110,10 @@ def evaluate(
             undefined=undefined,
             warn=warn,
         )
+    if isinstance(tensor, MixedCounts):
+        options = dict(smoothing=smoothing, average=average, undefined=undefined, warn=warn, ci=ci, method=method)
+        options.update(resamples=resamples, seed=seed, interval=interval, pos_label=pos_label, **matrix_params)
+        return mixed_scores(tensor, measures, evaluate=evaluate, **options)
     if isinstance(tensor, GradedRanks):
         return graded.graded_scores(tensor, registry.parse_specs(measures), undefined=undefined, warn=warn)
     if not isinstance(tensor, ConfusionTensor):

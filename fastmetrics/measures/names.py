@@ -34,8 +34,9 @@ _TREC = {
     "ndcg": ("ndcg", None),
     "ndcg_cut": ("ndcg", "k"),
     "bpref": ("bpref", None),
-    # trec_eval prints exp of the mean of its per-topic log AP; a table's mean of log_ap is its log
-    "gm_map": ("log_ap", None),
+    # trec_eval prints GMAP, exp of the mean of its per-topic log AP: gmap's pooled (micro) value;
+    # its per-topic values (trec_eval -q) are log_ap's
+    "gm_map": ("gmap", None),
 }
 # ir_measures' measure (its own case) -> (registered measure, the parameter its @ sets, whether
 # the @ may be left out: AP and RR read the whole list without one, P@k and R@k need theirs)

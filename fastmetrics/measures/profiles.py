@@ -22,8 +22,11 @@ profile                 what it sets
                         scores equal in 32 bits tie there.
 ``semeval2016``         The SemEval-2016 Task 3 scorer (Nakov et al., 2016): ranks by score,
                         equal scores in input order (``ties="input"``), MAP and MRR of a topic
-                        without a relevant item 0 (``undefined=0``); P, R, F1 and accuracy of
-                        the ``true`` class pooled over all items (micro).
+                        without a relevant item 0 (``undefined=0``); AvgRec pooled over the
+                        questions; P, R, F1 and accuracy of the ``true`` class pooled over the
+                        items each run labels (micro; an item a run lacks is left out of them,
+                        as ranked last for MAP, AvgRec and MRR). Its measures are the official
+                        table's: MAP, AvgRec, MRR, P, R, F1, Acc.
 ======================  =========================================================================
 """
 
@@ -49,9 +52,19 @@ PROFILES = MappingProxyType(
             "measures": _TREC_MEASURES,
         },
         "semeval2016": {
-            # the scorer's MAP and MRR (its official ranking scores) when no measure is named
-            "measures": ("ranked_ap_retrieved(cutoff=10)", "reciprocal_rank(cutoff=10)"),
+            # the official table's columns, when no measure is named
+            "measures": (
+                "ranked_ap_retrieved(cutoff=10)",
+                "avgrec(cutoff=10)",
+                "reciprocal_rank(cutoff=10)",
+                "precision",
+                "recall",
+                "f1",
+                "accuracy",
+            ),
             "count": {"ties": "input", "missing": "negative"},
+            # P, R, F1 and accuracy over the items each run labels: one it lacks is left out
+            "hard": {"missing": "drop"},
             "conventions": {"undefined": 0.0, "topics": "runs", "complete": False, "average": "micro"},
         },
     }

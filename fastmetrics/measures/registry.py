@@ -177,6 +177,10 @@ class Measure:
         and Jeffreys intervals (:mod:`fastmetrics.measures.intervals`).
     properties : frozenset of str
         Flags checked by the common tests (e.g. ``"class_symmetric"``, ``"bounded"``).
+    pooled : callable or None
+        A ranking measure defined over all topics at once (SemEval-2016's AvgRec, a ratio of sums
+        over the questions): ``pooled(ranks, spec, system, evaluate)`` gives each system's value
+        (the leaderboard's micro column), ``ranks`` the ranks tensor; None: no pooled value.
     """
 
     name: str
@@ -199,6 +203,7 @@ class Measure:
     properties: frozenset = field(default_factory=frozenset)
     kind: str = "point"
     proportion: tuple | None = None
+    pooled: Callable | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:

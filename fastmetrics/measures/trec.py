@@ -16,6 +16,7 @@ gives.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numba
 import numpy as np
@@ -105,6 +106,46 @@ def log_ap(tp, fp, fn, tn, params):
     return math.log(max(total / positives, 0.00001))
 
 
+@group_kernel
+def floored_ap(tp, fp, fn, tn, params):
+    """max(AP, 0.00001), the AP whose geometric mean over topics is GMAP (0 AP without a relevant item)."""
+    return math.exp(log_ap(tp, fp, fn, tn, params))
+
+
+def topic_values(ranks, asked, system, evaluate) -> np.ndarray:
+    """Ranking measures of every list, ``values[measure, system, topic cells]``: what a measure
+    defined over all topics at once (a registry record's ``pooled``) sums or averages.
+
+    Parameters
+    ----------
+    ranks : ConfusionTensor
+        Ranked lists (``thresholds="ranks"``) over ``(system[, topic])``.
+    asked : list of str
+        Measure specs.
+    system : str
+        The axis playing the system.
+    evaluate : callable
+        :func:`fastmetrics.measures.evaluation.evaluate`.
+
+    Returns
+    -------
+    ndarray of float64, shape (measures, systems, cells)
+    """
+    scores = evaluate(ranks, asked)
+    values = np.moveaxis(scores.values, 1 + scores.axes.index(system), 1)
+    return values.reshape(values.shape[:2] + (-1,))
+
+
+def pooled_gmap(ranks, spec, system, evaluate) -> np.ndarray:
+    """Each system's GMAP, exp of the mean over its topics of log max(AP, 0.00001), as trec_eval
+    prints ``gm_map``; the arguments are those of a record's ``pooled``
+    (:class:`~fastmetrics.measures.registry.Measure`)."""
+    values = topic_values(ranks, ["log_ap"], system, evaluate)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a system without a topic: NaN
+        return np.exp(np.nanmean(values, axis=1))
+
+
 _RANKING = dict(higher_is_better=True, family="none", kind="ranking", range=(0.0, 1.0))
 _TREC = "trec_eval 10.0 (Buckley & Voorhees, 2005, in TREC: Experiment and Evaluation in Information Retrieval)"
 _NO_RELEVANT = "the topic has no relevant item"
@@ -169,6 +210,21 @@ register(
             Param("recall", 0.0, "the recall level r", low=0.0, high=1.0),
             Param("carry", 0.5, "added to r R before rounding down: 0.5 (trec_eval 10), 0.9 (9.x)", low=0.0, high=1.0),
         ),
+        **_RANKING,
+    )
+)
+register(
+    Measure(
+        name="gmap",
+        kernel=floored_ap,
+        aliases=("gm_ap",),
+        summary="Geometric mean average precision (trec_eval's gm_map): per topic max(AP, 0.00001); over "
+        "topics the geometric mean, a leaderboard's micro column (its macro column is the arithmetic mean).",
+        formula="per topic max(AP, 10^-5); GMAP = exp(mean_topics log max(AP, 10^-5))",
+        latex=r"\mathrm{GMAP} = \exp\Big(\frac{1}{|Q|}\sum_q \log \max(\mathrm{AP}_q, 10^{-5})\Big)",
+        undefined_when="never (a topic without a relevant item: AP 0, floored at 10^-5, as trec_eval)",
+        reference=_TREC + "; Robertson (2006), On GMAP",
+        pooled=pooled_gmap,
         **_RANKING,
     )
 )

@@ -16,12 +16,14 @@ from .combining import counts_at
 from .counts import LAYOUT_KEY, ConfusionTensor, MultilabelTensor, combine, pool_cells
 from .graded import GradedRanks
 from .labels import Roles, group_starts
+from .mixed import MixedCounts
 from .scores import Scores
 
 __all__ = [
     "LAYOUT_KEY",
     "ConfusionTensor",
     "GradedRanks",
+    "MixedCounts",
     "MultilabelTensor",
     "Roles",
     "Scores",

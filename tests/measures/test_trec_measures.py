@@ -173,7 +173,7 @@ def test_trec_eval_and_ir_measures_names_resolve_to_the_registry():
         "bpref": "bpref",
         "Bpref": "bpref",
         "Judged@10": "judged_at_k",
-        "gm_map": "log_ap",
+        "gm_map": "gmap",
     }
     for name, label in expected.items():
         assert parse_spec(name).label == label, name
