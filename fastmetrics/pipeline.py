@@ -413,20 +413,13 @@ def count_ranked(source, gold, *, profile: str | None = None, measures=None, **e
     options, conventions = with_profile(profile, explicit)
     options["thresholds"] = "ranks"
     graded = measures is not None and any(s.measure.kind == GRADED_KIND for s in parse_specs(measures))
-    score, item = options.get("score", "score"), options.get("item", "item")
-    if conventions.get("score_bits", 64) == 32 or graded or options.get("ties") == "trec":
-        # read once for the several counts of a graded sweep, rounded once, sorted once
+    score = options.get("score", "score")
+    if conventions.get("score_bits", 64) == 32:
+        # rounded once, before the count orders the lists (by trec_eval's ties: count(ties="trec"))
         if not isinstance(source, pa.Table):
             source = read_runs(source, options.get("format", "auto"))
             options["format"] = "auto"
-        if conventions.get("score_bits", 64) == 32:
-            source = _float32_scores(source, score)
-        if options.get("ties") == "trec" and {score, item} <= set(source.column_names):
-            groups = (options.get("system", "system"), options.get("topic", "topic"))
-            keys = [(c, "ascending") for c in groups if c in source.column_names]
-            keys += [(score, "descending"), (item, "descending")]  # trec_eval's qsort
-            source = source.take(pc.sort_indices(source, sort_keys=keys))
-            options["ties"] = "input"
+        source = _float32_scores(source, score)
     level = conventions.get("relevance_level", 1)
     if graded:
         options.pop("thresholds")

@@ -521,14 +521,15 @@ def _trec_ordered(src, gold, *, by, score, **options):
     return _rank_sweep_of_strings(ordered, gold, by=by, score=score, ties="input", **options)
 
 
-def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
+def _rank_sweep_of_strings(src, gold, *, by, score, ties, levels=None, **options):
     """:func:`rank_sweep` by :mod:`._ranks` (string ids hashed once, no Arrow join), or None for
-    an input that path does not cover: the general path then counts it, or names its error."""
+    an input that path does not cover: the general path then counts it, or names its error.
+    With ``levels``, one sweep a grade level (see :func:`rank_sweeps_at_levels`)."""
     system, topic, item = options["system"], options["topic"], options["item"]
     columns = (system, topic, item, score)
     if (
         gold is None
-        or ties != "input"
+        or ties not in ("input", "trec")
         or tuple(by) != (system, topic)
         or any(options[k] is not None for k in ("weight", "coords", "classes"))
         or options["task"] not in ("auto", "binary")
@@ -544,11 +545,52 @@ def _rank_sweep_of_strings(src, gold, *, by, score, ties, **options):
     runs = src.read_all(list(columns))
     try:
         return rank_sweep_of_strings(
-            runs, gold_table, missing=options["missing"], unjudged=options["unjudged"], columns=columns
+            runs,
+            gold_table,
+            missing=options["missing"],
+            unjudged=options["unjudged"],
+            columns=columns,
+            ties=ties,
+            levels=levels,
         )
     except InputError:  # a (topic, item) judged twice: named as the general path names it (file, rows)
         normalised_gold(gold, item, options["gold_column"], topic=topic)
         raise
+
+
+def rank_sweeps_at_levels(source, gold, levels, *, ties="input", format="auto", native=None, **options):
+    """Ranks sweeps of string-keyed runs at several grade levels in one pass, or None.
+
+    Parameters
+    ----------
+    source : path or table
+        The runs, as :func:`count` reads them.
+    gold : pyarrow.Table
+        ``topic, item`` and numeric grades (``gold_column``).
+    levels : sequence of float
+        Sweep ``j`` counts "grade >= levels[j]" as the positive class.
+    ties : {"input", "trec"}, default "input"
+    format : str, default "auto"
+    native : bool, optional
+    **options
+        :func:`count`'s roles (``system``, ``topic``, ``item``, ``score``, ``gold_column``) and
+        ``missing``, ``unjudged``.
+
+    Returns
+    -------
+    tuple of ConfusionTensor or None
+        One ranks sweep a level, the same cells in each; None where the one-pass path does not
+        apply (the caller then counts each level with :func:`count`, which names any error).
+    """
+    named = dict(system="system", topic="topic", item="item", score="score", gold_column="gold")
+    named |= dict(missing="error", unjudged="error", weight=None, coords=None, classes=None, task="auto")
+    named |= options
+    with native_setting(native):
+        src = open_source(source, format=format)
+        if saved_layout(src.schema).get("roles") or _list_typed(src, named["score"]):
+            return None
+        by = (named["system"], named["topic"])
+        return _rank_sweep_of_strings(src, gold, by=by, ties=ties, levels=levels, **named)
 
 
 def _list_typed(src, column: str) -> bool:
