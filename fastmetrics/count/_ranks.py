@@ -34,6 +34,7 @@ from .. import _memory, _strings
 from .._strings import string_buffers
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
+from ._ties import trec_order
 from .goldkeys import check_unique_gold
 
 OK, DUPLICATE_GOLD, DUPLICATE_RUN, UNJUDGED, LONG_PROBE = 0, 1, 2, 3, 4
@@ -255,64 +256,14 @@ def _join_topics(t0, t1, gold, run, segments, unjudged_error, out, status, c):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _after(off, data, a, b):
-    """Whether string ``a`` sorts after string ``b`` (bytes compared as unsigned, a prefix first:
-    C's ``strcmp``, by which trec_eval orders equal scores)."""
-    a0, a1, b0, b1 = np.int64(off[a]), np.int64(off[a + 1]), np.int64(off[b]), np.int64(off[b + 1])
-    for k in range(min(a1 - a0, b1 - b0)):
-        if data[a0 + k] != data[b0 + k]:
-            return data[a0 + k] > data[b0 + k]
-    return a1 - a0 > b1 - b0
-
-
-@njit(cache=True, nogil=True)
-def _by_item_descending(rows, lo, hi, off, data, tmp):
-    """Sort ``rows[lo:hi]`` (equal scores) by decreasing item string: a merge sort, any number of ties."""
-    width = 1
-    while width < hi - lo:
-        for left in range(lo, hi, 2 * width):
-            mid, right = min(left + width, hi), min(left + 2 * width, hi)
-            i, j, k = left, mid, left
-            while i < mid and j < right:
-                if _after(off, data, rows[j], rows[i]):
-                    tmp[k] = rows[j]
-                    j += 1
-                else:
-                    tmp[k] = rows[i]
-                    i += 1
-                k += 1
-            tmp[k : k + mid - i] = rows[i:mid]
-            k += mid - i
-            tmp[k : k + right - j] = rows[j:right]
-        rows[lo:hi] = tmp[lo:hi]
-        width *= 2
-
-
-@njit(cache=True, nogil=True)
-def _trec_order(rows, score, off, data):
-    """``rows`` by decreasing score, equal scores by decreasing item (trec_eval's qsort), in place;
-    a list already in that order (as a run file's usually is) is only checked."""
-    n = rows.size
-    ordered = True
-    for i in range(1, n):
-        a, b = rows[i - 1], rows[i]
-        if score[b] > score[a] or (score[b] == score[a] and not _after(off, data, a, b)):
-            ordered = False
-            break
-    if ordered:
-        return rows
-    keys = np.empty(n, np.float64)
-    for i in range(n):
-        keys[i] = -score[rows[i]]
-    rows = rows[np.argsort(keys, kind="mergesort")]
-    tmp = np.empty(n, np.int64)
-    lo = 0
-    for i in range(1, n + 1):
-        if i == n or score[rows[i]] != score[rows[lo]]:
-            if i - lo > 1:
-                _by_item_descending(rows, lo, i, off, data, tmp)
-            lo = i
-    return rows
+def _count_level(rows, relevant, total, positives, counts):
+    tp = 0
+    for i in range(rows.size):
+        tp += relevant[rows[i]] & 1
+        counts[i, 1, 1] = tp
+        counts[i, 1, 0] = positives - tp
+        counts[i, 0, 1] = i + 1 - tp
+        counts[i, 0, 0] = total - positives - (i + 1 - tp)
 
 
 @njit(cache=True, nogil=True)
@@ -336,7 +287,7 @@ def _count_groups(g0, g1, group_segs, seg_start, seg_stop, group_out, group_topi
                 rows[i] = r
                 i += 1
         if trec:
-            rows = _trec_order(rows, score, item_off, item_data)
+            rows = trec_order(rows, score, item_off, item_data)
         else:
             for i in range(1, n):
                 if score[rows[i]] > score[rows[i - 1]]:
@@ -358,8 +309,12 @@ def _count_groups(g0, g1, group_segs, seg_start, seg_stop, group_out, group_topi
         tp[:] = 0
         o = group_out[g]
         for i in range(n):
-            bits = relevant[rows[i]]
             rank[o + i] = i + 1
+        if levels == 1:  # the binary sweep, its running count in a register
+            _count_level(rows, relevant, total, positives[0], counts[0, o : o + n])
+            continue
+        for i in range(n):
+            bits = relevant[rows[i]]
             for j in range(levels):
                 tp[j] += (bits >> j) & 1
                 fp = i + 1 - tp[j]
