@@ -12,7 +12,9 @@ and boolean labels, without a pyarrow sort, join or group-by. Each string is rea
   item a run returns; those the gold lacks become the topic's unjudged, non-relevant items), small
   enough to stay in cache, topics on every thread;
 - each group's rows, already in decreasing score order in a run file, are counted at every rank in
-  one pass (a stable sort first when they are not).
+  one pass (a stable sort first when they are not; with ``ties="trec"`` equal scores by decreasing
+  item, as trec_eval orders them, :mod:`._ties`); with grade ``levels``, the same pass counts one
+  sweep a level (the graded judgements of nDCG and bpref).
 
 It returns None -- the general path then counts, and raises the error the input deserves -- for any
 input it does not cover: other column types, non-finite scores, a duplicated item or gold line,
