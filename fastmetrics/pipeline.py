@@ -417,25 +417,18 @@ def count_ranked(source, gold, *, profile: str | None = None, measures=None, **e
     specs = parse_specs(measures) if measures is not None else []
     graded = any(s.measure.kind == GRADED_KIND for s in specs)
     point = any(s.measure.kind == "point" for s in specs)
-    score, item = options.get("score", "score"), options.get("item", "item")
+    score = options.get("score", "score")
     if point and not isinstance(source, pa.Table):  # the hard counts and the ranked lists from one read
         source = read_runs(source, options.get("format", "auto"))
         options["format"] = "auto"
     pred = options.pop("pred", "pred")  # the hard counts' column; the ranked lists read the scores
     hard = _hard_counts(source, gold, profile, dict(options, pred=pred), explicit) if point else None
-    if conventions.get("score_bits", 64) == 32 or graded or options.get("ties") == "trec":
-        # read once for the several counts of a graded sweep, rounded once, sorted once
+    if conventions.get("score_bits", 64) == 32:
+        # rounded once, before the count orders the lists (by trec_eval's ties: count(ties="trec"))
         if not isinstance(source, pa.Table):
             source = read_runs(source, options.get("format", "auto"))
             options["format"] = "auto"
-        if conventions.get("score_bits", 64) == 32:
-            source = _float32_scores(source, score)
-        if options.get("ties") == "trec" and {score, item} <= set(source.column_names):
-            groups = (options.get("system", "system"), options.get("topic", "topic"))
-            keys = [(c, "ascending") for c in groups if c in source.column_names]
-            keys += [(score, "descending"), (item, "descending")]  # trec_eval's qsort
-            source = source.take(pc.sort_indices(source, sort_keys=keys))
-            options["ties"] = "input"
+        source = _float32_scores(source, score)
     level = conventions.get("relevance_level", 1)
     if graded:
         options.pop("thresholds")

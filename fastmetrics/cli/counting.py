@@ -85,8 +85,10 @@ def _mixed_kinds(args) -> bool:
 
 
 def mixed_count(args, src, by, sweep):
-    """The hard counts of --pred and the sweep of --thresholds of the same rows, read once: a
-    board of point measures beside curve or ranking ones (:class:`~fastmetrics.tensor.MixedCounts`)."""
+    """The hard counts of --pred and the sweep of --thresholds of the same rows, read once.
+
+    A board of point measures beside curve or ranking ones (:class:`~fastmetrics.tensor.MixedCounts`).
+    """
     from ..count import count
     from ..tensor import MixedCounts
 

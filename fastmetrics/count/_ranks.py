@@ -12,7 +12,9 @@ and boolean labels, without a pyarrow sort, join or group-by. Each string is rea
   item a run returns; those the gold lacks become the topic's unjudged, non-relevant items), small
   enough to stay in cache, topics on every thread;
 - each group's rows, already in decreasing score order in a run file, are counted at every rank in
-  one pass (a stable sort first when they are not).
+  one pass (a stable sort first when they are not; with ``ties="trec"`` equal scores by decreasing
+  item, as trec_eval orders them, :mod:`._ties`); with grade ``levels``, the same pass counts one
+  sweep a level (the graded judgements of nDCG and bpref).
 
 It returns None -- the general path then counts, and raises the error the input deserves -- for any
 input it does not cover: other column types, non-finite scores, a duplicated item or gold line,
@@ -34,6 +36,7 @@ from .. import _memory, _strings
 from .._strings import string_buffers
 from .._threads import on_threads
 from ..tensor import ConfusionTensor
+from ._ties import trec_order
 from .goldkeys import check_unique_gold
 
 OK, DUPLICATE_GOLD, DUPLICATE_RUN, UNJUDGED, LONG_PROBE = 0, 1, 2, 3, 4
@@ -254,24 +257,29 @@ def _join_topics(t0, t1, gold, run, segments, unjudged_error, out, status, c):
         t += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _count_level(rows, relevant, total, positives, counts):
+    tp = 0
+    for i in range(rows.size):
+        tp += relevant[rows[i]] & 1
+        counts[i, 1, 1] = tp
+        counts[i, 1, 0] = positives - tp
+        counts[i, 0, 1] = i + 1 - tp
+        counts[i, 0, 0] = total - positives - (i + 1 - tp)
+
+
 @njit(cache=True, nogil=True)
-def _count_groups(
-    g0,
-    g1,
-    group_segs,
-    seg_start,
-    seg_stop,
-    group_out,
-    group_topic,
-    score,
-    relevant,
-    n_items,
-    n_relevant,
-    drop,
-    counts,
-    rank,
-):
-    """Counts at every rank of groups ``g0:g1``: rows by decreasing score, ties in input order."""
+def _count_groups(g0, g1, group_segs, seg_start, seg_stop, group_out, group_topic, score, ranked, joined, out):
+    """Counts at every rank of groups ``g0:g1``: rows by decreasing score, ties in input order (or,
+    with ``trec``, by decreasing item). ``joined``: each row's levels reached (bit ``j``: level
+    ``j``), the topics' items and their items reaching each level; ``out``: ``counts[level, cell]``
+    and each cell's rank."""
+    trec, item_off, item_data, drop = ranked
+    relevant, n_items, n_relevant = joined
+    counts, rank = out
+    levels = counts.shape[0]
+    tp = np.empty(levels, np.int64)
+    positives = np.empty(levels, np.int64)
     for g in range(g0, g1):
         n = group_out[g + 1] - group_out[g]
         rows = np.empty(n, np.int64)
@@ -280,32 +288,42 @@ def _count_groups(
             for r in range(seg_start[q], seg_stop[q]):
                 rows[i] = r
                 i += 1
-        ordered = True
-        for i in range(1, n):
-            if score[rows[i]] > score[rows[i - 1]]:
-                ordered = False
-                break
-        if not ordered:
-            keys = np.empty(n, np.float64)
-            for i in range(n):
-                keys[i] = -score[rows[i]]
-            rows = rows[np.argsort(keys, kind="mergesort")]
-        if drop:
-            total, positives = n, 0
-            for i in range(n):
-                positives += relevant[rows[i]]
+        if trec:
+            rows = trec_order(rows, score, item_off, item_data)
         else:
-            total, positives = n_items[group_topic[g]], n_relevant[group_topic[g]]
-        tp = 0
+            for i in range(1, n):
+                if score[rows[i]] > score[rows[i - 1]]:
+                    keys = np.empty(n, np.float64)
+                    for k in range(n):
+                        keys[k] = -score[rows[k]]
+                    rows = rows[np.argsort(keys, kind="mergesort")]
+                    break
+        if drop:
+            total = n
+            for j in range(levels):
+                positives[j] = 0
+                for i in range(n):
+                    positives[j] += (relevant[rows[i]] >> j) & 1
+        else:
+            total = n_items[group_topic[g]]
+            for j in range(levels):
+                positives[j] = n_relevant[group_topic[g], j]
+        tp[:] = 0
         o = group_out[g]
         for i in range(n):
-            tp += relevant[rows[i]]
-            fp = i + 1 - tp
-            counts[o + i, 1, 1] = tp
-            counts[o + i, 1, 0] = positives - tp
-            counts[o + i, 0, 1] = fp
-            counts[o + i, 0, 0] = total - positives - fp
             rank[o + i] = i + 1
+        if levels == 1:  # the binary sweep, its running count in a register
+            _count_level(rows, relevant, total, positives[0], counts[0, o : o + n])
+            continue
+        for i in range(n):
+            bits = relevant[rows[i]]
+            for j in range(levels):
+                tp[j] += (bits >> j) & 1
+                fp = i + 1 - tp[j]
+                counts[j, o + i, 1, 1] = tp[j]
+                counts[j, o + i, 1, 0] = positives[j] - tp[j]
+                counts[j, o + i, 0, 1] = fp
+                counts[j, o + i, 0, 0] = total - positives[j] - fp
 
 
 def _string(array) -> pa.Array | None:
@@ -383,12 +401,13 @@ def _segments(systems: pa.Array, topics: pa.Array, gold_topics: pa.Array) -> _Se
     )
 
 
-def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table, unjudged: str):
-    """``(relevant per run row, items per topic, relevant items per topic)``, or None."""
+def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table, labels, unjudged: str):
+    """``(levels reached per run row, items per topic, items reaching each level per topic)``, or
+    None; ``labels``: each gold row's levels reached, bit ``j`` for level ``j``, and the number of levels."""
+    labels, levels = labels
     n_topics = len(seg.topic_labels)
     relevant = _memory.empty(len(items), np.int64)
     out = (relevant, np.zeros(n_topics, np.int64), np.zeros(n_topics, np.int64))
-    labels = gold.column("gold").combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
     gold_items = (*string_buffers(gold_items), seg.gold_order, seg.gold_start, labels)
     segments = (seg.start, seg.stop, seg.group, seg.topic_segs, seg.topic_rows)
     bounds = _chunks(seg.topic_rows + np.diff(seg.gold_start), 8 * numba.get_num_threads())
@@ -397,7 +416,12 @@ def _join(seg: _Segments, items: pa.Array, gold_items: pa.Array, gold: pa.Table,
     on_threads(_join_topics, [(bounds[c], bounds[c + 1], *common, c) for c in range(bounds.size - 1)])
     if (status[:, 0] == DUPLICATE_GOLD).any():
         check_unique_gold(gold, ["topic", "item"])  # names the judged item, as the general path does
-    return None if status[:, 0].any() else out
+    if status[:, 0].any():
+        return None
+    topic_of = np.repeat(np.arange(n_topics), np.diff(seg.gold_start))
+    ordered = labels[seg.gold_order]
+    reached = [np.bincount(topic_of, (ordered >> j) & 1, minlength=n_topics) for j in range(levels)]
+    return relevant, out[1], np.stack(reached, axis=1).astype(np.int64)
 
 
 def _repeated(labels: pa.Array, codes: np.ndarray, group_out: np.ndarray) -> np.ndarray:
@@ -415,9 +439,10 @@ def _repeated(labels: pa.Array, codes: np.ndarray, group_out: np.ndarray) -> np.
     return out
 
 
-def _counted(seg: _Segments, score: np.ndarray, joined, missing: str, names=("system", "topic")):
-    """The tensor: groups by system, then topic (both sorted labels); None when an item is missing
-    under ``missing="error"`` (the general path names it)."""
+def _counted(seg: _Segments, score: np.ndarray, joined, missing: str, ranked, levels: int, names=("system", "topic")):
+    """The tensors, one a level: groups by system, then topic (both sorted labels); None when an
+    item is missing under ``missing="error"`` (the general path names it). ``ranked``: ``(trec,
+    item offsets, item data)``."""
     relevant, n_items, n_relevant = joined
     first = np.flatnonzero(np.append(True, seg.group[1:] != seg.group[:-1]))
     topic, system = seg.topic[first], seg.system[first]
@@ -435,24 +460,35 @@ def _counted(seg: _Segments, score: np.ndarray, joined, missing: str, names=("sy
     picked = np.arange(int(lengths.sum())) + np.repeat(segs_start - (np.cumsum(lengths) - lengths), lengths)
     topic, system, rows = topic[order], system[order], rows[order]
     group_out = np.append(0, np.cumsum(rows))
-    counts, rank = _memory.empty((group_out[-1], 2, 2), np.int64), _memory.empty(group_out[-1], np.int64)
+    counts = _memory.empty((levels, group_out[-1], 2, 2), np.int64)
+    rank = _memory.empty(group_out[-1], np.int64)
     bounds = _chunks(rows, 8 * numba.get_num_threads())
     args = (np.append(0, np.cumsum(segs_stop - segs_start)), seg.start[picked], seg.stop[picked], group_out, topic)
-    args += (score, relevant, n_items, n_relevant, missing == "drop", counts, rank)
+    args += (score, (*ranked, missing == "drop"), (relevant, n_items, n_relevant), (counts, rank))
     on_threads(_count_groups, [(bounds[c], bounds[c + 1], *args) for c in range(bounds.size - 1)])
     coords = {
         names[0]: _repeated(seg.system_labels, system, group_out),
         names[1]: _repeated(seg.topic_labels, topic, group_out),
         "rank": rank,
     }
-    tensor = ConfusionTensor(counts, ("cell",), coords, coord_axes={c: "cell" for c in coords}, classes=[0, 1])
-    # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
-    tensor._group_starts = (tuple(names), (tensor.coords[names[0]], tensor.coords[names[1]]), group_out)
-    return tensor
+    tensors = []
+    for level in counts:
+        tensor = ConfusionTensor(level, ("cell",), dict(coords), coord_axes={c: "cell" for c in coords}, classes=[0, 1])
+        # the groups' first cells, for the measures (fastmetrics.tensor.group_starts would compare strings)
+        tensor._group_starts = (tuple(names), (tensor.coords[names[0]], tensor.coords[names[1]]), group_out)
+        tensors.append(tensor)
+    return tuple(tensors)
 
 
 def rank_sweep_of_strings(
-    runs: pa.Table, gold: pa.Table, *, missing: str, unjudged: str, columns=("system", "topic", "item", "score")
+    runs: pa.Table,
+    gold: pa.Table,
+    *,
+    missing: str,
+    unjudged: str,
+    columns=("system", "topic", "item", "score"),
+    ties: str = "input",
+    levels=None,
 ):
     """The ranks sweep of ``runs`` (``system, topic, item, score``) against ``gold``, or None.
 
@@ -462,15 +498,23 @@ def rank_sweep_of_strings(
         ``system, topic, item`` strings and a float64 ``score``, in input order, in the columns
         ``columns`` names; the result's coordinates take the names of the first two.
     gold : pyarrow.Table
-        ``topic, item`` strings and a boolean ``gold``.
+        ``topic, item`` strings and a boolean ``gold`` (numeric grades with ``levels``).
     missing : {"error", "negative", "drop"}
     unjudged : {"error", "negative"}
+    columns : tuple of str
+    ties : {"input", "trec"}, default "input"
+        The order of equal scores: the input's, or trec_eval's (decreasing item id, as C's
+        ``strcmp`` compares bytes).
+    levels : sequence of float, optional
+        Count one sweep a level, the positive class "grade >= level", all in the same pass (at
+        most 63 levels).
 
     Returns
     -------
-    ConfusionTensor or None
-        ``counts[cell, 2, 2]`` with per-cell ``system, topic, rank``, equal to the general path's;
-        None when the input is not one this path covers (see the module docstring).
+    ConfusionTensor, tuple of ConfusionTensor, or None
+        ``counts[cell, 2, 2]`` with per-cell ``system, topic, rank``, equal to the general path's
+        (a tuple of them, one a level, with ``levels``); None when the input is not one this path
+        covers (see the module docstring).
 
     Raises
     ------
@@ -482,11 +526,32 @@ def rank_sweep_of_strings(
     score = runs.column(columns[3])
     if any(c is None for c in (systems, topics, items, gold_topics, gold_items)) or score.type != pa.float64():
         return None
-    if score.null_count or not pa.types.is_boolean(gold.schema.field("gold").type) or gold.column("gold").null_count:
+    labels = _level_bits(gold.column("gold"), levels)
+    if score.null_count or labels is None or ties not in ("input", "trec"):
         return None
     score = score.to_numpy()
     if len(topics) == 0 or len(gold_topics) == 0 or not np.isfinite(score).all():
         return None
     seg = _segments(systems, topics, gold_topics)
-    joined = _join(seg, items, gold_items, gold, unjudged)
-    return None if joined is None else _counted(seg, score, joined, missing, columns[:2])
+    n_levels = 1 if levels is None else len(levels)
+    joined = _join(seg, items, gold_items, gold, (labels, n_levels), unjudged)
+    if joined is None:
+        return None
+    ranked = (ties == "trec", *string_buffers(items))
+    tensors = _counted(seg, score, joined, missing, ranked, n_levels, columns[:2])
+    return tensors if tensors is None or levels is not None else tensors[0]
+
+
+def _level_bits(gold: pa.ChunkedArray, levels) -> np.ndarray | None:
+    """Each gold row's levels reached (bit ``j``: grade >= ``levels[j]``); booleans without
+    ``levels``; None for labels this path does not take."""
+    kind = gold.type
+    if levels is None and not gold.null_count:
+        return gold.to_numpy(zero_copy_only=False).astype(np.int64) if pa.types.is_boolean(kind) else None
+    if gold.null_count or not (pa.types.is_integer(kind) or pa.types.is_floating(kind)) or not 0 < len(levels) < 64:
+        return None
+    grades = gold.to_numpy(zero_copy_only=False).astype(np.float64)
+    bits = np.zeros(grades.size, np.int64)
+    for j, level in enumerate(levels):
+        bits |= (grades >= level).astype(np.int64) << j
+    return bits

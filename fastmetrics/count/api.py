@@ -492,17 +492,19 @@ def _trec_ordered(src, gold, options: CountOptions):
     return _rank_sweep_of_strings(ordered, gold, replace(options, ties="input"))
 
 
-def _rank_sweep_of_strings(src, gold, options: CountOptions):
+def _rank_sweep_of_strings(src, gold, options: CountOptions, levels=None):
     """:func:`rank_sweep` by :mod:`._ranks` (string ids hashed once, no Arrow join), or None for
-    an input that path does not cover: the general path then counts it, or names its error."""
+    an input that path does not cover: the general path then counts it, or names its error.
+    With ``levels``, one sweep a grade level (see :func:`rank_sweeps_at_levels`)."""
     system, topic, item = options.system, options.topic, options.item
     columns = (system, topic, item, options.score)
     if (
         gold is None
-        or options.ties != "input"
+        or options.ties not in ("input", "trec")
         or options.by != (system, topic)
         or any(getattr(options, k) is not None for k in ("weight", "coords", "classes"))
         or options.task not in ("auto", "binary")
+        or options.unjudged not in ("error", "negative")
         or len(set(columns)) < 4
         or not all(c in src.column_names for c in columns)
     ):
@@ -513,11 +515,50 @@ def _rank_sweep_of_strings(src, gold, options: CountOptions):
     runs = src.read_all(list(columns))
     try:
         return rank_sweep_of_strings(
-            runs, gold_table, missing=options.missing, unjudged=options.unjudged, columns=columns
+            runs,
+            gold_table,
+            missing=options.missing,
+            unjudged=options.unjudged,
+            columns=columns,
+            ties=options.ties,
+            levels=levels,
         )
     except InputError:  # a (topic, item) judged twice: named as the general path names it (file, rows)
         normalised_gold(gold, item, options.gold_column, topic=topic)
         raise
+
+
+def rank_sweeps_at_levels(source, gold, levels, *, ties="input", format="auto", native=None, **options):
+    """Ranks sweeps of string-keyed runs at several grade levels in one pass, or None.
+
+    Parameters
+    ----------
+    source : path or table
+        The runs, as :func:`count` reads them.
+    gold : pyarrow.Table
+        ``topic, item`` and numeric grades (``gold_column``).
+    levels : sequence of float
+        Sweep ``j`` counts "grade >= levels[j]" as the positive class.
+    ties : {"input", "trec"}, default "input"
+    format : str, default "auto"
+    native : bool, optional
+    **options
+        :func:`count`'s roles (``system``, ``topic``, ``item``, ``score``, ``gold_column``) and
+        ``missing``, ``unjudged``.
+
+    Returns
+    -------
+    tuple of ConfusionTensor or None
+        One ranks sweep a level, the same cells in each; None where the one-pass path does not
+        apply (the caller then counts each level with :func:`count`, which names any error).
+    """
+    named = dict(system="system", topic="topic", item="item", score="score", gold_column="gold") | options
+    asked = CountOptions(by=(named["system"], named["topic"]), thresholds="ranks", ties=ties, **named)
+    with native_setting(native):
+        src = open_source(source, format=format)
+        if saved_layout(src.schema).get("roles") or _list_typed(src, asked.score):
+            return None
+        return _rank_sweep_of_strings(src, gold, asked, levels=levels)
 
 
 def _list_typed(src, column: str) -> bool:

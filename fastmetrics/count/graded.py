@@ -12,7 +12,10 @@ from .._errors import InputError
 from ..io import read_gold, read_qrels
 from ..io.paths import detect_format
 from ..tensor.graded import GradedRanks
-from .api import count
+from .api import count, rank_sweeps_at_levels
+
+# the options the one-pass sweep of every grade takes (others: a count per grade)
+_ONE_PASS = {"ties", "missing", "unjudged", "format", "system", "topic", "item", "score"}
 
 
 def graded_table(gold, *, gold_column: str = "gold", native=None) -> pa.Table:
@@ -76,6 +79,12 @@ def count_graded(source, gold, *, relevance_level: float = 1.0, gold_column: str
     table = graded_table(gold, gold_column=gold_column, native=native)
     values = table[gold_column].to_numpy(zero_copy_only=False)
     grades = np.unique(values[values > 0])
+    if set(options) <= _ONE_PASS:
+        # every grade and the judged items in one join and one sweep of the ranked lists
+        levels = [*grades.tolist(), 0.0]
+        swept = rank_sweeps_at_levels(source, table, levels, gold_column=gold_column, native=native, **options)
+        if swept is not None:
+            return GradedRanks(grades.astype(np.float64), swept[:-1], swept[-1], float(relevance_level))
 
     def at(level):
         binary = pc.greater_equal(table[gold_column], pa.scalar(level, pa.float64()))
