@@ -35,10 +35,12 @@ def avgrec(tp, fp, fn, tn, params):
 
 
 def pooled_avgrec(ranks, spec, system, evaluate) -> np.ndarray:
-    """Each system's AvgRec over all its questions, the scorer's value: per depth, the items found
-    summed over the questions divided by ``min(k, R)`` summed over them, then the mean over the
-    depths; the arguments are those of a record's ``pooled``
-    (:class:`~fastmetrics.measures.registry.Measure`)."""
+    """Each system's AvgRec over all its questions, as the official scorer computes it.
+
+    Per depth, the items found summed over the questions divided by ``min(k, R)`` summed over
+    them, then the mean over the depths; the arguments are those of a record's ``pooled``
+    (:class:`~fastmetrics.measures.registry.Measure`).
+    """
     depths = int(spec.params[0])
     # TP@k of each list is k P@k (a list shorter than k counts as k), R its num_rel
     asked = [f"precision_at_k(k={k})" for k in range(1, depths + 1)] + ["num_rel"]

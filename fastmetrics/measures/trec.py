@@ -113,8 +113,10 @@ def floored_ap(tp, fp, fn, tn, params):
 
 
 def topic_values(ranks, asked, system, evaluate) -> np.ndarray:
-    """Ranking measures of every list, ``values[measure, system, topic cells]``: what a measure
-    defined over all topics at once (a registry record's ``pooled``) sums or averages.
+    """Ranking measures of every list, ``values[measure, system, topic cells]``.
+
+    What a measure defined over all topics at once (a registry record's ``pooled``) sums or
+    averages.
 
     Parameters
     ----------
@@ -137,9 +139,11 @@ def topic_values(ranks, asked, system, evaluate) -> np.ndarray:
 
 
 def pooled_gmap(ranks, spec, system, evaluate) -> np.ndarray:
-    """Each system's GMAP, exp of the mean over its topics of log max(AP, 0.00001), as trec_eval
-    prints ``gm_map``; the arguments are those of a record's ``pooled``
-    (:class:`~fastmetrics.measures.registry.Measure`)."""
+    """Each system's GMAP, as trec_eval prints ``gm_map``.
+
+    The exp of the mean over its topics of log max(AP, 0.00001); the arguments are those of a
+    record's ``pooled`` (:class:`~fastmetrics.measures.registry.Measure`).
+    """
     values = topic_values(ranks, ["log_ap"], system, evaluate)[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a system without a topic: NaN
