@@ -41,6 +41,7 @@ def action(args) -> None:
     """Compute what the report shows, once, and write it with its figures."""
     from ..pipeline import report_data
     from ..report.html import check_report_paths, write_report
+    from .output import provenance
 
     if not args.out:
         raise ParameterError("report needs --out report.html or --out report.md.")
@@ -72,7 +73,8 @@ def action(args) -> None:
         progress=not args.quiet,
         **{k: v for k, v in columns(args).items() if k not in ("pred", "weight")},
     )
-    figures = write_report(data, args.out, figures_dir=args.figures, progress=not args.quiet)
+    made = provenance(args)  # a last section: version, options, the inputs' names and hashes
+    figures = write_report(data, args.out, figures_dir=args.figures, progress=not args.quiet, provenance=made)
     print(f"wrote {args.out} ({len(figures)} figures)", file=sys.stderr)
 
 

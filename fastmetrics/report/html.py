@@ -12,6 +12,7 @@ import base64
 import datetime
 import hashlib
 import html
+import json
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -514,7 +515,9 @@ def check_report_paths(path, figures_dir=None) -> None:
         raise ParameterError(f"Cannot write the figures into '{figures_dir}': it is a file, not a folder.")
 
 
-def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None, progress: bool = False) -> list[Figure]:
+def write_report(
+    data: ReportData, path: str | os.PathLike, figures_dir=None, progress: bool = False, provenance: dict | None = None
+) -> list[Figure]:
     """Write the report by suffix (``.html`` or ``.md``) atomically, figures to ``figures_dir``.
 
     Each figure is drawn once, as PNG and -- where figure files are written -- SVG.
@@ -529,6 +532,9 @@ def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None, pr
         Where figure files go; a Markdown report defaults to ``<stem>_figures`` beside it.
     progress : bool, default False
         A progress bar of the figures drawn on stderr (on a terminal, after about a second).
+    provenance : dict, optional
+        How the numbers were made (:func:`fastmetrics.cli.output.provenance`: version, command,
+        options, the inputs' names, sizes and SHA-256), shown as the report's last section.
 
     Returns
     -------
@@ -542,7 +548,19 @@ def write_report(data: ReportData, path: str | os.PathLike, figures_dir=None, pr
     if folder is not None:
         save_figures(figures, folder)
     if markdown:
-        write_text(render_markdown(data, figures, os.path.relpath(folder, path.parent)), path)
+        text = render_markdown(data, figures, os.path.relpath(folder, path.parent))
     else:
-        write_text(render_html(data, figures), path)
+        text = render_html(data, figures)
+    write_text(text if provenance is None else _with_provenance(text, provenance, markdown), path)
     return figures
+
+
+def _with_provenance(text: str, provenance: dict, markdown: bool) -> str:
+    """``text`` with a last section saying how its numbers were made."""
+    record = json.dumps(provenance, indent=1, sort_keys=True, default=str)
+    title = "How these numbers were made"
+    if markdown:
+        return f"{text.rstrip()}\n\n## {title}\n\n```json\n{record}\n```\n"
+    block = f"<h2>{title}</h2><pre class='provenance'>{html.escape(record)}</pre>"
+    head, end, tail = text.rpartition("</body></html>")
+    return head + block + end + tail
