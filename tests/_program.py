@@ -13,8 +13,10 @@ What a fork cannot reproduce goes through a new interpreter as before: a command
 at import time (``NUMBA_*``, ``PYTHON*``, thread-library variables). ``FASTMETRICS_TEST_FORK=0``
 turns the server off for the whole run.
 
-The server forks only before it ran any kernel: numba's and pyarrow's thread pools start in each
-child, after the fork, never in the parent.
+The server forks only before it ran any of the program's kernels: numba's and pyarrow's thread
+pools start in each child, after the fork, never in the parent. It does build numba's typing and
+target contexts first (by compiling one trivial serial function), which every child would
+otherwise build again.
 """
 
 from __future__ import annotations
@@ -52,6 +54,14 @@ for name in ("fastmetrics.cli", "fastmetrics.cli.program", "fastmetrics.io", "fa
         __import__(name)
     except ImportError:
         pass
+# numba builds its typing and target contexts when a process first compiles a kernel or loads one
+# from its cache, about half a second of every command; built here once, for every child (no
+# kernel runs: the thread pools still start in the children)
+try:
+    from numba import njit
+    njit(lambda x: x + 1)(1)
+except ImportError:
+    pass
 out = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 running = {}

@@ -49,12 +49,26 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
 
 
+# set from --runslow before any test module is imported (collection follows pytest_configure)
+_RUNSLOW = False
+
+
+def examples(exhaustive: int, default: int = 50) -> int:
+    """A property test's ``max_examples``: ``exhaustive`` with ``--runslow``, at most ``default``
+    otherwise (hypothesis draws the same kinds of cases, fewer of them)."""
+    return exhaustive if _RUNSLOW else min(exhaustive, default)
+
+
 # -- the suite's budget ------------------------------------------------------------------------
 # FASTMETRICS_TEST_BUDGET=<seconds> fails every test that takes more processor time than that
 # (setup and call: this process, the processes it waited for and the commands forked for it;
 # numba compiling kernels in this process not counted, since a warm cache skips it) and prints
 # the costliest tests; FASTMETRICS_SUITE_BUDGET=<seconds> fails the run when all of them together
 # take more. docs/guides/contributing.md says how they are used.
+
+
+# the session's budget, for the hooks that get no config (the controller's, under pytest-xdist)
+_BUDGET: dict = {}
 
 
 class _Budget:
@@ -94,9 +108,11 @@ class _Budget:
 
 
 def pytest_configure(config):
+    global _RUNSLOW
+    _RUNSLOW = bool(config.getoption("--runslow", default=False))
     seconds = os.environ.get("FASTMETRICS_TEST_BUDGET")
     if seconds or os.environ.get("FASTMETRICS_SUITE_BUDGET"):
-        config._fastmetrics_budget = _Budget(float(seconds or "inf"))
+        config._fastmetrics_budget = _BUDGET["budget"] = _Budget(float(seconds or "inf"))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -115,7 +131,8 @@ def pytest_runtest_makereport(item, call):
     if budget is None or call.when != "call":
         return
     spent = budget.now() - item._fastmetrics_start
-    budget.spent[item.nodeid] = spent
+    # read back by pytest_runtest_logreport, here or, under pytest-xdist, in the controller
+    report.user_properties.append(("processor_seconds", spent))
     if report.passed and spent > budget.seconds:
         report.outcome = "failed"
         report.longrepr = (
@@ -123,6 +140,15 @@ def pytest_runtest_makereport(item, call):
             "s: make it smaller, share its fixtures, or keep a small version and mark the exhaustive one "
             "@pytest.mark.slow (docs/guides/contributing.md)"
         )
+
+
+def pytest_runtest_logreport(report):
+    budget = _BUDGET.get("budget")
+    if budget is None or report.when != "call":
+        return
+    for name, value in report.user_properties:
+        if name == "processor_seconds":
+            budget.spent[report.nodeid] = value
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 INNER = """
@@ -27,17 +29,28 @@ def test_cheap():
 
 CONFTEST = (
     "from tests.conftest import pytest_configure, pytest_runtest_protocol, pytest_runtest_makereport, "
-    "pytest_terminal_summary, pytest_sessionfinish\n"
+    "pytest_runtest_logreport, pytest_terminal_summary, pytest_sessionfinish\n"
 )
 
 
-def _inner(folder: Path, **budgets) -> subprocess.CompletedProcess:
+def _inner(folder: Path, *options: str, **budgets) -> subprocess.CompletedProcess:
     (folder / "conftest.py").write_text(CONFTEST)
     (folder / "test_inner.py").write_text(INNER)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_BUDGET")}
     env.update(budgets, PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder), "test_inner.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(folder),
+            *options,
+            "test_inner.py",
+        ],
         cwd=folder,
         env=env,
         capture_output=True,
@@ -46,8 +59,10 @@ def _inner(folder: Path, **budgets) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_test_over_the_budget_fails(tmp_path):
-    done = _inner(tmp_path, FASTMETRICS_TEST_BUDGET="0.3", FASTMETRICS_SUITE_BUDGET="0.4")
+# the README's command runs the suite on pytest-xdist workers: the controller lists their tests
+@pytest.mark.parametrize("options", [(), ("-n", "2")], ids=["one process", "two workers"])
+def test_a_test_over_the_budget_fails(tmp_path, options):
+    done = _inner(tmp_path, *options, FASTMETRICS_TEST_BUDGET="0.3", FASTMETRICS_SUITE_BUDGET="0.4")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 1 passed" in done.stdout
     assert re.search(

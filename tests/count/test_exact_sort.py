@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import fastmetrics as fm
 from fastmetrics.count import assemble, exact_counts
+from tests.conftest import examples
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -np.inf, 1e-45, -1e-45, 3.4e38, -3.4e38, 2.0**-126, 7.0]
 
@@ -61,7 +62,7 @@ def _rows(draw):
 
 
 @pytest.mark.parametrize("path", ["kernels", "numpy"])  # numpy: a small unweighted sweep
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=_rows())
 def test_exact_counts_equal_a_loop_over_thresholds(path, rows):
     group, gold, score, n_groups, weight = rows

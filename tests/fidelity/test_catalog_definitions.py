@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import fastmetrics as fm
-from tests.conftest import labels_from_counts
+from tests.conftest import examples, labels_from_counts
 
 both_classes = st.tuples(*(st.integers(0, 15) for _ in range(4))).filter(
     lambda c: 0 not in (c[0] + c[2], c[1] + c[3], c[0] + c[1], c[2] + c[3])
@@ -34,7 +34,7 @@ def logit(x):
     return math.log(x / (1 - x))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=both_classes, alpha=st.floats(0.05, 0.95), lam=st.floats(0.1, 10))
 def test_definitions(c, alpha, lam):
     tp, fp, fn, tn = c

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastmetrics as fm
+from tests.conftest import examples
 
 pycm = pytest.importorskip("pycm")
 
@@ -54,7 +55,7 @@ def as_float(value):
     return math.nan if isinstance(value, str) else float(value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(c=counts_st.filter(lambda c: (c[0] + c[2]) > 0 and (c[1] + c[3]) > 0))
 def test_against_pycm(c):
     tp, fp, fn, tn = c
@@ -109,7 +110,7 @@ def mutual_information_bits(tp, fp, fn, tn):
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=counts_st)
 def test_per_distribution_definitions(c):
     assert q("confusion_entropy", c) == pytest.approx(wei_confusion_entropy(*c), rel=1e-9, abs=1e-12)
@@ -152,7 +153,7 @@ def test_seed004_f_rs_at_most_a_quarter_on_noninformative_outputs():
 # --- seed 003 Statement 2 and seed 002 --------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=counts_st.filter(lambda c: 0 not in (c[0] + c[2], c[1] + c[3], c[0] + c[1], c[2] + c[3])))
 def test_seed003_statement2(c):
     tp, fp, fn, tn = c
@@ -166,7 +167,7 @@ def test_seed003_statement2(c):
     assert q("cd", c) == pytest.approx(math.acos(min(1.0, max(-1.0, mcc))) / math.pi, abs=1e-12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=counts_st.filter(lambda c: c[0] + c[1] + c[2] > 0))
 def test_seed002_f_star(c):
     tp, fp, fn, tn = c
@@ -188,7 +189,7 @@ def test_noninformative_smoothing_keeps_precision_at_prior():
     np.testing.assert_allclose(fm.compute("mcc", *c, smoothing="noninformative"), 0.0, atol=1e-12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(c=counts_st)
 def test_noninformative_smoothing_written_out(c):
     """seed 004 §5.2's smoothed estimates, written here from the paper's four formulas."""

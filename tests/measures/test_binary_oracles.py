@@ -16,7 +16,7 @@ from scipy import stats
 from sklearn import metrics as skm
 
 import fastmetrics as fm
-from tests.conftest import labels_from_counts
+from tests.conftest import examples, labels_from_counts
 
 counts_st = st.tuples(*(st.integers(0, 12) for _ in range(4))).filter(lambda c: sum(c) > 0)
 
@@ -64,7 +64,7 @@ ORACLES = {
 
 
 @pytest.mark.parametrize("name", sorted(ORACLES))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=counts_st)
 def test_binary_measure_against_oracle(name, c):
     oracle, undefined = ORACLES[name]
@@ -78,7 +78,7 @@ def test_binary_measure_against_oracle(name, c):
 
 
 @pytest.mark.parametrize("beta", [0.5, 2.0, 0.1, 3.7])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(c=counts_st)
 def test_fbeta_against_sklearn(beta, c):
     got = _ours("fbeta", c, beta=beta)
@@ -90,7 +90,7 @@ def test_fbeta_against_sklearn(beta, c):
     assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(c=counts_st)
 def test_proficiency_from_joint_distribution(c):
     """alpha = I(A;P)/H(A), with I from scikit-learn (nats) and H from scipy, converted to bits."""

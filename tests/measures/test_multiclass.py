@@ -12,6 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 import fastmetrics as fm
 from fastmetrics.measures import registry
+from tests.conftest import examples
 
 ALL = registry.names(kind="point")  # curve and ranking measures: tests/measures/test_curves.py
 NATIVE = [n for n in ALL if registry.get(n).multiclass is not None]
@@ -137,7 +138,7 @@ def sk(fn, *args, **kw):
         return fn(*args, **kw)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(matrices)
 def test_native_measures_match_scikit_learn(c):
     from sklearn import metrics
@@ -162,7 +163,7 @@ def test_native_measures_match_scikit_learn(c):
     assert np.isnan(prof) if entropy_gold < 1e-12 else prof == pytest.approx(mi / entropy_gold, abs=1e-12)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(matrices, st.sampled_from(["micro", "macro", "weighted"]), st.sampled_from([0.0, 1.0]))
 def test_averaged_measures_match_scikit_learn(c, average, fill):
     """f1/jaccard/precision/recall one-vs-rest; ``undefined=x`` is scikit-learn's ``zero_division=x``."""
