@@ -8,10 +8,11 @@ environment, standard streams, exit status and signals), runs the module the way
 runs it, and ends the way the interpreter ends: an exception that escapes prints its traceback
 and exits 1, so a test that asserts "one line, exit 2, no traceback" checks what a user sees.
 
-What a fork cannot reproduce goes through a new interpreter as before: a command prefix (such as
-``setpriv``, which changes the child's capabilities) and an environment that changes what is read
-at import time (``NUMBA_*``, ``PYTHON*``, thread-library variables). ``FASTMETRICS_TEST_FORK=0``
-turns the server off for the whole run.
+An environment that changes what is read at import time (``NUMBA_*``, ``PYTHON*``,
+thread-library variables) gets a server of its own, started in that environment. What a fork
+cannot reproduce goes through a new interpreter as before: a command prefix (such as ``setpriv``,
+which changes the child's capabilities). ``FASTMETRICS_TEST_FORK=0`` turns the servers off for
+the whole run.
 
 The server forks only before it ran any of the program's kernels: numba's and pyarrow's thread
 pools start in each child, after the fork, never in the parent. It does build numba's typing and
@@ -224,10 +225,6 @@ class _Server:
                 slot[0].set()
             self._waiting.clear()
 
-    def usable_for(self, env: dict) -> bool:
-        base = _at_import(self._env if self._env is not None else os.environ)
-        return _at_import(env) == base
-
     def run(self, module: str, argv: list, cwd, env: dict, timeout) -> subprocess.CompletedProcess:
         with self._lock:
             if self._process is None or self._process.poll() is not None:
@@ -299,7 +296,34 @@ class _Server:
             self._process.wait(10)
 
 
-_SERVER = _Server()
+class _Servers:
+    """A forking server for each environment read at import (``NUMBA_*``, ``PYTHON*``, ...) that
+    commands run in, started on first use, at most ``limit`` of them: a command whose import-time
+    environment differs from the first command's is forked too, from a server of its own."""
+
+    def __init__(self, limit: int = 4):
+        self._lock = threading.Lock()
+        self._by_env: dict[tuple, _Server] = {}
+        self._limit = limit
+
+    def for_env(self, env) -> _Server | None:
+        """The server for commands run in ``env``; None past the limit (a new interpreter then)."""
+        key = tuple(sorted(_at_import(env).items()))
+        with self._lock:
+            server = self._by_env.get(key)
+            if server is None and len(self._by_env) < self._limit:
+                server = self._by_env[key] = _Server()
+        return server
+
+    @property
+    def cpu(self) -> float:
+        """Processor seconds of every server's children ended so far."""
+        return sum(server.cpu for server in list(self._by_env.values()))
+
+
+_SERVERS = _Servers()
+# the server of the tests' own environment
+_SERVER = _SERVERS.for_env(os.environ)
 
 
 def run_fastmetrics(
@@ -309,13 +333,14 @@ def run_fastmetrics(
     with text ``stdout`` and ``stderr``, as ``subprocess.run(..., capture_output=True, text=True)``.
 
     ``env`` is the child's whole environment (default: this process's). Forked from the server
-    unless ``prefix`` is given, the environment changes what is read at import, or
-    ``FASTMETRICS_TEST_FORK=0``.
+    of ``env``'s import-time variables unless ``prefix`` is given, more than four such
+    environments were used, or ``FASTMETRICS_TEST_FORK=0``.
     """
     argv = [str(a) for a in argv]
     env = dict(os.environ if env is None else env)
-    if not prefix and os.environ.get("FASTMETRICS_TEST_FORK", "1") != "0" and _SERVER.usable_for(env):
-        return _SERVER.run(module, argv, cwd, env, timeout)
+    server = None if prefix or os.environ.get("FASTMETRICS_TEST_FORK", "1") == "0" else _SERVERS.for_env(env)
+    if server is not None:
+        return server.run(module, argv, cwd, env, timeout)
     return subprocess.run(
         [*prefix, sys.executable, "-m", module, *argv],
         cwd=cwd,
@@ -330,9 +355,10 @@ def shell_env(env: dict) -> dict:
     """``env`` for a shell whose ``fastmetrics`` commands are forked from the server (pipes,
     redirections and exit statuses as for a process of their own); unchanged with
     ``FASTMETRICS_TEST_FORK=0``."""
-    if os.environ.get("FASTMETRICS_TEST_FORK", "1") == "0":
+    server = None if os.environ.get("FASTMETRICS_TEST_FORK", "1") == "0" else _SERVERS.for_env(env)
+    if server is None:
         return dict(env)
-    return {**env, "PATH": f"{_SERVER.commands(env)}{os.pathsep}{env.get('PATH', os.defpath)}"}
+    return {**env, "PATH": f"{server.commands(env)}{os.pathsep}{env.get('PATH', os.defpath)}"}
 
 
 def _shell_command(path: str, base: str) -> None:

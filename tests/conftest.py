@@ -100,11 +100,11 @@ class _Budget:
         event.register("numba:compile", Compiling())
 
     def now(self) -> float:
-        from tests._program import _SERVER
+        from tests._program import _SERVERS
 
         own = resource.getrusage(resource.RUSAGE_SELF)
         waited = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime + _SERVER.cpu - self._compiling
+        return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime + _SERVERS.cpu - self._compiling
 
 
 def pytest_configure(config):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests._program import _SERVER, _at_import, run_fastmetrics, shell_env
+from tests._program import _SERVER, _SERVERS, _at_import, run_fastmetrics, shell_env
 
 CASES = [
     ("fastmetrics", ["--version"]),
@@ -37,6 +37,19 @@ def test_the_child_has_its_own_folder_and_environment(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(tmp_path.resolve()), "yes"]
     assert done.args[:2] == [sys.executable, "-m"] and _SERVER._process is not None, "not forked"
+
+
+def test_an_environment_read_at_import_gets_a_server_of_its_own(tmp_path):
+    """A command run with a numba variable set is forked from a second server started in that
+    environment: numba reads it at import, and the child sees it."""
+    (tmp_path / "numba_probe.py").write_text("import numba; print(numba.config.NUMBA_NUM_THREADS)")
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    server = _SERVERS.for_env(env)
+    assert server is not None and server is not _SERVER
+    done = run_fastmetrics([], cwd=tmp_path, env=env, module="numba_probe", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1"]
+    assert server._process is not None, "not forked"
 
 
 def test_a_run_past_its_timeout_is_ended(tmp_path):
