@@ -58,6 +58,21 @@ def load_word(typingctx, data, at):
 
 
 @intrinsic
+def byte_swapped(typingctx, word):
+    """``word`` with its 8 bytes in reverse order (one ``bswap``): a little-endian
+    :func:`load_word` made big-endian, so that comparing two words as unsigned numbers compares
+    their bytes in memory order, as ``memcmp`` does."""
+    if word != types.uint64:
+        return None
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bswap(args[0])
+
+    return signature, codegen
+
+
+@intrinsic
 def move_bytes(typingctx, dst, dst_at, src, src_at, count):
     """Copy ``count`` elements of ``src`` from ``src_at`` to ``dst`` from ``dst_at`` (memmove:
     the two may overlap). Numba compiles a slice assignment as an element loop, about five
@@ -180,6 +195,32 @@ def same_bytes(data_a, a0, a1, data_b, b0, b1):
             return False
         at += 8
     return last_word(data_a, a0, a1) == last_word(data_b, b0, b1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def compare_bytes(data_a, a0, a1, data_b, b0, b1):
+    """-1, 0 or 1 as ``data_a[a0:a1]`` sorts before, equal to or after ``data_b[b0:b1]``: bytes
+    compared as unsigned, a prefix before any longer string (C's ``strcmp`` and ``memcmp``).
+
+    Eight bytes a step, as big-endian words (:func:`byte_swapped`), so that ids sharing a long
+    prefix (URLs, ``clueweb09-en0000-...``) cost a word a step of it, not a byte.
+    """
+    n = min(a1 - a0, b1 - b0)
+    at = 0
+    while at + 8 <= n:
+        x, y = load_word(data_a, a0 + at), load_word(data_b, b0 + at)
+        if x != y:
+            return 1 if byte_swapped(x) > byte_swapped(y) else -1
+        at += 8
+    if at < n:
+        # the common part's last bytes: a word ending there (its bytes before them are equal),
+        # or a short string's bytes with zeros above them in both
+        x, y = last_word(data_a, a0, a0 + n), last_word(data_b, b0, b0 + n)
+        if x != y:
+            return 1 if byte_swapped(x) > byte_swapped(y) else -1
+    if a1 - a0 == b1 - b0:
+        return 0
+    return 1 if a1 - a0 > b1 - b0 else -1
 
 
 @njit(cache=True, nogil=True)

@@ -130,25 +130,26 @@ def segment_starts(off_a, data_a, off_b, data_b, two: bool) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _judged(t, gold, slots, stamp, mask, bounded):
+def _judged(t, gold, table, mask, bounded):
     """Put topic ``t``'s judged items in the table: ``(relevant ones, a gold row judged twice or
     -1, whether a probe ran long)``."""
     off, data, order, start, label = gold
+    slots, stamp, tags = table[0], table[1], table[4]
     positives = 0
     for k in range(start[t + 1] - start[t]):
         g = order[start[t] + k]
         positives += label[g]
-        s = _hash(off, data, g) & mask
+        h = _hash(off, data, g)
+        s = h & mask
         steps = 0
         while stamp[s] == t:
-            if _same(off, data, g, off, data, order[start[t] + slots[s] - 1]):
+            if tags[s] == h and _same(off, data, g, off, data, order[start[t] + slots[s] - 1]):
                 return positives, g, False
             s = (s + np.uint64(1)) & mask
             steps += 1
         if bounded and _strings.long_probe(steps, slots.size):
             return positives, -1, True
-        stamp[s] = t
-        slots[s] = k + 1
+        stamp[s], slots[s], tags[s] = t, k + 1, h
     return positives, -1, False
 
 
@@ -164,10 +165,10 @@ def _join_topic(t, gold, run, segments, unjudged_error, out, table, bounded):
     relevant, n_items, n_relevant = out
     gold_off, gold_data, gold_order, gold_start, gold_label = gold
     run_off, run_data = run
-    slots, stamp, seen, new_rows = table
+    slots, stamp, seen, new_rows, tags = table
     mask = np.uint64(slots.size - 1)
     judged = gold_start[t + 1] - gold_start[t]
-    positives, twice, long = _judged(t, gold, slots, stamp, mask, bounded)
+    positives, twice, long = _judged(t, gold, table, mask, bounded)
     if twice >= 0:
         return DUPLICATE_GOLD, twice
     if long:
@@ -178,13 +179,17 @@ def _join_topic(t, gold, run, segments, unjudged_error, out, table, bounded):
             # the row's item in the topic's table, probed here rather than in an inlined helper:
             # numba counted the references of a helper's array arguments at every row (atomic
             # increments and decrements, several times the time of the join itself)
-            s = _hash(run_off, run_data, r) & mask
+            h = _hash(run_off, run_data, r)
+            s = h & mask
             a0, a1 = np.int64(run_off[r]), np.int64(run_off[r + 1])
             local = -1
             steps = 0
             while stamp[s] == t:
                 k = slots[s] - 1
-                if k < judged:
+                # the slot's hash first: a probe past other items reads none of their bytes
+                if tags[s] != h:
+                    same = False
+                elif k < judged:
                     j = gold_order[gold_start[t] + k]
                     b0, b1 = np.int64(gold_off[j]), np.int64(gold_off[j + 1])
                     same = _strings.same_bytes(run_data, a0, a1, gold_data, b0, b1)
@@ -204,7 +209,7 @@ def _join_topic(t, gold, run, segments, unjudged_error, out, table, bounded):
                     seen[:items] = -1
                     return LONG_PROBE, 0
                 local, new_rows[items - judged] = items, r
-                stamp[s], slots[s] = t, items + 1
+                stamp[s], slots[s], tags[s] = t, items + 1, h
                 items += 1
             relevant[r] = gold_label[gold_order[gold_start[t] + local]] if local < judged else 0
             if seen[local] == seg_group[q]:
@@ -241,15 +246,15 @@ def _join_topics(t0, t1, gold, run, segments, unjudged_error, out, status, c):
     largest = 8 * size
     seen = np.full(most, -1, np.int64)  # local item -> the last group that returned it
     new_rows = np.empty(most, np.int64)  # local item - judged -> the run row that brought it
-    # local item id + 1 by slot, valid where the stamp is the topic
-    slots, stamp = np.empty(size, np.int64), np.full(size, -1, np.int64)
+    # local item id + 1 and its hash by slot, valid where the stamp is the topic
+    slots, stamp, tags = np.empty(size, np.int64), np.full(size, -1, np.int64), np.empty(size, np.uint64)
     t = t0
     while t < t1:
-        table = (slots, stamp, seen, new_rows)
+        table = (slots, stamp, seen, new_rows, tags)
         problem, row = _join_topic(t, gold, run, segments, unjudged_error, out, table, size < largest)
         if problem == LONG_PROBE:
             size *= 2
-            slots, stamp = np.empty(size, np.int64), np.full(size, -1, np.int64)
+            slots, stamp, tags = np.empty(size, np.int64), np.full(size, -1, np.int64), np.empty(size, np.uint64)
             continue
         if problem != OK:
             status[c, 0], status[c, 1] = problem, row

@@ -11,16 +11,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._strings import compare_bytes
+
 
 @njit(cache=True, nogil=True, inline="always")
 def _after(off, data, a, b):
     """Whether string ``a`` sorts after string ``b`` (bytes compared as unsigned, a prefix first:
     C's ``strcmp``, by which trec_eval orders equal scores)."""
     a0, a1, b0, b1 = np.int64(off[a]), np.int64(off[a + 1]), np.int64(off[b]), np.int64(off[b + 1])
-    for k in range(min(a1 - a0, b1 - b0)):
-        if data[a0 + k] != data[b0 + k]:
-            return data[a0 + k] > data[b0 + k]
-    return a1 - a0 > b1 - b0
+    return compare_bytes(data, a0, a1, data, b0, b1) > 0
 
 
 @njit(cache=True, nogil=True)
@@ -46,6 +45,21 @@ def _by_item_descending(rows, lo, hi, off, data, tmp):
         width *= 2
 
 
+_FEW = 16  # ties ordered by insertion: a run's ties are mostly pairs and triples
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _few_by_item_descending(rows, lo, hi, off, data):
+    """Sort ``rows[lo:hi]`` (a few equal scores) by decreasing item: an insertion sort."""
+    for x in range(lo + 1, hi):
+        v = rows[x]
+        y = x
+        while y > lo and _after(off, data, v, rows[y - 1]):
+            rows[y] = rows[y - 1]
+            y -= 1
+        rows[y] = v
+
+
 @njit(cache=True, nogil=True)
 def trec_order(rows, score, off, data):
     """``rows`` by decreasing score, equal scores by decreasing item (trec_eval's qsort).
@@ -62,27 +76,31 @@ def trec_order(rows, score, off, data):
     Returns
     -------
     ndarray of int64
-        ``rows`` itself when already in that order (as a run file's usually is; only checked),
-        else the rows reordered.
+        The rows reordered (a new array). Rows already by decreasing score, as a run file's
+        usually are, are only checked, and only their runs of equal scores sorted.
     """
     n = rows.size
-    ordered = True
+    by_score = True
     for i in range(1, n):
-        a, b = rows[i - 1], rows[i]
-        if score[b] > score[a] or (score[b] == score[a] and not _after(off, data, a, b)):
-            ordered = False
+        if score[rows[i]] > score[rows[i - 1]]:
+            by_score = False
             break
-    if ordered:
-        return rows
-    keys = np.empty(n, np.float64)
-    for i in range(n):
-        keys[i] = -score[rows[i]]
-    rows = rows[np.argsort(keys, kind="mergesort")]
-    tmp = np.empty(n, np.int64)
+    if by_score:
+        rows = rows.copy()
+    else:
+        keys = np.empty(n, np.float64)
+        for i in range(n):
+            keys[i] = -score[rows[i]]
+        rows = rows[np.argsort(keys, kind="mergesort")]
+    tmp = np.empty(0, np.int64)
     lo = 0
     for i in range(1, n + 1):
         if i == n or score[rows[i]] != score[rows[lo]]:
-            if i - lo > 1:
+            if i - lo > _FEW:
+                if tmp.size == 0:
+                    tmp = np.empty(n, np.int64)
                 _by_item_descending(rows, lo, i, off, data, tmp)
+            elif i - lo > 1:
+                _few_by_item_descending(rows, lo, i, off, data)
             lo = i
     return rows

@@ -170,18 +170,20 @@ def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined
             joined_numbers[x, first + r] = numbers[x, r]
 
 
-def _parsed_chunk(buf, start, stop, kinds, n_strings, n_numbers):
-    """``(status, rows, offsets, data, numbers)`` of one chunk. The arrays are sized for the most
-    any chunk can hold; only the pages written are ever backed by memory."""
+def _chunk_arrays(start, stop, kinds, n_strings, n_numbers):
+    """``(offsets, data, numbers)`` for one chunk, sized for the most any chunk can hold."""
     size = int(stop - start)
     rows = size // max(2 * kinds.size - 1, 1) + 1
     # in Arrow's pool, as every large array of the reader (see fastmetrics._memory.empty)
     offsets = _memory.empty((n_strings, rows + 1), np.int32)
     offsets[:, 0] = 0
-    data = _memory.empty((n_strings, size), np.uint8)
-    numbers = _memory.empty((n_numbers, rows), np.float64)
-    status, rows = _parse_chunk(buf, start, stop, kinds, offsets, data, numbers)
-    return status, rows, offsets, data, numbers
+    return offsets, _memory.empty((n_strings, size), np.uint8), _memory.empty((n_numbers, rows), np.float64)
+
+
+def _parsed_chunk(buf, start, stop, kinds, arrays):
+    """``(status, rows, offsets, data, numbers)`` of one chunk into its :func:`_chunk_arrays`."""
+    status, rows = _parse_chunk(buf, start, stop, kinds, *arrays)
+    return status, rows, *arrays
 
 
 @njit(cache=True)
@@ -251,7 +253,12 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     most = 1 if in_pool() else 4 * numba.get_num_threads()
     chunks = max(1, min(most, buf.size // _MIN_CHUNK), buf.size // (1 << 30) + 1)
     bounds = _line_starts(buf, np.linspace(0, buf.size, chunks + 1).astype(np.int64))
-    calls = [(buf, bounds[c], bounds[c + 1], kinds, n_strings, n_numbers) for c in range(chunks)]
+    # allocated here, on the calling thread: Arrow's pool keeps a thread's freed blocks for that
+    # thread, and the pool's threads would take fresh pages for them at every read
+    calls = [
+        (buf, bounds[c], bounds[c + 1], kinds, _chunk_arrays(bounds[c], bounds[c + 1], kinds, n_strings, n_numbers))
+        for c in range(chunks)
+    ]
     parts = on_threads(_parsed_chunk, calls)
     if any(part[0] != OK for part in parts):
         return None
