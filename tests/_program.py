@@ -63,6 +63,14 @@ try:
     njit(lambda x: x + 1)(1)
 except ImportError:
     pass
+# the report's libraries, about two seconds of every report command's imports (neither starts a
+# thread at import; the report selects the same Agg backend)
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot, scipy.interpolate, scipy.special, scipy.stats
+except ImportError:
+    pass
 out = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 running = {}
