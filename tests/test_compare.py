@@ -2,8 +2,6 @@
 the Bayesian signed-rank test against baycomp and the paper's double sum, tiers, the
 critical-difference diagram, and the command line."""
 
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -18,6 +16,7 @@ from fastmetrics.board import bayes, friedman
 from fastmetrics.meta.corrections import adjust
 from fastmetrics.report import cd
 from fastmetrics.tensor import Scores
+from tests._program import run_fastmetrics
 
 
 def _scores(values, measure="accuracy"):
@@ -177,18 +176,14 @@ def test_compare_command(tmp_path):
 
     folder = tmp_path / "demo"
     demo.write(folder)
-    run = [sys.executable, "-m", "fastmetrics.cli", "compare", str(folder / "runs.parquet"), "--measures", "f1,k"]
-    done = subprocess.run(
-        run + ["--cd", str(tmp_path / "cd.svg"), "--detail", str(tmp_path / "pairs.csv")],
-        capture_output=True,
-        text=True,
-    )
+    run = ["compare", str(folder / "runs.parquet"), "--measures", "f1,k"]
+    done = run_fastmetrics(run + ["--cd", str(tmp_path / "cd.svg"), "--detail", str(tmp_path / "pairs.csv")])
     assert done.returncode == 0, done.stderr
     assert "Friedman's chi2" in done.stdout and "Nemenyi's critical difference" in done.stdout
     assert (tmp_path / "cd.svg").read_text().startswith("<?xml")
     pairs = pa.csv.read_csv(tmp_path / "pairs.csv")
     assert pairs.num_rows == 2 * 190 and "separated" in pairs.column_names
-    bad = subprocess.run(run + ["--cd", str(tmp_path / "cd.gif")], capture_output=True, text=True)
+    bad = run_fastmetrics(run + ["--cd", str(tmp_path / "cd.gif")])
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "critical-difference" in bad.stderr
 
 
