@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from tests._program import _SERVER, _SERVERS, _at_import, run_fastmetrics, shell_env
+from tests import _program
+from tests._program import _at_import, run_fastmetrics, shell_env
 
 CASES = [
     ("fastmetrics", ["--version"]),
@@ -29,27 +30,42 @@ def test_forked_run_equals_a_new_interpreter(module, argv, tmp_path):
     assert ("Traceback" in forked.stderr) == ("Traceback" in fresh.stderr)
 
 
-def test_the_child_has_its_own_folder_and_environment(tmp_path):
+@pytest.fixture
+def servers(monkeypatch):
+    """Forking servers of the test's own, in place of the session's (which may have reached their
+    limit of environments by the time this test runs); closed after it."""
+    own = _program._Servers()
+    monkeypatch.setattr(_program, "_SERVERS", own)
+    yield own
+    for server in list(own._by_env.values()):
+        server.close()
+
+
+def test_the_child_has_its_own_folder_and_environment(tmp_path, servers):
     code = "import os; print(os.getcwd()); print(os.environ.get('FASTMETRICS_PROBE'))"
     (tmp_path / "probe_module.py").write_text(code)
     env = dict(os.environ, FASTMETRICS_PROBE="yes")
     done = run_fastmetrics([], cwd=tmp_path, env=env, module="probe_module", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(tmp_path.resolve()), "yes"]
-    assert done.args[:2] == [sys.executable, "-m"] and _SERVERS.for_env(env)._process is not None, "not forked"
+    assert done.args[:2] == [sys.executable, "-m"] and servers.for_env(env)._process is not None, "not forked"
 
 
-def test_an_environment_read_at_import_gets_a_server_of_its_own(tmp_path):
+def test_an_environment_read_at_import_gets_a_server_of_its_own(tmp_path, servers):
     """A command run with a numba variable set is forked from a second server started in that
     environment: numba reads it at import, and the child sees it."""
     (tmp_path / "numba_probe.py").write_text("import numba; print(numba.config.NUMBA_NUM_THREADS)")
     env = dict(os.environ, NUMBA_NUM_THREADS="1")
-    server = _SERVERS.for_env(env)
-    assert server is not None and server is not _SERVER
+    first = servers.for_env(os.environ)
+    server = servers.for_env(env)
+    assert server is not None and server is not first
     done = run_fastmetrics([], cwd=tmp_path, env=env, module="numba_probe", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1"]
-    assert server._process is not None, "not forked"
+    assert server._process is not None and first._process is None, "not forked by its own server"
+    for n in range(2, 4):
+        assert servers.for_env(dict(env, NUMBA_OPT=str(n))) is not None
+    assert servers.for_env(dict(env, NUMBA_OPT="0")) is None  # past four: a new interpreter
 
 
 def test_a_run_past_its_timeout_is_ended(tmp_path):
@@ -82,14 +98,12 @@ def test_a_shell_command_forked_equals_a_new_interpreter(line, tmp_path):
     assert forked.stdout or forked.stderr
 
 
-def test_a_shell_command_is_forked_by_the_server(tmp_path):
+def test_a_shell_command_is_forked_by_the_server(tmp_path, servers):
     (tmp_path / "probe.sh").write_text("command -v fastmetrics\nfastmetrics --version\n")
     env = dict(os.environ)
     done = subprocess.run(["bash", "probe.sh"], cwd=tmp_path, env=shell_env(env), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    # the server of this environment (a library imported by an earlier test may have set a variable
-    # read at import in this process since the first server started)
-    server = _SERVERS.for_env(env)
+    server = servers.for_env(env)
     assert done.stdout.splitlines() == [str(server._folder / "bin" / "fastmetrics"), fresh_version()]
 
 
@@ -99,16 +113,16 @@ def fresh_version():
     ).stdout.strip()
 
 
-def test_the_processor_time_of_forked_children_is_counted(tmp_path):
+def test_the_processor_time_of_forked_children_is_counted(tmp_path, servers):
     """What tests/conftest.py's budget (FASTMETRICS_TEST_BUDGET) adds for the forked commands."""
     (tmp_path / "busy.py").write_text(
         "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
     )
-    before = _SERVERS.cpu
+    before = servers.cpu
     done = run_fastmetrics([], cwd=tmp_path, module="busy", timeout=120)
     assert done.returncode == 0, done.stderr
-    assert _SERVERS.for_env(os.environ)._process is not None, "not forked"
-    assert 0.3 <= _SERVERS.cpu - before < 5
+    assert servers.for_env(os.environ)._process is not None, "not forked"
+    assert 0.3 <= servers.cpu - before < 5
 
 
 def test_what_scikit_learn_sets_at_import_still_forks():
