@@ -56,15 +56,15 @@ for name in ("fastmetrics.cli", "fastmetrics.cli.program", "fastmetrics.io", "fa
     except ImportError:
         pass
 # numba builds its typing and target contexts when a process first compiles a kernel or loads one
-# from its cache, about half a second of every command; built here once, for every child (no
+# from its cache, a large share of a small command's time; built here once, for every child (no
 # kernel runs: the thread pools still start in the children)
 try:
     from numba import njit
     njit(lambda x: x + 1)(1)
 except ImportError:
     pass
-# the report's libraries, about two seconds of every report command's imports (neither starts a
-# thread at import; the report selects the same Agg backend)
+# the report's libraries, most of a report command's imports (neither starts a thread at import;
+# the report selects the same Agg backend)
 try:
     import matplotlib
     matplotlib.use("Agg")

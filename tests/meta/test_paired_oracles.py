@@ -34,9 +34,9 @@ def _pairs(values):
 
 
 SIZES = (3, 5, 8, 12, 13, 14, 20, 30, 50, 51, 80)
-# scipy's wilcoxon enumerates the sign patterns of tied ranks up to 13 topics, several seconds a
-# pair from 12 on: by default the discrete cases skip 12-14 (n = 8 takes the same branch, and
-# test_wilcoxon_branches_are_scipys its boundaries); --runslow compares every size
+# scipy's wilcoxon enumerates the sign patterns of tied ranks up to 13 topics, the costliest
+# oracle of the suite from 12 on: by default the tied cases skip 12-14 (n = 8 takes the same
+# branch, and test_wilcoxon_branches_are_scipys covers each branch); --runslow compares every size
 TIED_SIZES = (3, 5, 8, 20, 30, 50, 51, 80)
 
 
