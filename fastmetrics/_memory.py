@@ -4,12 +4,16 @@ the ways out, instead of numpy's allocation failure (or the system's OOM killer)
 The limit is the memory available now (``MemAvailable`` of ``/proc/meminfo``, else the free
 physical pages); ``FASTMETRICS_MEMORY_LIMIT`` (bytes, or a number with K, M, G or T) replaces
 it, e.g. to try anyway on a machine with swap, or to stay small on a shared one.
+
+The large arrays a call fills and drops come from :func:`empty`, which keeps them for the next call
+(:class:`_Kept`; ``FASTMETRICS_KEEP_MEMORY`` bounds what is kept, :func:`release` gives it back).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -30,14 +34,22 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
+def _size_from(variable: str) -> int | None:
+    """The size an environment variable gives (None when it is not set), its name in the error."""
+    given = os.environ.get(variable)
+    if not given:
+        return None
+    try:
+        return parse_size(given)
+    except ParameterError as exc:
+        raise ParameterError(f"{variable}: {exc}") from None
+
+
 def limit() -> int | None:
     """The number of bytes one tensor may take (None when the system does not say)."""
-    given = os.environ.get(ENV)
-    if given:
-        try:
-            return parse_size(given)
-        except ParameterError as exc:
-            raise ParameterError(f"{ENV}: {exc}") from None
+    given = _size_from(ENV)
+    if given is not None:
+        return given
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -95,20 +107,114 @@ def check_replicates(resamples: int, per_replicate: float, what: str, options: s
     )
 
 
+KEEP_ENV = "FASTMETRICS_KEEP_MEMORY"
+_KEEP_FROM = 1 << 20  # smaller arrays come back from the pool's free lists quickly enough
+# the test suite sets it: every array :func:`empty` hands out is filled with 0xFF bytes first (NaN
+# as floats, -1 as integers), so that code reading an element it did not write fails there
+# instead of reading the zeros a fresh page happens to hold
+POISON = False
+
+
+class _Kept:
+    """The large arrays :func:`empty` handed out, kept after their callers drop them so that the
+    next call of the same size writes into pages already mapped.
+
+    Arrow's pool (mimalloc) hands a freed block of this size back to the system within
+    milliseconds, and the next call faults every page in again: on a virtual machine whose host
+    reclaims freed memory that can cost as much as the work that fills them, and it grows with
+    the bytes of the ids, so runs with long ids were slowed the most (docs/guides/performance.md).
+    A kept block is free again when nothing but this list refers to it: every view numpy makes of
+    it, and every Arrow buffer made of those views, holds a reference to it. At most
+    :func:`keep_limit` bytes are kept (``FASTMETRICS_KEEP_MEMORY``, read at the first large
+    array; 0 keeps none); :func:`release` gives them back.
+    """
+
+    def __init__(self):
+        import threading
+
+        self.blocks: list[np.ndarray] = []
+        self.lock = threading.Lock()
+        self.limit: int | None = None
+
+    def free(self) -> list[int]:
+        # two references: the list's and getrefcount's argument
+        return [i for i in range(len(self.blocks)) if sys.getrefcount(self.blocks[i]) <= 2]
+
+    def take(self, nbytes: int) -> np.ndarray:
+        with self.lock:
+            if self.limit is None:
+                self.limit = keep_limit()
+            free = self.free()
+            fits = [i for i in free if nbytes <= self.blocks[i].size]
+            if fits:
+                # the smallest that fits, and the most recently used of those sizes
+                best = min(fits, key=lambda i: (self.blocks[i].size, -i))
+                block = self.blocks.pop(best)
+                self.blocks.append(block)
+                return block
+            block = np.frombuffer(pa.allocate_buffer(nbytes), np.uint8)
+            if nbytes > self.limit:
+                return block
+            kept = sum(b.size for b in self.blocks)
+            for i in free:  # the least recently used first
+                if kept + nbytes <= self.limit:
+                    break
+                kept -= self.blocks[i].size
+                self.blocks[i] = None
+            self.blocks = [b for b in self.blocks if b is not None]
+            if kept + nbytes <= self.limit:
+                self.blocks.append(block)
+            return block
+
+    def release(self) -> int:
+        with self.lock:
+            free = set(self.free())
+            released = sum(self.blocks[i].size for i in free)
+            self.blocks = [b for i, b in enumerate(self.blocks) if i not in free]
+            return released
+
+
+_KEPT = _Kept()
+
+
+def keep_limit() -> int:
+    """Bytes of large arrays kept for the next call: ``FASTMETRICS_KEEP_MEMORY`` when set (0
+    keeps none), else a quarter of the memory available, at most 4 GiB."""
+    given = _size_from(KEEP_ENV)
+    if given is not None:
+        return given
+    return min(4 << 30, (limit() or 0) // 4)
+
+
+def release() -> int:
+    """Give the large arrays kept for the next call (see :func:`empty`) back to Arrow's pool,
+    which returns them to the system; the number of bytes released."""
+    released = _KEPT.release()
+    pa.default_memory_pool().release_unused()
+    return released
+
+
 def empty(shape, dtype) -> np.ndarray:
-    """An uninitialised array in Arrow's memory pool, for the large arrays one call fills and drops.
+    """An uninitialised array for the large arrays one call fills and drops.
 
     numpy takes an array over 32 MiB (glibc's largest ``mmap`` threshold) from the system and
-    gives it back when it is dropped, so the next call faults every page in again; on a virtual
-    machine whose host reclaims freed memory that can cost more than the count that fills the
-    array (docs/guides/performance.md). Arrow's pool (mimalloc or jemalloc) keeps freed pages for the next
-    allocation, as DuckDB's buffer manager and polars' allocator do;
-    ``pyarrow.default_memory_pool().release_unused()`` hands them back.
+    gives it back when it is dropped, and Arrow's pool does the same within milliseconds, so
+    the next call faults every page in again; on a virtual machine whose host reclaims freed
+    memory that can cost more than the count that fills the array (docs/guides/performance.md).
+    Arrays of 1 MiB and more are therefore views of blocks kept for the next call (:class:`_Kept`,
+    as DuckDB's buffer manager and polars' allocator keep theirs); :func:`release` hands
+    them back.
     """
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
-    buffer = pa.allocate_buffer(max(count * dtype.itemsize, 1))
-    return np.frombuffer(buffer, dtype, count=count).reshape(shape)
+    nbytes = count * dtype.itemsize
+    if nbytes < _KEEP_FROM:
+        block = np.frombuffer(pa.allocate_buffer(max(nbytes, 1)), np.uint8)
+    else:
+        block = _KEPT.take(nbytes)
+    if POISON:
+        block[:nbytes] = 0xFF
+    return block[:nbytes].view(dtype).reshape(shape)
 
 
 def zeros(shape, dtype) -> np.ndarray:

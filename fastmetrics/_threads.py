@@ -154,6 +154,18 @@ def in_ranges(function, n: int, *args, parts: int | None = None) -> list:
     return [first] + [job.result() for job in jobs]
 
 
+def in_background(function, name: str) -> threading.Thread:
+    """Start ``function()`` on a daemon thread of its own (not a pool's: its calls to
+    :func:`on_threads` use the pool) and return the thread, to join when its result is needed.
+
+    For work that waits on the disk or releases the GIL beside a command's single-threaded
+    start (its imports), such as the inputs' digests of :mod:`fastmetrics.cli.output`.
+    """
+    thread = threading.Thread(target=function, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
 def thread_count() -> int:
     """How many calls :func:`on_threads` runs at once (numba's thread count)."""
     return max(1, numba.get_num_threads())

@@ -313,3 +313,32 @@ def test_evaluate_multilabel_long_form(tmp_path):
     assert result.returncode == 0, result.stderr
     # gold sets {x}, {x}, {y, z}; predicted {x, y}, {}, {y}: 2 shared of 3 predicted and 4 gold
     assert "0.6667" in result.stdout and "0.5000" in result.stdout
+
+
+@pytest.mark.parametrize("option", ["--measures", "--rank-by"])
+def test_leaderboard_names_a_misspelt_measure_before_reading_the_runs(tmp_path, monkeypatch, capsys, option):
+    # as evaluate does: the runs are not read (here they could not be) before the measures are checked
+    from fastmetrics.cli import leaderboard, main
+
+    monkeypatch.setattr(leaderboard, "open_runs", lambda args: pytest.fail("read the runs first"))
+    given = ["--measures", "f1", "--rank-by", "mrr@10"] if option == "--rank-by" else ["--measures", "map,mrr@10"]
+    assert main(["leaderboard", str(tmp_path / "runs"), *given]) == 2
+    err = capsys.readouterr().err
+    assert "Unknown measure 'mrr'" in err and len(err.splitlines()) == 1
+
+
+def test_a_signal_while_modules_import_starts_no_import(monkeypatch, capsys):
+    # SIGTERM landing inside numpy's import ran an import from the handler, which met the
+    # half-imported numpy: a traceback and exit 1 instead of one line and 143
+    import signal
+    import sys
+
+    from fastmetrics.cli import process
+
+    monkeypatch.delitem(sys.modules, "fastmetrics.report.tables", raising=False)
+    monkeypatch.delitem(sys.modules, "fastmetrics.report", raising=False)
+    exits = []
+    monkeypatch.setattr(process.os, "_exit", exits.append)
+    process.on_signal(signal.SIGTERM, None)
+    assert exits == [143] and "fastmetrics.report.tables" not in sys.modules
+    assert capsys.readouterr().err == "fastmetrics: terminated\n"

@@ -34,3 +34,47 @@ def test_the_report_ends_with_how_its_numbers_were_made(tmp_path, suffix):
     digests = {r["name"]: r["sha256"] for r in record["inputs"]}
     assert set(digests) == {*runs[:3], gold}
     assert all(digests[p] == hashlib.sha256(pathlib.Path(p).read_bytes()).hexdigest() for p in digests)
+
+
+def _record(tmp_path, argv, out):
+    """The provenance record of the Parquet file ``main(argv)`` writes (its key-value metadata)."""
+    import pyarrow.parquet as pq
+
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
+    return json.loads(pq.read_schema(out).metadata[b"fastmetrics.provenance"])
+
+
+def test_the_inputs_are_hashed_beside_the_command_and_described_as_read(tmp_path, monkeypatch):
+    # the digests are taken on a thread from the command's start; a file whose size changed after
+    # its digest (here: before the count reads it) is described again, as it was read
+    from fastmetrics.cli import output
+
+    runs, gold = semeval_paths()
+    run = tmp_path / "run.txt"
+    run.write_bytes(pathlib.Path(runs[0]).read_bytes())
+    started = []
+    original = output._Hashing.__init__
+
+    def spy(self, paths):
+        original(self, paths)
+        self.thread.join()
+        started.append(list(self.paths))
+        with open(run, "ab") as fh:  # the file grows after its digest (a blank line: the same rows)
+            fh.write(b"\n")
+
+    monkeypatch.setattr(output._Hashing, "__init__", spy)
+    out = tmp_path / "board.parquet"
+    record = _record(tmp_path, ["leaderboard", str(run), "--gold", gold, "--measures", "f1"], out)
+    assert started == [[str(run), gold]]
+    digests = {r["name"]: (r["bytes"], r["sha256"]) for r in record["inputs"]}
+    data = run.read_bytes()
+    assert digests[str(run)] == (len(data), hashlib.sha256(data).hexdigest())
+    assert digests[gold][1] == hashlib.sha256(pathlib.Path(gold).read_bytes()).hexdigest()
+
+
+def test_no_digest_is_taken_for_a_printed_table(monkeypatch, capsys):
+    from fastmetrics.cli import output
+
+    monkeypatch.setattr(output, "_Hashing", lambda paths: pytest.fail("hashed inputs for nothing"))
+    runs, gold = semeval_paths()
+    assert main(["evaluate", runs[0], "--gold", gold, "--measures", "f1"]) == 0

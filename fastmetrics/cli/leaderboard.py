@@ -75,12 +75,16 @@ def action(args) -> None:
     """Rank the systems and print or write the leaderboard (and the paired tests to --detail)."""
     from ..board import leaderboard, with_tiers
     from ..count.goldkeys import normalised_gold
+    from ..measures import registry
     from ..meta import item_tests
     from ..report.tables import output_path
 
     for path in (getattr(args, "out", None), args.detail):
         if path:
             output_path(path)  # checked before anything is counted or tested
+    for given in (args.measures, getattr(args, "rank_by", None)):
+        if given:
+            registry.parse_specs(given)  # a misspelt measure named before the runs are read
     src = open_runs(args)
     tensor = count_from_args(args, src)
     measures = ranked_measures(args, measure_list(args, task_of(tensor)))

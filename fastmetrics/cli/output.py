@@ -16,6 +16,101 @@ if TYPE_CHECKING:
 _NOT_PROVENANCE = {"func", "out", "detail", "quiet", "verbose", "gold_path"}
 
 
+def _given(args) -> list:
+    """The input paths a :func:`provenance` record names: the inputs, then the gold file."""
+    gold = getattr(args, "gold_path", None) or getattr(args, "gold", None)
+    return list(getattr(args, "inputs", None) or []) + ([gold] if isinstance(gold, str) else [])
+
+
+def _described_names(path) -> list:
+    """``[{name}]`` of the files :func:`_described` describes."""
+    import os
+
+    if not isinstance(path, (str, os.PathLike)) or not os.path.exists(path):
+        return []
+    if os.path.isfile(path):
+        return [{"name": str(path)}]
+    return [{"name": name} for name in sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names)]
+
+
+def _described(path) -> list:
+    """``[{name, bytes, sha256}]`` of a file, or of every file below a folder; [] for no such path."""
+    import hashlib
+    import os
+
+    out = []
+    for name in (record["name"] for record in _described_names(path)):
+        digest = hashlib.sha256()
+        with open(name, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        out.append({"name": str(name), "bytes": os.path.getsize(name), "sha256": digest.hexdigest()})
+    return out
+
+
+class _Hashing:
+    """The inputs' SHA-256 taken on a thread of their own from the command's start.
+
+    hashlib and file reads release the GIL on blocks this large, so the digests are taken on the
+    second core while the command imports its libraries (single-threaded) and counts, instead of
+    after the count, where a large input's digest added to the command's time. A path is
+    described again, in the caller's thread, when its digest failed or a file below it changed
+    (size or modification time) since.
+    """
+
+    def __init__(self, paths: list):
+        from .._threads import in_background
+
+        self.paths = [str(p) for p in paths]
+        self.done: dict = {}
+        self.thread = in_background(self._run, "provenance-sha256")
+
+    @staticmethod
+    def _stamps(records) -> list:
+        import os
+
+        stamps = []
+        for record in records:
+            try:
+                stat = os.stat(record["name"])
+            except OSError:
+                return []
+            stamps.append((stat.st_size, stat.st_mtime_ns))
+        return stamps
+
+    def _run(self) -> None:
+        for path in self.paths:
+            try:
+                before = self._stamps(_described_names(path))
+                records = _described(path)
+                if before == self._stamps(records):
+                    self.done[path] = (records, before)
+            except Exception:  # noqa: BLE001 -- the caller's own pass raises it where it can be named
+                return
+
+    def described(self, path) -> list:
+        self.thread.join()
+        records, stamps = self.done.get(str(path), (None, None))
+        if records is None or self._stamps(records) != stamps:
+            return _described(path)
+        return records
+
+
+_EARLY: list = [None]  # (args, _Hashing) of the last command that started one
+
+
+def hash_inputs_early(args) -> None:
+    """Start taking the inputs' SHA-256 on a thread of its own (:class:`_Hashing`).
+
+    Only for a command that will write a :func:`provenance` record: an ``--out`` file, a report.
+    """
+    if not (getattr(args, "out", None) or getattr(args, "command", None) == "report"):
+        return
+    paths = _given(args)
+    if paths:
+        _EARLY[0] = (args, _Hashing(paths))
+
+
 def provenance(args) -> dict:
     """How a command's numbers were made.
 
@@ -32,30 +127,11 @@ def provenance(args) -> dict:
     dict
         JSON-ready: ``fastmetrics``, ``command``, ``profile``, ``options``, ``inputs``.
     """
-    import hashlib
-    import os
-
     from .._version import __version__
 
-    def described(path) -> list:
-        if not isinstance(path, (str, os.PathLike)) or not os.path.exists(path):
-            return []
-        files = (
-            [path]
-            if os.path.isfile(path)
-            else sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names)
-        )
-        out = []
-        for name in files:
-            digest = hashlib.sha256()
-            with open(name, "rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(block)
-            out.append({"name": str(name), "bytes": os.path.getsize(name), "sha256": digest.hexdigest()})
-        return out
-
+    early = _EARLY[0]
+    describe = early[1].described if early is not None and early[0] is args else _described
     gold = getattr(args, "gold_path", None) or getattr(args, "gold", None)
-    given = list(getattr(args, "inputs", None) or []) + ([gold] if isinstance(gold, str) else [])
     options = {k: v for k, v in vars(args).items() if k not in _NOT_PROVENANCE and k != "inputs"}
     options = {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool, type(None), list))}
     if isinstance(gold, str):
@@ -65,7 +141,7 @@ def provenance(args) -> dict:
         "command": getattr(args, "command", None),
         "profile": getattr(args, "profile", None),
         "options": options,
-        "inputs": [record for path in given for record in described(path)],
+        "inputs": [record for path in _given(args) for record in describe(path)],
     }
 
 

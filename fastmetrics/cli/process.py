@@ -28,9 +28,11 @@ def on_signal(signum, frame):
     nothing is on disk yet, so stop at once (an exception raised here could be swallowed by a
     callback from numba's compiler and the job would run on).
     """
-    from ..report.tables import writing
-
-    if writing() or UNWIND[0]:
+    # looked up, not imported: a signal that lands while a module imports (numpy, say) must not
+    # start other imports, which then meet the half-imported module and end in a traceback; a
+    # command that has not imported the writer writes no file
+    tables = sys.modules.get(f"{__name__.rsplit('.', 2)[0]}.report.tables")
+    if (tables is not None and tables.writing()) or UNWIND[0]:
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
     sys.stderr.write("fastmetrics: terminated\n" if signum == signal.SIGTERM else "fastmetrics: interrupted\n")
     sys.stderr.flush()

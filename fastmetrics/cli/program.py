@@ -12,6 +12,7 @@ import warnings
 from .. import __version__
 from .._errors import FastmetricsError, ParameterError
 from . import axioms, compare, count, demo, evaluate, leaderboard, measures, meta, report, sweep
+from .output import hash_inputs_early
 from .process import Terminated, install_handlers, main_thread, skip_unused_imports
 from .reading import read_gold_once
 
@@ -97,6 +98,7 @@ def main(argv=None, *, own_process: bool = False) -> int:
     try:
         _refuse_contradictions(args)
         _refuse_unused(args, parser.typed)
+        hash_inputs_early(args)
         if args.memory_limit is not None:
             from .. import _memory
 

@@ -261,3 +261,39 @@ def test_a_file_parsed_on_a_pool_thread_as_one_chunk_equals_it_in_chunks():
     whole, again = _threads.on_threads(_text.read_fields, [(text, kinds), (text, kinds)])
     for arrays in (whole, again):
         assert len(arrays) == len(chunked) and all(a.equals(b) for a, b in zip(arrays, chunked))
+
+
+@pytest.mark.parametrize("where", [0.0, 0.5, 0.999])
+def test_a_chunk_that_gives_up_stops_the_read_in_chunks(monkeypatch, where):
+    """A line the reader does not take (here a number spelled ``1.``) in the first, a middle or
+    the last of many chunks: the whole read gives up (Arrow's parser then reads the file), and the
+    chunks after it are not waited for in vain."""
+    monkeypatch.setattr(_text, "_MIN_CHUNK", 1 << 12)
+    lines = [b"%d Q0 doc%d %d %d.25 tag\n" % (i % 9, i, i, i) for i in range(20000)]
+    lines[int(where * (len(lines) - 1))] = b"3 Q0 bad 1 1. tag\n"
+    kinds = [_text.STRING, _text.IGNORED, _text.STRING, _text.NUMBER, _text.NUMBER, _text.STRING]
+    assert _text.read_fields(b"".join(lines), kinds) is None
+    lines[int(where * (len(lines) - 1))] = b"3 Q0 good 1 1.5 tag\n"
+    fields = _text.read_fields(b"".join(lines), kinds)
+    assert fields[1].to_pylist() == [line.split()[2].decode() for line in lines]
+    assert fields[3].to_numpy().tolist() == [float(line.split()[4]) for line in lines]
+
+
+def test_an_error_in_one_chunk_is_raised_after_the_others_end(monkeypatch):
+    """A chunk whose copy fails (a bug, or MemoryError) raises from the read, and the threads
+    waiting for that chunk's turn end instead of waiting for ever."""
+    monkeypatch.setattr(_text, "_MIN_CHUNK", 1 << 12)
+    copies = []
+    original = _text._join_chunk
+
+    def failing(*args):
+        copies.append(args[4])
+        if len(copies) == 3:
+            raise MemoryError("no room")
+        return original(*args)
+
+    monkeypatch.setattr(_text, "_join_chunk", failing)
+    text = b"".join(b"%d Q0 doc%d %d 1.5 tag\n" % (i % 9, i, i) for i in range(20000))
+    with pytest.raises(MemoryError):
+        _text.read_fields(text, [_text.STRING, _text.IGNORED, _text.STRING, _text.NUMBER, _text.NUMBER, _text.STRING])
+    assert len(copies) == 3  # no chunk after the failed one was copied

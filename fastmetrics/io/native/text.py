@@ -1,12 +1,13 @@
 """A numba reader of the whitespace-separated text formats, for the plain files that are most of them.
 
 :func:`read_fields` turns a TREC run or qrels file (or a run file) straight into Arrow columns, in
-two passes over the bytes on every thread: one counting the lines and the bytes of each string
-field, one writing them. It reads what ``line.split()`` reads -- fields separated by runs of
-spaces, tabs, vertical tabs or form feeds, ``\\n``, ``\\r`` or ``\\r\\n`` line ends, blank lines and
-lines starting with ``#`` skipped -- and gives up (returns None) on anything else: a line of another
-field count, a byte outside ASCII, a number that is not plain decimal (``1``, ``-2.50``, ``3e-4``)
-or that a double does not hold at once. The caller then reads the file with Arrow's CSV parser,
+one pass over the bytes on every thread: each thread parses a chunk of lines at a time into arrays
+of its own and copies it into the joined columns as soon as the chunks before it are in. It reads
+what ``line.split()`` reads -- fields separated by runs of spaces, tabs, vertical tabs or form
+feeds, ``\\n``, ``\\r`` or ``\\r\\n`` line ends, blank lines and lines starting with ``#``
+skipped -- and gives up (returns None) on anything else: a line of another field count, a byte
+outside ASCII, a number that is not plain decimal (``1``, ``-2.50``, ``3e-4``) or that a double
+does not hold at once. The caller then reads the file with Arrow's CSV parser,
 which names the line in error; both give equal tables on the files this one reads.
 
 Numbers are exact: a decimal of at most 2**53 units times a power of ten of at most 22 is one
@@ -170,20 +171,75 @@ def _join_chunk(offsets, strings, numbers, rows, row, field_at, chunk_at, joined
             joined_numbers[x, first + r] = numbers[x, r]
 
 
-def _chunk_arrays(start, stop, kinds, n_strings, n_numbers):
-    """``(offsets, data, numbers)`` for one chunk, sized for the most any chunk can hold."""
-    size = int(stop - start)
-    rows = size // max(2 * kinds.size - 1, 1) + 1
+def _chunk_arrays(size: int, kinds, n_strings, n_numbers):
+    """``(offsets, data, numbers)`` that hold any chunk of ``size`` bytes."""
+    rows = _most_rows(size, kinds)
     # in Arrow's pool, as every large array of the reader (see fastmetrics._memory.empty)
     offsets = _memory.empty((n_strings, rows + 1), np.int32)
     offsets[:, 0] = 0
     return offsets, _memory.empty((n_strings, size), np.uint8), _memory.empty((n_numbers, rows), np.float64)
 
 
-def _parsed_chunk(buf, start, stop, kinds, arrays):
-    """``(status, rows, offsets, data, numbers)`` of one chunk into its :func:`_chunk_arrays`."""
-    status, rows = _parse_chunk(buf, start, stop, kinds, *arrays)
-    return status, rows, *arrays
+def _most_rows(size: int, kinds) -> int:
+    """The most lines ``size`` bytes can hold (a row takes at least ``2 * fields - 1`` bytes)."""
+    return int(size) // max(2 * kinds.size - 1, 1) + 1
+
+
+class _InTurn:
+    """Where each chunk's rows and bytes go in the joined columns, known once the chunks before
+    it are in: chunk ``c`` is copied after ``done[c - 1]``."""
+
+    def __init__(self, chunks: int, n_strings: int, width: int):
+        import threading
+
+        self.lock = threading.Lock()
+        self.next = 0
+        self.chunks = chunks
+        self.done = [threading.Event() for _ in range(chunks)]
+        self.failed = False
+        self.row_at = np.zeros(chunks + 1, np.int64)
+        self.byte_at = np.zeros((chunks + 1, n_strings), np.int64)
+        self.field_at = np.arange(n_strings, dtype=np.int64) * width  # each column's row of `joined`
+
+    def take(self) -> int:
+        with self.lock:
+            chunk, self.next = self.next, self.next + 1
+        return chunk
+
+
+def _parse_in_turn(buf, bounds, kinds, scratch, joined, turn: _InTurn) -> None:
+    """Parse the chunks no thread has taken yet, one at a time, into this thread's ``scratch``
+    arrays, and copy each into the ``joined`` ones once the chunks before it are in.
+
+    The joined arrays are sized for the whole file and a thread's scratch for one chunk, so the
+    memory a read touches is about its output and a chunk a thread, where every chunk kept its
+    own arrays until one copy joined them all: twice the output in new pages, which a virtual
+    machine whose host takes freed memory back faults in at a high price.
+    """
+    offsets, data, numbers = scratch
+    while True:
+        c = turn.take()
+        if c >= turn.chunks:
+            return
+        try:
+            if turn.failed:  # a chunk before gave up: the file is read otherwise
+                continue
+            status, rows = _parse_chunk(buf, bounds[c], bounds[c + 1], kinds, offsets, data, numbers)
+            if c:
+                turn.done[c - 1].wait()
+            sizes = offsets[:, rows].astype(np.int64)
+            at = turn.byte_at[c]
+            if status != OK or turn.failed or (at + sizes > _MAX_BYTES).any():
+                turn.failed = True
+                continue
+            _join_chunk(offsets, data, numbers, rows, turn.row_at[c], turn.field_at, at, *joined)
+            turn.row_at[c + 1] = turn.row_at[c] + rows
+            turn.byte_at[c + 1] = at + sizes
+        except BaseException:
+            turn.failed = True
+            raise
+        finally:
+            turn.done[c].set()
 
 
 @njit(cache=True)
@@ -255,43 +311,40 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     bounds = _line_starts(buf, np.linspace(0, buf.size, chunks + 1).astype(np.int64))
     # allocated here, on the calling thread: Arrow's pool keeps a thread's freed blocks for that
     # thread, and the pool's threads would take fresh pages for them at every read
-    calls = [
-        (buf, bounds[c], bounds[c + 1], kinds, _chunk_arrays(bounds[c], bounds[c + 1], kinds, n_strings, n_numbers))
-        for c in range(chunks)
-    ]
-    parts = on_threads(_parsed_chunk, calls)
-    if any(part[0] != OK for part in parts):
-        return None
-    counts = np.array([part[1] for part in parts], np.int64)
-    first_row = np.concatenate([[0], np.cumsum(counts)])
-    n = int(first_row[-1])
-    # the chunks joined into one array per column, on the threads (Arrow's combine_chunks of
-    # string arrays, or numpy's concatenate, cost several times more)
-    sizes = np.array([[offsets[s, rows] for s in range(n_strings)] for _, rows, offsets, _, _ in parts], np.int64)
-    sizes = sizes.reshape(len(parts), n_strings)
-    totals = sizes.sum(axis=0)
-    if n_strings and totals.max() > _MAX_BYTES:
-        return None
-    field_at = np.concatenate([[0], np.cumsum(totals)])  # each string column's place in `joined`
-    chunk_at = np.vstack([np.zeros((1, n_strings), np.int64), np.cumsum(sizes, axis=0)])  # within a column
-    joined_offsets = _memory.empty((n_strings, n + 1), np.int32)
-    joined_offsets[:, 0] = 0
-    joined = _memory.empty(int(field_at[-1]), np.uint8)
-    joined_numbers = _memory.empty((n_numbers, n), np.float64)
-    calls = [
-        (offsets, strings, numbers, rows, first_row[c], field_at, chunk_at[c], joined_offsets, joined, joined_numbers)
-        for c, (_, rows, offsets, strings, numbers) in enumerate(parts)
-    ]
-    on_threads(_join_chunk, calls)
+    if chunks == 1:  # parsed where it stays
+        offsets, strings, numbers = _chunk_arrays(int(bounds[1] - bounds[0]), kinds, n_strings, n_numbers)
+        status, n = _parse_chunk(buf, bounds[0], bounds[1], kinds, offsets, strings, numbers)
+        if status != OK:
+            return None
+        totals = offsets[:, n].astype(np.int64)
+        field_at = np.arange(n_strings, dtype=np.int64) * strings.shape[1]
+        joined_offsets, joined, joined_numbers = offsets, strings.reshape(-1), numbers
+    else:
+        widest = int(np.diff(bounds).max())
+        threads = min(chunks, numba.get_num_threads())
+        scratch = [_chunk_arrays(widest, kinds, n_strings, n_numbers) for _ in range(threads)]
+        rows = sum(_most_rows(size, kinds) for size in np.diff(bounds))
+        # sized for the whole file (a string column holds at most its bytes): the pages past
+        # what the lines fill are never touched
+        joined_offsets = _memory.empty((n_strings, rows + 1), np.int32)
+        joined_offsets[:, 0] = 0
+        width = max(int(buf.size), 1)
+        joined = _memory.empty(n_strings * width, np.uint8)
+        joined_numbers = _memory.empty((n_numbers, rows), np.float64)
+        turn = _InTurn(chunks, n_strings, width)
+        joined_arrays = (joined_offsets, joined, joined_numbers)
+        on_threads(_parse_in_turn, [(buf, bounds, kinds, part, joined_arrays, turn) for part in scratch])
+        if turn.failed:
+            return None
+        n, totals, field_at = int(turn.row_at[-1]), turn.byte_at[-1], turn.field_at
     out, s, x = [], 0, 0
     for kind in kinds:
         if kind == STRING:
-            data_s = joined[field_at[s] : field_at[s + 1]]
-            out.append(
-                pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(joined_offsets[s]), pa.py_buffer(data_s)])
-            )
+            data_s = joined[field_at[s] : field_at[s] + totals[s]]
+            offsets_s = pa.py_buffer(joined_offsets[s, : n + 1])
+            out.append(pa.Array.from_buffers(pa.string(), n, [None, offsets_s, pa.py_buffer(data_s)]))
             s += 1
         elif kind == NUMBER:
-            out.append(pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(joined_numbers[x])]))
+            out.append(pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(joined_numbers[x, :n])]))
             x += 1
     return out
