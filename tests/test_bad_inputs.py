@@ -54,7 +54,10 @@ from tests._program import run_fastmetrics
 
 _SCRIPT = Path(sys.executable).with_name("fastmetrics")
 CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "fastmetrics.cli"]
-TIMEOUT = 120
+# a guard against a hang, not a time limit: on a fresh checkout the first commands compile every
+# kernel they reach, several at once beside the other worker's tests (a fresh clone's CI once
+# passed 120 s on one of them)
+TIMEOUT = 600
 PARALLEL = 3
 RAW_ERRORS = re.compile(
     r"Traceback|ArrowInvalid|ArrowTypeError|ArrowNotImplementedError|UFuncTypeError|"
