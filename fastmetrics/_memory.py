@@ -75,6 +75,8 @@ def human(n: float) -> str:
 def check(nbytes: int, what: str, ways_out: str) -> None:
     """Refuse to allocate ``nbytes`` (described by ``what``) when they exceed :func:`limit`."""
     available = limit()
+    if available is not None and nbytes > available and not os.environ.get(ENV) and release():
+        available = limit()  # the blocks kept for the next call count as available
     if available is None or nbytes <= available:
         return
     source = f"the limit {ENV} sets" if os.environ.get(ENV) else "the memory available"
@@ -145,25 +147,27 @@ class _Kept:
             if self.limit is None:
                 self.limit = keep_limit()
             free = self.free()
-            fits = [i for i in free if nbytes <= self.blocks[i].size]
+            # the smallest free block that fits, and the most recently used of those sizes; none
+            # more than twice the request (a small array would keep a large block busy)
+            fits = [i for i in free if nbytes <= self.blocks[i].size <= 2 * nbytes]
             if fits:
-                # the smallest that fits, and the most recently used of those sizes
                 best = min(fits, key=lambda i: (self.blocks[i].size, -i))
-                block = self.blocks.pop(best)
-                self.blocks.append(block)
+                block = self.blocks[best]
+                self.blocks = [b for i, b in enumerate(self.blocks) if i != best] + [block]
                 return block
             block = np.frombuffer(pa.allocate_buffer(nbytes), np.uint8)
-            if nbytes > self.limit:
-                return block
-            kept = sum(b.size for b in self.blocks)
+            sizes = [b.size for b in self.blocks]
+            busy = sum(sizes) - sum(sizes[i] for i in free)
+            if busy + nbytes > self.limit:
+                return block  # kept blocks in use leave no room: nothing is dropped for it
+            dropped, kept = set(), sum(sizes)
             for i in free:  # the least recently used first
                 if kept + nbytes <= self.limit:
                     break
-                kept -= self.blocks[i].size
-                self.blocks[i] = None
-            self.blocks = [b for b in self.blocks if b is not None]
-            if kept + nbytes <= self.limit:
-                self.blocks.append(block)
+                dropped.add(i)
+                kept -= sizes[i]
+            # one assignment: an interrupt leaves the list whole
+            self.blocks = [b for i, b in enumerate(self.blocks) if i not in dropped] + [block]
             return block
 
     def release(self) -> int:

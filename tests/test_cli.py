@@ -342,3 +342,18 @@ def test_a_signal_while_modules_import_starts_no_import(monkeypatch, capsys):
     process.on_signal(signal.SIGTERM, None)
     assert exits == [143] and "fastmetrics.report.tables" not in sys.modules
     assert capsys.readouterr().err == "fastmetrics: terminated\n"
+
+
+def test_a_signal_while_the_writer_imports_stops_at_once(monkeypatch, capsys):
+    # the writer's module is in sys.modules from its first line, before it defines `writing`
+    import signal
+    import sys
+    import types
+
+    from fastmetrics.cli import process
+
+    monkeypatch.setitem(sys.modules, "fastmetrics.report.tables", types.ModuleType("fastmetrics.report.tables"))
+    exits = []
+    monkeypatch.setattr(process.os, "_exit", exits.append)
+    process.on_signal(signal.SIGINT, None)
+    assert exits == [130] and capsys.readouterr().err == "fastmetrics: interrupted\n"

@@ -111,3 +111,37 @@ def test_the_suite_hands_out_poisoned_arrays():
     assert _memory.POISON
     assert np.isnan(_memory.empty(3, np.float64)).all()
     assert (_memory.empty(BIG, np.int64) == -1).all()
+
+
+def test_a_small_array_does_not_take_a_large_block(kept):
+    large = _memory.empty(4 * BIG, np.float64)
+    at = address(large)
+    del large
+    assert address(_memory.empty(BIG, np.float64)) != at  # over twice the request: left for a large one
+    assert address(_memory.empty(3 * BIG, np.float64)) == at
+
+
+def test_blocks_in_use_leave_free_ones_alone(kept, monkeypatch):
+    # a new block that cannot be kept beside the busy ones drops no free block for nothing
+    monkeypatch.setenv(_memory.KEEP_ENV, "4M")
+    busy = _memory.empty(3 << 20, np.uint8)
+    free = _memory.empty(1 << 20, np.uint8)
+    at = address(free)
+    del free
+    _memory.empty(2 << 20, np.uint8)  # 3M busy + 2M > 4M: not kept
+    assert at in [address(kept.blocks[i]) for i in kept.free()]
+    del busy
+
+
+def test_the_memory_check_counts_kept_blocks_as_available(kept, monkeypatch):
+    # a tensor is not refused for memory that only the kept blocks hold
+    dropped = _memory.empty(8 * BIG, np.float64)
+    del dropped
+    available = [1 << 20]
+    monkeypatch.setattr(_memory, "limit", lambda: available[0])
+    monkeypatch.setattr(_memory, "release", lambda: available.__setitem__(0, 1 << 30) or 1)
+    _memory.check(8 << 20, "a tensor", "fewer cells")
+    available[0] = 1 << 20
+    monkeypatch.setattr(_memory, "release", lambda: 0)  # nothing to give back: refused
+    with pytest.raises(ParameterError, match="a tensor would need"):
+        _memory.check(8 << 20, "a tensor", "fewer cells")

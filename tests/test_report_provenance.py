@@ -78,3 +78,27 @@ def test_no_digest_is_taken_for_a_printed_table(monkeypatch, capsys):
     monkeypatch.setattr(output, "_Hashing", lambda paths: pytest.fail("hashed inputs for nothing"))
     runs, gold = semeval_paths()
     assert main(["evaluate", runs[0], "--gold", gold, "--measures", "f1"]) == 0
+
+
+def test_a_digest_is_taken_again_when_a_file_is_rewritten_unseen_or_a_folder_changes(tmp_path):
+    """The same size and modification time (``cp -p``, ``os.utime``) do not hide a rewrite: the
+    change time moves; a folder's files are listed again."""
+    import os
+
+    from fastmetrics.cli import output
+
+    one, folder = tmp_path / "one.txt", tmp_path / "runs"
+    one.write_bytes(b"a b c\n")
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"1\n")
+    early = output._Hashing([one, folder])
+    early.thread.join()
+    stat = one.stat()
+    one.write_bytes(b"x y z\n")
+    os.utime(one, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    (folder / "b.txt").write_bytes(b"2\n")
+    assert early.described(one) == output._described(one)
+    assert early.described(one)[0]["sha256"] == hashlib.sha256(b"x y z\n").hexdigest()
+    assert [r["name"] for r in early.described(folder)] == [str(folder / "a.txt"), str(folder / "b.txt")]
+    os.mkfifo(folder / "pipe")  # a pipe below a folder is not opened (it would take a reader's data)
+    assert [r["name"] for r in output._described(folder)] == [str(folder / "a.txt"), str(folder / "b.txt")]

@@ -30,7 +30,9 @@ def _described_names(path) -> list:
         return []
     if os.path.isfile(path):
         return [{"name": str(path)}]
-    return [{"name": name} for name in sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names)]
+    # the regular files below a folder: a pipe there is not opened (it would take the reader's data)
+    names = sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names)
+    return [{"name": name} for name in names if os.path.isfile(name)]
 
 
 def _described(path) -> list:
@@ -54,8 +56,8 @@ class _Hashing:
     hashlib and file reads release the GIL on blocks this large, so the digests are taken on the
     second core while the command imports its libraries (single-threaded) and counts, instead of
     after the count, where a large input's digest added to the command's time. A path is
-    described again, in the caller's thread, when its digest failed or a file below it changed
-    (size or modification time) since.
+    described again, in the caller's thread, when its digest failed, or a file below it changed
+    (identity, size, modification or change time) or came or went since.
     """
 
     def __init__(self, paths: list):
@@ -66,24 +68,26 @@ class _Hashing:
         self.thread = in_background(self._run, "provenance-sha256")
 
     @staticmethod
-    def _stamps(records) -> list:
+    def _stamps(path) -> list:
+        """Each file's name, identity and change time: ``st_ctime_ns`` moves on every write, rename
+        or ``utime``, which a copy that keeps the size and the modification time does not hide."""
         import os
 
         stamps = []
-        for record in records:
+        for record in _described_names(path):
             try:
                 stat = os.stat(record["name"])
             except OSError:
                 return []
-            stamps.append((stat.st_size, stat.st_mtime_ns))
+            stamps.append((record["name"], stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
         return stamps
 
     def _run(self) -> None:
         for path in self.paths:
             try:
-                before = self._stamps(_described_names(path))
+                before = self._stamps(path)
                 records = _described(path)
-                if before == self._stamps(records):
+                if before and before == self._stamps(path):
                     self.done[path] = (records, before)
             except Exception:  # noqa: BLE001 -- the caller's own pass raises it where it can be named
                 return
@@ -91,7 +95,7 @@ class _Hashing:
     def described(self, path) -> list:
         self.thread.join()
         records, stamps = self.done.get(str(path), (None, None))
-        if records is None or self._stamps(records) != stamps:
+        if records is None or self._stamps(path) != stamps:
             return _described(path)
         return records
 

@@ -31,8 +31,9 @@ def on_signal(signum, frame):
     # looked up, not imported: a signal that lands while a module imports (numpy, say) must not
     # start other imports, which then meet the half-imported module and end in a traceback; a
     # command that has not imported the writer writes no file
-    tables = sys.modules.get(f"{__name__.rsplit('.', 2)[0]}.report.tables")
-    if (tables is not None and tables.writing()) or UNWIND[0]:
+    # (and a module still importing may not define `writing` yet)
+    writing = getattr(sys.modules.get(f"{__name__.rsplit('.', 2)[0]}.report.tables"), "writing", None)
+    if (writing is not None and writing()) or UNWIND[0]:
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
     sys.stderr.write("fastmetrics: terminated\n" if signum == signal.SIGTERM else "fastmetrics: interrupted\n")
     sys.stderr.flush()
