@@ -23,16 +23,16 @@ def _given(args) -> list:
 
 
 def _described_names(path) -> list:
-    """``[{name}]`` of the files :func:`_described` describes."""
+    """The names of the files :func:`_described` describes."""
     import os
 
     if not isinstance(path, (str, os.PathLike)) or not os.path.exists(path):
         return []
     if os.path.isfile(path):
-        return [{"name": str(path)}]
+        return [str(path)]
     # the regular files below a folder: a pipe there is not opened (it would take the reader's data)
     names = sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names)
-    return [{"name": name} for name in names if os.path.isfile(name)]
+    return [name for name in names if os.path.isfile(name)]
 
 
 def _described(path) -> list:
@@ -41,7 +41,7 @@ def _described(path) -> list:
     import os
 
     out = []
-    for name in (record["name"] for record in _described_names(path)):
+    for name in _described_names(path):
         digest = hashlib.sha256()
         with open(name, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
@@ -74,12 +74,12 @@ class _Hashing:
         import os
 
         stamps = []
-        for record in _described_names(path):
+        for name in _described_names(path):
             try:
-                stat = os.stat(record["name"])
+                stat = os.stat(name)
             except OSError:
                 return []
-            stamps.append((record["name"], stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
+            stamps.append((name, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
         return stamps
 
     def _run(self) -> None:
