@@ -125,7 +125,36 @@ def test_evaluate_loads_what_it_uses(tmp_path):
     for options in ([], ["--thresholds", "3"]):
         modules = _modules(_run_command(["evaluate", str(data), *options]), tmp_path)
         assert "fastmetrics.count.api" in modules  # the command ran
-        assert not _loaded(modules, (*NEVER, "scipy.linalg", "scipy.stats", *LATER_STAGES, *REPORT_ONLY))
+        # numba's probes of scipy (its version, BLAS) and yaml (a config file) are refused too
+        assert not _loaded(modules, (*NEVER, "scipy", "yaml", *LATER_STAGES, *REPORT_ONLY))
+
+
+def test_refused_probes_leave_scipy_and_numba_config_files_usable(tmp_path):
+    """Only numba's probes are refused: scipy imports afterwards, in the same process, and a
+    ``.numba_config.yaml`` in the working folder is still read (with yaml) when there is one."""
+    data = tmp_path / "runs.csv"
+    data.write_text("gold,pred\n1,1\n0,1\n")
+    code = _run_command(["evaluate", str(data)]) + "\nimport scipy.stats\nassert scipy.stats.norm.cdf(0) == 0.5"
+    modules = _modules(code, tmp_path)
+    assert "numba" in modules and "scipy.stats" in modules and "yaml" not in modules
+    (tmp_path / ".numba_config.yaml").write_text("debug_cache: 0\n")
+    code = _run_command(["evaluate", str(data)]) + "\nimport numba.core.config as c\nassert c._HAVE_YAML"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=_env())
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_program_sets_the_collector_pace_and_blas_wait_but_keeps_the_users(tmp_path):
+    code = (
+        "import gc, os\nfrom fastmetrics import __main__ as program\nprogram._set_up()\n"
+        "assert gc.get_threshold() == program._COLLECT_AFTER\nprint(os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    )
+    for given, expected in ((None, "4"), ("12", "12")):
+        env = {k: v for k, v in _env().items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+        if given is not None:
+            env["OPENBLAS_THREAD_TIMEOUT"] = given
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected
 
 
 def test_evaluate_run_files_loads_what_it_uses(tmp_path):

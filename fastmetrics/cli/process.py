@@ -60,18 +60,25 @@ def main_thread() -> bool:
 
 
 class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Loads two of numba's registry modules while the optional module each probes for cannot be
-    imported.
+    """Loads four of numba's modules while the optional module each probes for cannot be imported.
 
-    numba imports them when its first kernel runs (compiled or read from the cache):
+    ``numba`` imports scipy to check its version, and ``numba.core.config`` imports yaml to read
+    a ``.numba_config.yaml`` (yaml is kept where the working folder has one). numba imports the
+    other two when its first kernel runs (compiled or read from the cache):
     ``numba.np.arraymath`` looks for BLAS by importing ``scipy.linalg`` (a large share of a small
     command) and ``numba.core.typing.cffi_utils`` builds a ``cffi.FFI``, for nothing fastmetrics
     calls. Without them numba's ``np.convolve``/``np.correlate`` use their own
     inner-product loop (``np.dot`` and ``np.linalg`` still find scipy when a kernel uses them)
-    and jitted code cannot call cffi functions.
+    and jitted code cannot call cffi functions. scipy itself stays importable: only the probe,
+    while the probing module runs, is refused.
     """
 
-    PROBES = {"numba.np.arraymath": "scipy.linalg.cython_blas", "numba.core.typing.cffi_utils": "cffi"}
+    PROBES = {
+        "numba": "scipy",
+        "numba.core.config": "yaml",
+        "numba.np.arraymath": "scipy.linalg.cython_blas",
+        "numba.core.typing.cffi_utils": "cffi",
+    }
 
     def __init__(self):
         self.loaders = {}
@@ -79,6 +86,8 @@ class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path, target=None):
         if name not in self.PROBES or name in self.loaders:
             return None
+        if name == "numba.core.config" and os.path.isfile(".numba_config.yaml"):
+            return None  # numba reads the file there with yaml
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is not None and spec.loader is not None:
             self.loaders[name], spec.loader = spec.loader, self

@@ -278,7 +278,7 @@ def join_gold(
     joined = _unjudged(joined, unjudged, [*group_cols, item])
     lacking = _lacking(runs, gold, group_cols, (keys, run_keys, topic), missing)
     if lacking is not None:  # predicted with no category, weight 1 (as the binary counts do)
-        lacking = lacking.append_column(pred, pa.array([[]] * lacking.num_rows, runs.schema.field(pred).type))
+        lacking = lacking.append_column(pred, pa.repeat(pa.scalar([], runs.schema.field(pred).type), lacking.num_rows))
         if weight is not None:
             lacking = lacking.append_column(weight, pa.array(np.ones(lacking.num_rows)))
         joined = pa.concat_tables([joined, lacking.select(joined.column_names).cast(joined.schema)])
@@ -356,7 +356,7 @@ def _unjudged(joined: pa.Table, unjudged: str, shown: list) -> pa.Table:
             f"The gold lacks the run item ({where_}) and {pc.sum(lacking).as_py() - 1} more: give every item a gold "
             "category list (an empty one for none), or use unjudged='negative' (--unjudged negative)."
         )
-    empty = pa.array([[]] * joined.num_rows, joined.schema.field("gold").type)
+    empty = pa.repeat(pa.scalar([], joined.schema.field("gold").type), joined.num_rows)
     filled = pc.if_else(lacking, empty, joined.column("gold"))
     return joined.set_column(joined.column_names.index("gold"), "gold", filled)
 

@@ -322,7 +322,7 @@ def read_trec_run(path: str, *, native: bool | None = None) -> pa.Table:
     """
     table, _ = _read_text(path, {6: TREC_RUN, 5: TREC_RUN_UNTAGGED}, native)
     if "system" not in table.column_names:
-        table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
+        table = table.append_column("system", pa.repeat(pa.scalar(run_system_name(path), pa.string()), table.num_rows))
     return table
 
 

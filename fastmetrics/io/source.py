@@ -520,7 +520,7 @@ def _run_file(path: str, label_name: str, kind: str, native: bool = True) -> pa.
     """A ``topic item rank score label`` file; a run's rows get the system named after the file."""
     table = read_run_file(path, label_name=label_name, native=native)
     if kind == "runs":
-        table = table.append_column("system", pa.array([run_system_name(path)] * table.num_rows, pa.string()))
+        table = table.append_column("system", pa.repeat(pa.scalar(run_system_name(path), pa.string()), table.num_rows))
     return table
 
 
