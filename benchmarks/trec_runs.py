@@ -63,7 +63,10 @@ TREC_DEFAULT += [f"iprec_at_recall_{r / 10:.2f}" for r in range(11)]
 TREC_DEFAULT += [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
 DEPTH, JUDGED = 1000, 100
 # the modules the leaderboard command loads (the command line imports them in its commands)
+# set up as the program sets up its process (fastmetrics.__main__._set_up, the imports it refuses)
 START_UP = (
+    "import argparse; from fastmetrics.__main__ import _set_up; _set_up(); "
+    "from fastmetrics.cli.process import skip_unused_imports; skip_unused_imports(argparse.Namespace()); "
     "import numpy as np, fastmetrics.cli, fastmetrics.board, fastmetrics.count, fastmetrics.report; "
     "from fastmetrics.io.native import text; text.first_field_count(np.zeros(1, np.uint8))"
 )

@@ -123,9 +123,10 @@ class Request(CountOptions):
             require_columns(self.columns, [self.item], self.part, " to join the gold")
             topic = self.roles.topic
             if topic in self.by and topic in self.columns and not self.gold_topics:
+                named = f"'{topic}'" if topic == "topic" else f"'{topic}' or 'topic'"
                 raise InputError(
-                    f"Grouping by topic needs a '{topic}' column in the runs and a topic column in the gold "
-                    f"('{topic}' or 'topic')."
+                    f"Grouping by topic needs a '{topic}' column in the runs and a topic column ({named}) in the "
+                    "gold: the gold has none."
                 )
         else:
             require_columns(self.columns, [self.gold_column], self.part, " (or pass a separate gold)")

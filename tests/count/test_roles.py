@@ -150,3 +150,13 @@ def test_errors_name_the_users_columns():
         fm.count(table.drop_columns(["score", "gold"]), gold, **ROLES)
     with pytest.raises(InputError, match="'team' to play the system"):
         fm.count(table, system="team", topic="query", item="doc")
+
+
+def test_grouping_by_topic_against_a_gold_without_topics_names_the_columns_it_looks_for():
+    runs = pa.table({"system": ["a", "a"], "topic": ["q1", "q2"], "item": ["d1", "d2"], "pred": [True, False]})
+    gold = pa.table({"item": ["d1", "d2"], "gold": [True, True]})
+    with pytest.raises(InputError, match=r"a topic column \('topic'\) in the gold: the gold has none"):
+        fm.count(runs, gold, by=["system", "topic"])
+    renamed = runs.rename_columns(["system", "query", "item", "pred"])
+    with pytest.raises(InputError, match=r"a topic column \('query' or 'topic'\) in the gold"):
+        fm.count(renamed, gold, by=["system", "query"], topic="query")
