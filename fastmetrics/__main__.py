@@ -35,11 +35,12 @@ def _set_up() -> None:
     """Set up the process before the command line's imports: the garbage collector's pace, and
     how long numpy's BLAS threads wait for work.
 
-    The imports and numba's registries make some 10**6 objects that live until the process ends.
-    At Python's pace (a collection every 700 new objects) the collector ran some 280 times in a
-    ``leaderboard`` of 2M lines and went through all of them in each full pass: 0.18 s of its
-    2 s (0.1 s in full passes), and 5 s of a first run that compiles the kernels. A collection
-    every 100,000 new objects still frees cycles as they come, in about 20 collections.
+    The imports and numba's registries make some 150,000 container objects that live until the
+    process ends. At Python's pace (a collection every 700 new ones) the collector ran some 280
+    times in a ``leaderboard`` of 2M lines, and each full pass went through all of them: 0.18 s
+    of its 2 s (0.1 s in full passes), and 5 s of the 42 s of a first run that compiles the
+    kernels (36.5 s after). A collection every 100,000 new ones still frees cycles as they come:
+    one or two collections in that ``leaderboard``, 0.06-0.08 s.
 
     OpenBLAS starts a thread a core when numpy is imported, and each spins for some 2**28 clock
     ticks (about 0.1 s) waiting for work before it sleeps: on the cores the kernels' threads use,
