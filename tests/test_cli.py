@@ -325,6 +325,8 @@ def test_leaderboard_names_a_misspelt_measure_before_reading_the_runs(tmp_path, 
     assert main(["leaderboard", str(tmp_path / "runs"), *given]) == 2
     err = capsys.readouterr().err
     assert "Unknown measure 'mrr'" in err and len(err.splitlines()) == 1
+    assert main(["leaderboard", str(tmp_path / "runs"), "--measures", "f1", "--rank-by", "f1,precision"]) == 2
+    assert "--rank-by takes one measure" in capsys.readouterr().err
 
 
 def test_a_signal_while_modules_import_starts_no_import(monkeypatch, capsys):

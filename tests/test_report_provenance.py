@@ -70,6 +70,8 @@ def test_the_inputs_are_hashed_beside_the_command_and_described_as_read(tmp_path
     data = run.read_bytes()
     assert digests[str(run)] == (len(data), hashlib.sha256(data).hexdigest())
     assert digests[gold][1] == hashlib.sha256(pathlib.Path(gold).read_bytes()).hexdigest()
+    # once the command ends, neither its arguments (which hold its gold table) nor its digests stay
+    assert output._EARLY == [None]
 
 
 def test_no_digest_is_taken_for_a_printed_table(monkeypatch, capsys):

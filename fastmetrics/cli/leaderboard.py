@@ -82,9 +82,9 @@ def action(args) -> None:
     for path in (getattr(args, "out", None), args.detail):
         if path:
             output_path(path)  # checked before anything is counted or tested
-    for given in (args.measures, getattr(args, "rank_by", None)):
-        if given:
-            registry.parse_specs(given)  # a misspelt measure named before the runs are read
+    if args.measures:
+        registry.parse_specs(args.measures)  # a misspelt measure named before the runs are read
+    ranked_measures(args, [])  # and a misspelt --rank-by, or more than one
     src = open_runs(args)
     tensor = count_from_args(args, src)
     measures = ranked_measures(args, measure_list(args, task_of(tensor)))

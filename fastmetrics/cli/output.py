@@ -115,6 +115,12 @@ def hash_inputs_early(args) -> None:
         _EARLY[0] = (args, _Hashing(paths))
 
 
+def forget_inputs_hashing() -> None:
+    """Drop the last command's digests and its arguments (which hold its gold table once read):
+    :func:`fastmetrics.cli.main` calls it as a command ends."""
+    _EARLY[0] = None
+
+
 def provenance(args) -> dict:
     """How a command's numbers were made.
 

@@ -12,7 +12,7 @@ import warnings
 from .. import __version__
 from .._errors import FastmetricsError, ParameterError
 from . import axioms, compare, count, demo, evaluate, leaderboard, measures, meta, report, sweep
-from .output import hash_inputs_early
+from .output import forget_inputs_hashing, hash_inputs_early
 from .process import Terminated, install_handlers, main_thread, skip_unused_imports
 from .reading import read_gold_once
 
@@ -129,6 +129,7 @@ def main(argv=None, *, own_process: bool = False) -> int:
         print("fastmetrics: interrupted", file=sys.stderr)
         return 130
     finally:
+        forget_inputs_hashing()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return 0

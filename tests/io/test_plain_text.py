@@ -297,3 +297,25 @@ def test_an_error_in_one_chunk_is_raised_after_the_others_end(monkeypatch):
     with pytest.raises(MemoryError):
         _text.read_fields(text, [_text.STRING, _text.IGNORED, _text.STRING, _text.NUMBER, _text.NUMBER, _text.STRING])
     assert len(copies) == 3  # no chunk after the failed one was copied
+
+
+def test_a_file_whose_joined_columns_the_system_refuses_is_read_by_arrow(tmp_path, monkeypatch):
+    """The joined columns take several times a file's bytes of address space (each string column
+    sized for the whole file): where the system refuses that, the native reader gives up and
+    Arrow's parser reads the file, the same table."""
+    monkeypatch.setattr(_text, "_MIN_CHUNK", 1 << 12)
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"".join(b"%d Q0 doc%d %d %d.5 tag\n" % (i % 9, i, i, i) for i in range(20000)))
+    expected = runfiles.read_trec_run(str(run))
+    size = run.stat().st_size
+    original = _text._memory.empty
+
+    def refusing(shape, dtype):
+        if int(np.prod(shape)) * np.dtype(dtype).itemsize >= 2 * size:  # the joined strings only
+            raise MemoryError("address space")
+        return original(shape, dtype)
+
+    monkeypatch.setattr(_text._memory, "empty", refusing)
+    kinds = [_text.STRING, _text.IGNORED, _text.STRING, _text.NUMBER, _text.NUMBER, _text.STRING]
+    assert _text.read_fields(run.read_bytes(), kinds) is None
+    assert runfiles.read_trec_run(str(run)).equals(expected)

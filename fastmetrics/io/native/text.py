@@ -297,8 +297,8 @@ def read_fields(data: bytes, kinds: list) -> list | None:
     -------
     list of pyarrow.Array or None
         One array per field not ``IGNORED``, in file order: strings as ``string``, numbers as
-        ``float64``. None when a line does not fit (see the module docstring) or a string column
-        holds more than 2 GiB.
+        ``float64``. None when a line does not fit (see the module docstring), a string column
+        holds more than 2 GiB, or the system refuses the address space of the joined columns.
     """
     start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
     buf = np.frombuffer(data, np.uint8)[start:]
@@ -326,11 +326,14 @@ def read_fields(data: bytes, kinds: list) -> list | None:
         rows = sum(_most_rows(size, kinds) for size in np.diff(bounds))
         # sized for the whole file (a string column holds at most its bytes): the pages past
         # what the lines fill are never touched
-        joined_offsets = _memory.empty((n_strings, rows + 1), np.int32)
-        joined_offsets[:, 0] = 0
         width = max(int(buf.size), 1)
-        joined = _memory.empty(n_strings * width, np.uint8)
-        joined_numbers = _memory.empty((n_numbers, rows), np.float64)
+        try:
+            joined_offsets = _memory.empty((n_strings, rows + 1), np.int32)
+            joined = _memory.empty(n_strings * width, np.uint8)
+            joined_numbers = _memory.empty((n_numbers, rows), np.float64)
+        except MemoryError:
+            return None  # the system refuses that much address space (several times a large file)
+        joined_offsets[:, 0] = 0
         turn = _InTurn(chunks, n_strings, width)
         joined_arrays = (joined_offsets, joined, joined_numbers)
         on_threads(_parse_in_turn, [(buf, bounds, kinds, part, joined_arrays, turn) for part in scratch])
