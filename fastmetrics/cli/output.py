@@ -116,8 +116,11 @@ def hash_inputs_early(args) -> None:
 
 
 def forget_inputs_hashing() -> None:
-    """Drop the last command's digests and its arguments (which hold its gold table once read):
-    :func:`fastmetrics.cli.main` calls it as a command ends."""
+    """Drop the last command's digests and its arguments.
+
+    The arguments hold the command's gold table once it is read; :func:`fastmetrics.cli.main`
+    calls this as a command ends.
+    """
     _EARLY[0] = None
 
 
