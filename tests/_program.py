@@ -15,9 +15,9 @@ which changes the child's capabilities). ``FASTMETRICS_TEST_FORK=0`` turns the s
 the whole run.
 
 The server forks only before it ran any of the program's kernels: numba's and pyarrow's thread
-pools start in each child, after the fork, never in the parent. It does build numba's typing and
-target contexts first (by compiling one trivial serial function), which every child would
-otherwise build again.
+pools start in each child, after the fork, never in the parent. Its numba loads the program's way
+(:func:`fastmetrics.cli.process.set_up_numba`): a child loads cached kernels, and builds numba's
+typing and target contexts only when it compiles one, as the program does.
 """
 
 from __future__ import annotations
@@ -49,20 +49,16 @@ if os.path.exists(sys.argv[1]):
     os.unlink(sys.argv[1])
 listener.bind(sys.argv[1])
 listener.listen(64)
+# numba's modules load as in the program's own process (no probes for scipy or cffi, cached
+# kernels loaded without numba's registries): the children run the program's code path
+from fastmetrics.cli.process import set_up_numba
+set_up_numba()
 for name in ("fastmetrics.cli", "fastmetrics.cli.program", "fastmetrics.io", "fastmetrics.count",
              "fastmetrics.measures", "fastmetrics.board", "fastmetrics.meta", "fastmetrics.report"):
     try:
         __import__(name)
     except ImportError:
         pass
-# numba builds its typing and target contexts when a process first compiles a kernel or loads one
-# from its cache, a large share of a small command's time; built here once, for every child (no
-# kernel runs: the thread pools still start in the children)
-try:
-    from numba import njit
-    njit(lambda x: x + 1)(1)
-except ImportError:
-    pass
 # the report's libraries, most of a report command's imports (neither starts a thread at import;
 # the report selects the same Agg backend)
 try:

@@ -176,3 +176,54 @@ def test_the_library_keeps_pandas_for_its_callers(tmp_path):
         "assert main(['measures', '--format', 'csv']) == 0\npa.table({'a': [1]}).to_pandas()"
     )
     assert "pandas" in _modules(code, tmp_path)
+
+
+def _trec_run_and_qrels(tmp_path: Path) -> tuple[str, str]:
+    """Two systems' runs of three topics and their qrels, with ids spelled as on the TREC disks."""
+    run, qrels = [], []
+    for topic in (301, 302, 303):
+        for n in range(30):
+            doc = f"LA0{topic}89-{n:04d}"
+            qrels.append(f"{topic} 0 {doc} {int(n % 3 == topic % 3 or n % 7 == 0)}")
+            for system, score in (("team_a", 30 - n), ("team_b", (n * 7919) % 31)):
+                run.append(f"{topic} Q0 {doc} 0 {score} {system}")
+    (tmp_path / "run.txt").write_text("\n".join(run) + "\n")
+    (tmp_path / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    return str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt")
+
+
+def test_the_program_loads_cached_kernels_without_numba_registries(tmp_path):
+    """The program's process reads cached kernels without installing numba's typing and lowering
+    registries first (some two hundred of numba's modules, 0.25-0.35 s of a small command:
+    ``fastmetrics.cli.process``), and ranks as a process that installed them does."""
+    run, qrels = _trec_run_and_qrels(tmp_path)
+    argv = ["leaderboard", run, "--gold", qrels, "--thresholds", "ranks", "--no-baselines", "--quiet"]
+    argv += ["--measures", "ranked_ap,reciprocal_rank(cutoff=10),precision_at_k(k=5)"]
+    lean, full = tmp_path / "lean.csv", tmp_path / "full.csv"
+    for _ in range(2):  # the first may compile kernels into the cache: the second reads every one
+        modules = _modules(_run_command([*argv, "--out", str(lean)]), tmp_path)
+    assert "fastmetrics.count.api" in modules and "numba.np.ufunc.parallel" in modules  # the kernels ran
+    # modules numba imports only to install its registries
+    assert not _loaded(modules, ("numba.np.arraymath", "numba.np.polynomial", "numba.cpython.setobj"))
+    from fastmetrics.cli import main
+
+    assert main([*argv, "--out", str(full)]) == 0
+    assert lean.read_text() == full.read_text() and len(lean.read_text().splitlines()) == 3
+
+
+def test_a_ufunc_builds_after_kernels_were_loaded_without_numba_registries(tmp_path):
+    """A measure's ufunc has its loop wrapper generated from numba's registries: where cached
+    kernels were read without them, building a ufunc installs them first (without that, numba
+    fails with ``NumbaNotImplementedError``)."""
+    code = (
+        "from fastmetrics.cli.process import set_up_numba\nset_up_numba()\n"
+        "import numpy as np, pyarrow as pa, fastmetrics as fm\n"
+        "from fastmetrics.measures import binary\n"
+        "t = pa.table({'gold': [True, False, True], 'pred': [True, True, False]})\n"
+        "assert fm.count(t).evaluate('f1').values.item() == 0.5\n"
+        "tp, fp, fn = (np.arange(1.0, 9.0) * k for k in (1, 2, 3))\n"
+        "f1 = binary._f1_kernel.ufunc(tp, fp, fn, 4 * tp)\n"
+        "assert np.allclose(f1, 2 * tp / (2 * tp + fp + fn)), f1\n"
+    )
+    _modules(code, tmp_path)
+    assert "numba.np.arraymath" in _modules(code, tmp_path)  # installed for the build

@@ -59,18 +59,60 @@ def main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Loads four of numba's modules while the optional module each probes for cannot be imported.
+def _load_cached_kernels_lean(caching) -> None:
+    """Load a cached kernel without installing numba's typing and lowering registries first.
+
+    numba's ``Cache.load_overload`` refreshes the target context before it reads a kernel from
+    the cache: it imports some two hundred of numba's modules and installs their templates,
+    0.25-0.35 s of a small command, although rebuilding object code needs none of them. What
+    the object code links to is set up here instead: the NRT (``rtsys.initialize``), and the hash
+    secrets that ``numba.cpython.hashing`` adds to LLVM's symbols when it is imported (the only
+    registry module that adds symbols); numba's C helpers come with the context, and a parallel
+    kernel starts its threads itself (the cached result's ``reload_init``). A kernel that is not
+    in the cache is compiled as before, and the compiler refreshes the context first.
+    """
+
+    def load_overload(self, sig, target_context):
+        import numba.cpython.hashing  # noqa: F401  (its LLVM symbols, see above)
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    caching.Cache.load_overload = load_overload
+
+
+def _ufuncs_with_registries(ufuncbuilder) -> None:
+    """Refresh the target context before a ufunc is built, cached or not: its loop wrapper is
+    generated at run time from the context's registries, which cached kernels no longer
+    install (:func:`_load_cached_kernels_lean`)."""
+    compile_core = ufuncbuilder.UFuncDispatcher._compile_core
+
+    def _compile_core(self, sig, flags, locals):
+        self.targetdescr.target_context.refresh()
+        return compile_core(self, sig, flags, locals)
+
+    ufuncbuilder.UFuncDispatcher._compile_core = _compile_core
+
+
+class _NumbaSetUp(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Loads six of numba's modules in the program's way: four while the optional module each
+    probes for cannot be imported, two adjusted once they have run.
 
     ``numba`` imports scipy to check its version, and ``numba.core.config`` imports yaml to read
     a ``.numba_config.yaml`` (yaml is kept where the working folder has one). numba imports the
-    other two when its first kernel runs (compiled or read from the cache):
+    other two when it installs its registries (to compile a kernel):
     ``numba.np.arraymath`` looks for BLAS by importing ``scipy.linalg`` (a large share of a small
     command) and ``numba.core.typing.cffi_utils`` builds a ``cffi.FFI``, for nothing fastmetrics
     calls. Without them numba's ``np.convolve``/``np.correlate`` use their own
     inner-product loop (``np.dot`` and ``np.linalg`` still find scipy when a kernel uses them)
     and jitted code cannot call cffi functions. scipy itself stays importable: only the probe,
     while the probing module runs, is refused.
+
+    ``numba.core.caching`` then loads cached kernels without the registries
+    (:func:`_load_cached_kernels_lean`), and ``numba.np.ufunc.ufuncbuilder`` installs them before
+    it builds a ufunc (:func:`_ufuncs_with_registries`).
     """
 
     PROBES = {
@@ -79,12 +121,16 @@ class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         "numba.np.arraymath": "scipy.linalg.cython_blas",
         "numba.core.typing.cffi_utils": "cffi",
     }
+    ADJUST = {
+        "numba.core.caching": _load_cached_kernels_lean,
+        "numba.np.ufunc.ufuncbuilder": _ufuncs_with_registries,
+    }
 
     def __init__(self):
         self.loaders = {}
 
     def find_spec(self, name, path, target=None):
-        if name not in self.PROBES or name in self.loaders:
+        if name not in self.PROBES and name not in self.ADJUST or name in self.loaders:
             return None
         if name == "numba.core.config" and os.path.isfile(".numba_config.yaml"):
             return None  # numba reads the file there with yaml
@@ -98,8 +144,8 @@ class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module) -> None:
         name = module.__spec__.name
-        blocked = self.PROBES[name]
-        absent = blocked not in sys.modules
+        blocked = self.PROBES.get(name)
+        absent = blocked is not None and blocked not in sys.modules
         if absent:
             sys.modules[blocked] = None  # an ImportError at once, before the package's parents load
         try:
@@ -107,7 +153,9 @@ class _NumbaWithout(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         finally:
             if absent and sys.modules.get(blocked, 0) is None:
                 del sys.modules[blocked]
-        if len(self.loaders) == len(self.PROBES) and self in sys.meta_path:
+        if name in self.ADJUST:
+            self.ADJUST[name](module)
+        if len(self.loaders) == len(self.PROBES) + len(self.ADJUST) and self in sys.meta_path:
             sys.meta_path.remove(self)
 
 
@@ -124,18 +172,29 @@ class _Refuse(importlib.abc.MetaPathFinder):
         return None
 
 
-def skip_unused_imports(args) -> None:
-    """Keep scipy, cffi and pandas out of the process: no command calls them.
+def set_up_numba() -> None:
+    """Have numba's modules load the program's way (:class:`_NumbaSetUp`).
 
-    scipy and cffi are numba's probes (:class:`_NumbaWithout`), pandas pyarrow's optional uses:
-    together most of the start-up of a small command (docs/guides/performance.md).
+    That is without numba's probes for optional modules, and cached kernels without its
+    registries. It takes effect only where numba is not imported yet.
+    """
+    if not any(isinstance(f, _NumbaSetUp) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NumbaSetUp())
+
+
+def skip_unused_imports(args) -> None:
+    """Keep scipy, cffi, pandas and numba's registries out of the process: no command needs them.
+
+    scipy and cffi are numba's probes, and numba installs its registries before it reads a
+    cached kernel (:func:`set_up_numba`); pandas is one of pyarrow's optional uses. Together they
+    were most of the start-up of a small command (docs/guides/performance.md). A command that
+    compiles a kernel or builds a ufunc still installs numba's registries.
 
     pyarrow imports pandas where it could meet pandas objects (its first array, ``pyarrow.dataset``,
     which Arrow's group-by and joins load) and goes without it where it is not installed. No
     command converts to or from pandas except the Dask ones (``--scheduler``), whose partitions
     are pandas objects: they keep it.
     """
-    if not any(isinstance(f, _NumbaWithout) for f in sys.meta_path):
-        sys.meta_path.insert(0, _NumbaWithout())
+    set_up_numba()
     if not getattr(args, "scheduler", None) and "pandas" not in sys.modules:
         sys.meta_path.insert(0, _Refuse("pandas"))
