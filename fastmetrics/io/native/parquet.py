@@ -410,43 +410,60 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
         return chunk, pages
     if codec != _SNAPPY:
         raise Unsupported(f"codec {codec}")
-    total = int(pages[:, P_SIZE].sum()) if len(pages) else 0
+    kind, body, packed, size = (pages[:, c].copy() for c in (P_TYPE, P_AT, P_PACKED, P_SIZE))
+    total = int(size.sum())
     if total > _MAX_RATIO * chunk.size + (1 << 16):
         raise Unsupported(_STATUS[DAMAGED])
-    source = _memory.empty(max(1, total), np.uint8)
+    levels = np.where(kind == _DATA_PAGE_V2, pages[:, P_DEF] + pages[:, P_REP], 0)
+    unpacked = size - levels
+    # a v2 page may say its values are not compressed; an index page never is
+    plain = (kind == _DATA_PAGE_V2) & (pages[:, P_COMPRESSED] == 0) | (kind == _INDEX_PAGE)
+    squeezed = ~plain & (unpacked > 0)
+    # a Snappy block starts with its length: pyarrow's codec fills the buffer only that far
+    if (plain & (packed - levels != unpacked)).any() or (
+        squeezed & (_stated_lengths(chunk, body + levels, body + packed) != unpacked)
+    ).any():
+        raise Unsupported(_STATUS[DAMAGED])
+    # each page's parts in order, joined by one copy: a page is some 2,500 bytes, and a copy a
+    # page took longer than its decompression
     snappy = pa.Codec("snappy")
-    at = 0
-    for p, (kind, body, packed, size, compressed, levels, repeated) in enumerate(
-        pages[:, [P_TYPE, P_AT, P_PACKED, P_SIZE, P_COMPRESSED, P_DEF, P_REP]].tolist()
+    parts = []
+    for p, (at, n_levels, n_values, is_plain, is_squeezed) in enumerate(
+        zip(body.tolist(), levels.tolist(), unpacked.tolist(), plain.tolist(), squeezed.tolist())
     ):
-        levels = levels + repeated if kind == _DATA_PAGE_V2 else 0  # levels of v2 pages: never compressed
-        source[at : at + levels] = chunk[body : body + levels]
-        values, unpacked = chunk[body + levels : body + packed], size - levels
-        if kind == _DATA_PAGE_V2 and compressed == 0 or kind == _INDEX_PAGE:
-            if values.size != unpacked:
-                raise Unsupported(_STATUS[DAMAGED])
-            source[at + levels : at + size] = values
-        elif unpacked:
-            # a Snappy block starts with its length: pyarrow's codec fills the buffer only that far
-            if _block_length(values) != unpacked:
-                raise Unsupported(_STATUS[DAMAGED])
+        if n_levels:
+            parts.append(chunk[at : at + n_levels])
+        if is_plain:
+            parts.append(chunk[at + n_levels : at + n_levels + n_values])
+        elif is_squeezed:
             try:
-                source[at + levels : at + size] = np.frombuffer(snappy.decompress(values, unpacked), np.uint8)
+                unpacked_page = snappy.decompress(chunk[at + n_levels : at + packed[p]], n_values)
             except (pa.ArrowException, OSError):
                 raise Unsupported(_STATUS[DAMAGED]) from None
-        pages[p, P_AT] = at
-        at += size
+            parts.append(np.frombuffer(unpacked_page, np.uint8))
+    if sum(part.size for part in parts) != total:
+        raise Unsupported(_STATUS[DAMAGED])
+    source = _memory.empty(max(1, total), np.uint8)
+    if parts:
+        np.concatenate(parts, out=source[:total])
+    pages[:, P_AT] = np.cumsum(size) - size
     return source, pages
 
 
-def _block_length(block: np.ndarray) -> int:
-    """The uncompressed length a Snappy block states (ULEB128 of at most 5 bytes), or -1."""
-    value = 0
-    for k, byte in enumerate(block[:5].tolist()):
-        value |= (byte & 0x7F) << (7 * k)
-        if byte < 0x80:
-            return value
-    return -1
+@njit(cache=True, nogil=True)
+def _stated_lengths(chunk, starts, stops):
+    """The uncompressed length each Snappy block ``chunk[starts[p]:stops[p]]`` states (a ULEB128
+    of at most 5 bytes at its start), or -1."""
+    out = np.full(starts.size, -1, np.int64)
+    for p in range(starts.size):
+        value = np.int64(0)
+        for k in range(min(5, stops[p] - starts[p])):
+            byte = np.int64(chunk[starts[p] + k])
+            value |= (byte & 0x7F) << (7 * k)
+            if byte < 0x80:
+                out[p] = value
+                break
+    return out
 
 
 def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int) -> pa.Array:
