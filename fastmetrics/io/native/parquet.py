@@ -426,26 +426,32 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
         raise Unsupported(_STATUS[DAMAGED])
     # each page's parts in order, joined by one copy: a page is some 2,500 bytes, and a copy a
     # page took longer than its decompression
-    snappy = pa.Codec("snappy")
+    snappy, view = pa.Codec("snappy"), pa.py_buffer(chunk)
     parts = []
-    for p, (at, n_levels, n_values, is_plain, is_squeezed) in enumerate(
-        zip(body.tolist(), levels.tolist(), unpacked.tolist(), plain.tolist(), squeezed.tolist())
-    ):
-        if n_levels:
-            parts.append(chunk[at : at + n_levels])
-        if is_plain:
-            parts.append(chunk[at + n_levels : at + n_levels + n_values])
-        elif is_squeezed:
-            try:
-                unpacked_page = snappy.decompress(chunk[at + n_levels : at + packed[p]], n_values)
-            except (pa.ArrowException, OSError):
-                raise Unsupported(_STATUS[DAMAGED]) from None
-            parts.append(np.frombuffer(unpacked_page, np.uint8))
+    try:
+        if not (levels.any() or plain.any()):  # v1 pages, all compressed (pyarrow writes these)
+            parts = [
+                snappy.decompress(view.slice(at, n_packed), n)
+                for at, n_packed, n in zip(body.tolist(), packed.tolist(), unpacked.tolist())
+                if n
+            ]
+        else:
+            for at, n_packed, n_levels, n_values, is_plain, is_squeezed in zip(
+                body.tolist(), packed.tolist(), levels.tolist(), unpacked.tolist(), plain.tolist(), squeezed.tolist()
+            ):
+                if n_levels:
+                    parts.append(view.slice(at, n_levels))
+                if is_plain:
+                    parts.append(view.slice(at + n_levels, n_values))
+                elif is_squeezed:
+                    parts.append(snappy.decompress(view.slice(at + n_levels, n_packed - n_levels), n_values))
+    except (pa.ArrowException, OSError):
+        raise Unsupported(_STATUS[DAMAGED]) from None
     if sum(part.size for part in parts) != total:
         raise Unsupported(_STATUS[DAMAGED])
     source = _memory.empty(max(1, total), np.uint8)
-    if parts:
-        np.concatenate(parts, out=source[:total])
+    if parts:  # Arrow's buffers are int8 to numpy
+        np.concatenate(parts, out=source[:total].view(np.int8))
     pages[:, P_AT] = np.cumsum(size) - size
     return source, pages
 
