@@ -59,6 +59,11 @@ def main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+# set once a ufunc build installs numba's registries itself (_ufuncs_with_registries): only then
+# may a cached kernel load without them
+_LEAN_LOADS = [False]
+
+
 def _load_cached_kernels_lean(caching) -> None:
     """Load a cached kernel without installing numba's typing and lowering registries first.
 
@@ -69,14 +74,20 @@ def _load_cached_kernels_lean(caching) -> None:
     secrets that ``numba.cpython.hashing`` adds to LLVM's symbols when it is imported (the only
     registry module that adds symbols); numba's C helpers come with the context, and a parallel
     kernel starts its threads itself (the cached result's ``reload_init``). A kernel that is not
-    in the cache is compiled as before, and the compiler refreshes the context first.
+    in the cache is compiled as before, and the compiler refreshes the context first. A numba
+    whose cache or ufunc builder lacks the methods used here keeps its own loading.
     """
+    if not all(hasattr(caching.Cache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors")):
+        return
 
     def load_overload(self, sig, target_context):
-        import numba.cpython.hashing  # noqa: F401  (its LLVM symbols, see above)
-        from numba.core.runtime import rtsys
+        if _LEAN_LOADS[0]:
+            import numba.cpython.hashing  # noqa: F401  (its LLVM symbols, see above)
+            from numba.core.runtime import rtsys
 
-        rtsys.initialize(target_context)
+            rtsys.initialize(target_context)
+        else:
+            target_context.refresh()
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
 
@@ -87,13 +98,17 @@ def _ufuncs_with_registries(ufuncbuilder) -> None:
     """Refresh the target context before a ufunc is built, cached or not: its loop wrapper is
     generated at run time from the context's registries, which cached kernels no longer
     install (:func:`_load_cached_kernels_lean`)."""
-    compile_core = ufuncbuilder.UFuncDispatcher._compile_core
+    dispatcher = getattr(ufuncbuilder, "UFuncDispatcher", None)
+    compile_core = getattr(dispatcher, "_compile_core", None)
+    if compile_core is None or not hasattr(dispatcher, "targetdescr"):
+        return
 
     def _compile_core(self, sig, flags, locals):
         self.targetdescr.target_context.refresh()
         return compile_core(self, sig, flags, locals)
 
-    ufuncbuilder.UFuncDispatcher._compile_core = _compile_core
+    dispatcher._compile_core = _compile_core
+    _LEAN_LOADS[0] = True
 
 
 class _NumbaSetUp(importlib.abc.MetaPathFinder, importlib.abc.Loader):
