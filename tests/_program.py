@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -279,6 +280,11 @@ class _Server:
         with self._lock:
             if self._process is None or self._process.poll() is not None:
                 self._start(env)
+            # a shell may run the command at once: the server binds its socket as it starts, and a
+            # command that came first found no socket (FileNotFoundError)
+            socket_path, deadline = self._folder / "shell.sock", time.monotonic() + 60
+            while not socket_path.exists() and self._process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.005)
             folder = self._folder / "bin"
             command = folder / "fastmetrics"
             if not command.exists():
