@@ -458,17 +458,13 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True, nogil=True)
 def _stated_lengths(chunk, starts, stops):
-    """The uncompressed length each Snappy block ``chunk[starts[p]:stops[p]]`` states (a ULEB128
-    of at most 5 bytes at its start), or -1."""
+    """The uncompressed length each Snappy block ``chunk[starts[p]:stops[p]]`` states (the
+    ULEB128 of at most 5 bytes it starts with, read by :func:`.thrift.uvarint`), or -1."""
     out = np.full(starts.size, -1, np.int64)
     for p in range(starts.size):
-        value = np.int64(0)
-        for k in range(min(5, stops[p] - starts[p])):
-            byte = np.int64(chunk[starts[p] + k])
-            value |= (byte & 0x7F) << (7 * k)
-            if byte < 0x80:
-                out[p] = value
-                break
+        value, after = thrift.uvarint(chunk, starts[p], stops[p])
+        if 0 <= after <= starts[p] + 5:
+            out[p] = value
     return out
 
 
