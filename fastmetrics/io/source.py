@@ -59,6 +59,7 @@ class CsvFile:
         self._sample = attempt(plain_sample, path) if plain else None
         self._table = None if self._sample is not None else self._pyarrow(None)
         self.schema = (self._sample if self._sample is not None else self._table).schema
+        text_names(self.schema, f"Cannot read CSV file '{path}'")
 
     @property
     def lazy(self) -> bool:
@@ -100,7 +101,7 @@ class CsvFile:
             table = pacsv.read_csv(self.path, read_options=_CSV_READ, convert_options=options)
         except ARROW_ERRORS as exc:
             raise InputError(f"Cannot read CSV file '{self.path}': {arrow_reason(exc)}") from None
-        for name, column in zip(table.column_names, table.columns):
+        for name, column in zip(text_names(table.schema, f"Cannot read CSV file '{self.path}'"), table.columns):
             bad = not_utf8(column.combine_chunks())
             if bad is not None:
                 raise not_text_error(name, self.path, int(np.argmax(bad)), python_value(column, int(np.argmax(bad))))
@@ -108,6 +109,17 @@ class CsvFile:
 
 
 _CSV_READ = pacsv.ReadOptions(block_size=CSV_BLOCK)
+
+
+def text_names(schema: pa.Schema, context: str) -> list[str]:
+    """Return a schema's column names, checked to be text.
+
+    An InputError (``context``: what was being read) when one is not UTF-8 text, which pyarrow
+    gives as a UnicodeDecodeError on the first look at the names."""
+    try:
+        return schema.names
+    except UnicodeDecodeError:
+        raise InputError(f"{context}: a column name is not UTF-8 text.") from None
 
 
 def python_value(column, row: int):
@@ -359,10 +371,7 @@ def _parquet_dataset(path):
     import pyarrow.dataset as pads  # imported on use: it weighs on start-up
 
     schema = pads.dataset(path, format="parquet").schema
-    try:
-        schema.names  # noqa: B018 (read once here: a damaged name that is not UTF-8 fails here)
-    except UnicodeDecodeError:
-        raise InputError(f"Cannot read Parquet data '{path}': a column name is not UTF-8 text.") from None
+    text_names(schema, f"Cannot read Parquet data '{path}'")  # a damaged name fails here, not later
     strings = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     if not strings:
         return pads.dataset(path, format="parquet")
@@ -555,9 +564,10 @@ def _run_files_at_once(paths: list, formats: list, kind: str, label_name: str, n
 
 
 def _unique_names(schema: pa.Schema, where: str) -> None:
-    """Refuse an input with two columns of one name: no option could say which one is meant."""
+    """Refuse an input with two columns of one name: no option could say which one is meant (and
+    one whose column names are not UTF-8 text, which no option could name)."""
     seen = set()
-    for name in schema.names:
+    for name in text_names(schema, f"Cannot read the input {where}"):
         if name in seen:
             raise InputError(f"The input {where} has two columns named '{name}': rename one of them.")
         seen.add(name)

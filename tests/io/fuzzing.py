@@ -359,6 +359,15 @@ def _parquet(rng, data: bytes) -> tuple[str, bytes]:
         if value:
             value[rng.integers(0, len(value))] = rng.integers(0, 256)
         return "statistics", data[:s] + bytes(value) + data[e:]
+    if op == 5:  # a Snappy block's stated length or first elements (native/snappy.py decodes them)
+        snappy = [b for b in bodies if b[3] == "SNAPPY" and b[2] > b[1] + 2]
+        if not snappy:
+            return _generic(rng, data)
+        _, body, stop, _ = snappy[rng.integers(0, len(snappy))]
+        b = bytearray(data)
+        for _ in range(rng.integers(1, 3)):
+            b[body + rng.integers(0, min(24, stop - body))] = rng.integers(0, 256)
+        return "snappy block", bytes(b)
     return _generic(rng, data)
 
 

@@ -394,3 +394,123 @@ def test_delta_encoded_strings_are_read_by_pyarrow(tmp_path, encoding):
         np.testing.assert_array_equal(
             fm.count(path, thresholds=thresholds).counts, fm.count(table, thresholds=thresholds).counts
         )
+
+
+# -- a second campaign (the slow fuzz run of 2026-11-29, with Snappy blocks mutated too) -----------
+# Each found fastmetrics counting bytes pyarrow refuses; the rule each test holds is pyarrow's.
+
+
+def _header_event(data: bytes, column: str, field: tuple, page_type: int):
+    """``(value start, value end)`` of a field of the first page header of ``column`` whose page
+    is of ``page_type``, and the header's events."""
+    for name, _, _, _, events in _pages(data):
+        if name == column and _page_type(data, events) == page_type:
+            return next((s, e) for p, k, s, e in events if p == field)
+    raise AssertionError(f"no page of type {page_type} in column {column}")
+
+
+def _table_file(tmp_path, name: str, **options) -> tuple[str, bytes]:
+    path = str(tmp_path / name)
+    return path, _write(path, fuzzing.base_table(300, 3), compression="none", **options)
+
+
+@pytest.mark.parametrize("field", [(8, 3), (8, 2), (8, 1)], ids=["rows", "nulls", "values"])
+def test_a_negative_count_in_a_v2_page_header(tmp_path, field):
+    """pyarrow refuses a v2 page header with a negative count of values or rows ("Invalid page
+    header (negative number of rows)"; the rows were not read at all), and reads past a negative
+    count of nulls; the native reader leaves all three to it."""
+    path, data = _table_file(tmp_path, "negative.parquet", data_page_version="2.0")
+    s, e = _header_event(data, "gold", field, 3)
+    Path(path).write_bytes(fuzzing.splice(data, s, e - s, _uleb(fuzzing._zigzag(-1))))
+    _expect_pyarrows_reading(path)
+
+
+FIELD_OF_ANOTHER_TYPE = {  # (page type, version, field, type written instead of i32)
+    "v2 nulls as i16": (3, "2.0", (8, 2), thrift.I16),
+    "v2 rows as i64": (3, "2.0", (8, 3), thrift.I64),
+    "v1 values as i64": (0, "1.0", (5, 1), thrift.I64),
+    "v1 repetition encoding as i16": (0, "1.0", (5, 4), thrift.I16),
+    "page size as i64": (0, "1.0", (2,), thrift.I64),
+    "dictionary values as i16": (2, "1.0", (7, 1), thrift.I16),
+}
+
+
+@pytest.mark.parametrize("case", list(FIELD_OF_ANOTHER_TYPE))
+def test_a_header_field_of_another_type_is_absent(tmp_path, case):
+    """A Thrift reader skips a field whose type is not the one declared, as if it were absent,
+    and refuses a struct without a required field; the native reader read any integer type."""
+    page_type, version, field, kind = FIELD_OF_ANOTHER_TYPE[case]
+    path, data = _table_file(tmp_path, "typed.parquet", data_page_version=version)
+    s, _ = _header_event(data, "item", field, page_type)
+    assert data[s - 1] & 0x0F == thrift.I32  # the field's one-byte header: id delta, then type
+    b = bytearray(data)
+    b[s - 1] = (data[s - 1] & 0xF0) | kind
+    Path(path).write_bytes(bytes(b))
+    assert _expect_pyarrows_reading(path) is None
+
+
+def _padded_uleb(value: int, length: int) -> bytes:
+    """``value`` as a ULEB128 of ``length`` bytes (continuation bytes of zeros)."""
+    head = _uleb(value)
+    return bytes(b | 0x80 for b in head) + bytes([0x80] * (length - len(head) - 1)) + b"\x00"
+
+
+def test_run_headers_pyarrow_refuses_are_refused():
+    """pyarrow reads a run header as a uint32 of at most 5 bytes and refuses a run of no values
+    (Arrow's RleBitPackedDecoder::NextCounts); a header it refuses ends the values there."""
+    value = bytes([5])
+    cases = {
+        "5 bytes": (_padded_uleb(3 << 1, 5), 3),
+        "6 bytes": (_padded_uleb(3 << 1, 6), 0),
+        "2^32": (_uleb(1 << 32), 0),
+        "a repeated run of none": (_uleb(0), 0),
+        "a bit-packed run of none": (_uleb(1), 0),
+    }
+    for name, (header, decoded) in cases.items():
+        buf = np.frombuffer(header + value + bytes(8), np.uint8)
+        out = np.zeros(3, np.uint32)
+        got = hybrid.unpack_hybrid(buf, 0, buf.size, 8, out, 0, 3, 256)
+        assert got == decoded, name
+        assert hybrid.all_equal(buf, 0, buf.size, 8, 3, 5) == (decoded == 3), name
+        assert (hybrid.hybrid_bits(buf, 0, buf.size, 3, np.zeros(1, np.uint8), 0) == 3) == (decoded == 3), name
+
+
+def test_a_dictionary_index_run_of_a_seven_byte_header(tmp_path):
+    """The campaign's case: a dictionary page's first index run header replaced by one of 7
+    bytes that covers every row with one index; pyarrow: "Unexpected end of stream"."""
+    path, data = _table_file(tmp_path, "long-header.parquet", data_page_version="1.0")
+    _, _, body, end, events = next(p for p in _pages(data) if p[0] == "system" and _page_type(data, p[4]) == 0)
+    length = int.from_bytes(data[body : body + 4], "little")  # the definition levels, then the indices
+    at = body + 4 + length + 1  # past the bit width
+    header = _padded_uleb(1 << 20, 7)  # a repeated run of 2^19 values
+    assert at + len(header) + 1 <= end
+    Path(path).write_bytes(data[:at] + header + bytes([0]) + data[at + len(header) + 1 :])
+    assert _expect_pyarrows_reading(path) is None
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_csv_column_name_that_is_not_utf8_is_one_clear_error(tmp_path, monkeypatch, native):
+    """A header name that is not UTF-8 ended in a UnicodeDecodeError traceback (pyarrow's Schema.names)."""
+    path = tmp_path / "names.csv"
+    path.write_bytes(b"system,it\xe3m,gold,pred\na,x,1,1\nb,y,0,1\n")
+    monkeypatch.setattr(native_csv, "MIN_BYTES", 0)
+    with pytest.raises(fm.InputError, match="names.csv': a column name is not UTF-8 text"):
+        fm.count(str(path), native=native)
+    if native:
+        _one_clear_error(_count_in_subprocess(str(path)), "names.csv")
+
+
+def test_a_footer_field_of_another_type_is_absent(tmp_path):
+    """The footer too: a dictionary page offset written as an i32 (ColumnMetaData field 11 is an
+    i64) is no offset for pyarrow ("Dictionary page must be before data page"); the native
+    reader took it and counted the file."""
+    path, data = _table_file(tmp_path, "footer-type.parquet")
+    lo, _ = fuzzing._footer_span(data)
+    events: list = []
+    fuzzing.walk(data, lo, events)
+    s = next(s for p, k, s, e in events if p[-2:] == (3, 11) and k == "int")
+    assert data[s - 1] & 0x0F == thrift.I64
+    b = bytearray(data)
+    b[s - 1] = (data[s - 1] & 0xF0) | thrift.I32
+    Path(path).write_bytes(bytes(b))
+    assert _expect_pyarrows_reading(path) is None

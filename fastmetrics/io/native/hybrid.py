@@ -9,18 +9,26 @@ from numba import njit
 from ..._strings import load_word, move_bytes
 from . import thrift
 
+# bit-packed groups of 8 a run header may give (pyarrow's bound: values in an int32)
+_MAX_GROUPS = ((1 << 31) - 1) // 8
+
 
 @njit(cache=True, nogil=True, inline="always")
 def _run(buf, at, stop, bit_width, left):
     """The next run of the hybrid at ``at``: ``(packed, values, size, position)`` -- whether it is
     bit-packed, the values it gives (at most ``left``), its bytes after the header (bit-packed
     runs; a repeated run's value takes ``ceil(bit_width / 8)``) and the position after its
-    header; position -1 when the header is damaged: negative (bit 63 set), or a bit-packed run
-    longer than the bytes left. No product is formed before its factors are bounded."""
-    header, at = thrift.uvarint(buf, at, stop)
-    if at < 0 or header < 0:
+    header; position -1 when the header is damaged: a bit-packed run longer than the bytes left,
+    or a header pyarrow refuses -- more than 5 bytes or 32 bits (it reads a uint32), a run of
+    no values, more than 2^31 - 1 bit-packed values. No product is formed before its factors
+    are bounded."""
+    header, after = thrift.uvarint(buf, at, stop)
+    if after < 0 or after > at + 5 or header >= np.int64(1) << 32 or header >> 1 == 0:
         return False, 0, 0, -1
+    at = after
     n = header >> 1
+    if header & 1 and n > _MAX_GROUPS:
+        return True, 0, 0, -1
     if header & 1 == 0:
         size = (bit_width + 7) // 8
         if size > stop - at:

@@ -7,7 +7,7 @@ as much as a column of distinct numbers, and decoding W1's five columns takes lo
 counting them (figures in the performance guide). Here a row group's column chunks are read as bytes; one kernel walks
 a chunk's page headers (Thrift's compact protocol, :mod:`.thrift` -- pyarrow writes pages of
 20,000 rows, so a header parsed in Python would cost as much as the page), the pages are
-decompressed by pyarrow's codec, and one kernel decodes the values: the RLE/bit-packed hybrid
+decompressed by one kernel (:mod:`.snappy`), and one kernel decodes the values: the RLE/bit-packed hybrid
 (dictionary indices and definition levels; a run becomes one fill), booleans copied as a bitmap.
 A string column read as a dictionary keeps the dictionary page as its dictionary, so the count
 stage reads indices, as it reads pyarrow's.
@@ -39,8 +39,9 @@ from numba import njit
 
 from ... import _memory
 from ..._strings import move_bytes
-from . import Unsupported, thrift
+from . import Unsupported, snappy, thrift
 from .hybrid import all_equal, copy_bits, hybrid_bits, plain_byte_arrays, read_u32, unpack_hybrid
+from .snappy import B_FROM, B_LENGTH, B_SIZE, B_TO
 from .thrift import STRUCT, struct_fields
 
 # parquet.thrift enums
@@ -86,11 +87,20 @@ _PAGE = 11
 
 @njit(cache=True, nogil=True, inline="always")
 def _field(kinds, ints, field, default):
-    """An integer (or boolean) field of a struct read by :func:`.thrift.struct_fields`, or ``default``."""
-    kind = kinds[field]
-    if kind == thrift.STOP or kind > thrift.I64:  # absent, or not an integer nor a boolean
-        return default
-    return ints[field]
+    """An i32 field of a struct read by :func:`.thrift.struct_fields` (every integer field of a page
+    header is one), or ``default`` when it is absent or of another type: a Thrift reader skips a
+    field of another type, as if it were absent (pyarrow's does)."""
+    return ints[field] if kinds[field] == thrift.I32 else default
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _has(kinds, last):
+    """Whether fields 1 to ``last`` (a header's required fields) are all i32 fields: a Thrift
+    reader refuses a struct without one of its required fields."""
+    for field in range(1, last + 1):
+        if kinds[field] != thrift.I32:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -133,11 +143,18 @@ def page_table(chunk):
         if sub > 0:
             if kinds[sub] != STRUCT or struct_fields(chunk, starts[sub], stop, s_kinds, s_ints, s_starts) < 0:
                 return pages[:n], -1
+            # the fields parquet.thrift requires: v1 1-4, dictionary 1-2, v2 1-6
+            if not _has(s_kinds, 4 if kind == _DATA_PAGE else 2 if kind == _DICTIONARY_PAGE else 6):
+                return pages[:n], -1
             page[P_VALUES] = _field(s_kinds, s_ints, 1, -1)
             if kind == _DATA_PAGE_V2:
                 page[P_NULLS], page[P_ENCODING] = _field(s_kinds, s_ints, 2, -1), _field(s_kinds, s_ints, 4, -1)
                 page[P_DEF], page[P_REP] = _field(s_kinds, s_ints, 5, -1), _field(s_kinds, s_ints, 6, -1)
-                page[P_COMPRESSED] = _field(s_kinds, s_ints, 7, 1)
+                compressed = s_kinds[7]  # a boolean: its value is its type; true when absent
+                page[P_COMPRESSED] = 0 if compressed == thrift.FALSE else 1
+                # pyarrow refuses a negative count of nulls or rows (the rows are not read here)
+                if page[P_NULLS] < 0 or _field(s_kinds, s_ints, 3, -1) < 0:
+                    return pages[:n], -1
                 if page[P_DEF] < 0 or page[P_REP] < 0 or page[P_DEF] + page[P_REP] > min(packed, size):
                     return pages[:n], -1
             else:
@@ -399,8 +416,8 @@ def _layout(physical: str | None, arrow_type: pa.DataType) -> tuple[int, int, ob
 
 def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
     """``(source, pages)``: the page table of a chunk, and the bytes its ``P_AT``/``P_SIZE`` point
-    into -- the chunk itself when it is not compressed, else the pages decompressed one after
-    another by pyarrow's Snappy codec (the levels of a v2 page are never compressed)."""
+    into -- the chunk itself when it is not compressed, else the pages laid out one after another
+    uncompressed (:func:`_unpacked_layout`) and filled by one kernel (:func:`_unpack`)."""
     pages, status = page_table(chunk)
     if status < 0:
         raise Unsupported(_STATUS[DAMAGED])
@@ -410,62 +427,67 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
         return chunk, pages
     if codec != _SNAPPY:
         raise Unsupported(f"codec {codec}")
-    kind, body, packed, size = (pages[:, c].copy() for c in (P_TYPE, P_AT, P_PACKED, P_SIZE))
-    total = int(size.sum())
-    if total > _MAX_RATIO * chunk.size + (1 << 16):
-        raise Unsupported(_STATUS[DAMAGED])
-    levels = np.where(kind == _DATA_PAGE_V2, pages[:, P_DEF] + pages[:, P_REP], 0)
-    unpacked = size - levels
-    # a v2 page may say its values are not compressed; an index page never is
-    plain = (kind == _DATA_PAGE_V2) & (pages[:, P_COMPRESSED] == 0) | (kind == _INDEX_PAGE)
-    squeezed = ~plain & (unpacked > 0)
-    # a Snappy block starts with its length: pyarrow's codec fills the buffer only that far
-    if (plain & (packed - levels != unpacked)).any() or (
-        squeezed & (_stated_lengths(chunk, body + levels, body + packed) != unpacked)
-    ).any():
-        raise Unsupported(_STATUS[DAMAGED])
-    # each page's parts in order, joined by one copy: a page is some 2,500 bytes, and a copy a
-    # page took longer than its decompression
-    snappy, view = pa.Codec("snappy"), pa.py_buffer(chunk)
-    parts = []
-    try:
-        if not (levels.any() or plain.any()):  # v1 pages, all compressed (pyarrow writes these)
-            parts = [
-                snappy.decompress(view.slice(at, n_packed), n)
-                for at, n_packed, n in zip(body.tolist(), packed.tolist(), unpacked.tolist())
-                if n
-            ]
-        else:
-            for at, n_packed, n_levels, n_values, is_plain, is_squeezed in zip(
-                body.tolist(), packed.tolist(), levels.tolist(), unpacked.tolist(), plain.tolist(), squeezed.tolist()
-            ):
-                if n_levels:
-                    parts.append(view.slice(at, n_levels))
-                if is_plain:
-                    parts.append(view.slice(at + n_levels, n_values))
-                elif is_squeezed:
-                    parts.append(snappy.decompress(view.slice(at + n_levels, n_packed - n_levels), n_values))
-    except (pa.ArrowException, OSError):
-        raise Unsupported(_STATUS[DAMAGED]) from None
-    if sum(part.size for part in parts) != total:
+    total, copies, blocks = _unpacked_layout(chunk, pages, _MAX_RATIO * chunk.size + (1 << 16))
+    if total < 0:
         raise Unsupported(_STATUS[DAMAGED])
     source = _memory.empty(max(1, total), np.uint8)
-    if parts:  # Arrow's buffers are int8 to numpy
-        np.concatenate(parts, out=source[:total].view(np.int8))
-    pages[:, P_AT] = np.cumsum(size) - size
+    if not _unpack(chunk, copies, blocks, source):
+        raise Unsupported(_STATUS[DAMAGED])
     return source, pages
 
 
 @njit(cache=True, nogil=True)
-def _stated_lengths(chunk, starts, stops):
-    """The uncompressed length each Snappy block ``chunk[starts[p]:stops[p]]`` states (the
-    ULEB128 of at most 5 bytes it starts with, read by :func:`.thrift.uvarint`), or -1."""
-    out = np.full(starts.size, -1, np.int64)
-    for p in range(starts.size):
-        value, after = thrift.uvarint(chunk, starts[p], stops[p])
-        if 0 <= after <= starts[p] + 5:
-            out[p] = value
-    return out
+def _unpacked_layout(chunk, pages, bound):
+    """Lay out a Snappy chunk's pages uncompressed, one after another.
+
+    Each page becomes its uncompressed size: the levels of a v2 page (never compressed), then
+    its values -- copied when the page says they are not compressed (and an index page), else
+    a Snappy block. ``pages[:, P_AT]`` is rewritten to where each page starts in that layout.
+
+    Returns ``(total, copies, blocks)``: the bytes laid out, the parts copied (rows ``B_FROM``,
+    ``B_LENGTH``, ``B_TO``) and the Snappy blocks (and ``B_SIZE``); ``total`` -1 when a page's
+    sizes disagree or the pages would unpack to more than ``bound`` bytes.
+    """
+    n = pages.shape[0]
+    copies = np.empty((2 * n, 3), np.int64)
+    blocks = np.empty((n, 4), np.int64)
+    n_copies, n_blocks, to = 0, 0, 0
+    for p in range(n):
+        kind, at, packed, size = pages[p, P_TYPE], pages[p, P_AT], pages[p, P_PACKED], pages[p, P_SIZE]
+        levels = pages[p, P_DEF] + pages[p, P_REP] if kind == _DATA_PAGE_V2 else 0
+        values = size - levels  # page_table has checked 0 <= levels <= min(packed, size)
+        if size > bound - to:
+            return -1, copies[:0], blocks[:0]
+        pages[p, P_AT] = to
+        if levels > 0:
+            _part(copies, n_copies, at, levels, to)
+            n_copies += 1
+        if (kind == _DATA_PAGE_V2 and pages[p, P_COMPRESSED] == 0) or kind == _INDEX_PAGE:
+            if packed - levels != values:
+                return -1, copies[:0], blocks[:0]
+            if values > 0:
+                _part(copies, n_copies, at + levels, values, to + levels)
+                n_copies += 1
+        elif values > 0:  # a Snappy block, which must state ``values`` as its length (snappy.decompress)
+            _part(blocks, n_blocks, at + levels, packed - levels, to + levels)
+            blocks[n_blocks, B_SIZE] = values
+            n_blocks += 1
+        to += size
+    return to, copies[:n_copies], blocks[:n_blocks]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _part(parts, k, start, length, to):
+    parts[k, B_FROM], parts[k, B_LENGTH], parts[k, B_TO] = start, length, to
+
+
+@njit(cache=True, nogil=True)
+def _unpack(chunk, copies, blocks, source):
+    """Copy the parts ``copies`` and decompress the Snappy blocks ``blocks`` of ``chunk`` into
+    ``source`` (the tables of :func:`_unpacked_layout`); False when a block is refused."""
+    for k in range(copies.shape[0]):
+        move_bytes(source, copies[k, B_TO], chunk, copies[k, B_FROM], copies[k, B_LENGTH])
+    return snappy.decompress_blocks(chunk, blocks, source) < 0
 
 
 def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int) -> pa.Array:

@@ -241,9 +241,10 @@ def struct_fields(buf, at, stop, kinds, ints, starts):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _integer(kinds, ints, field):
-    """An integer field's value, or -1 when it is absent or not an integer."""
-    return ints[field] if kinds[field] == I16 or kinds[field] == I32 or kinds[field] == I64 else np.int64(-1)
+def _integer(kinds, ints, field, kind):
+    """An integer field's value, or -1 when it is absent or not of its declared type ``kind``: a
+    Thrift reader skips a field of another type, as if it were absent (pyarrow's does)."""
+    return ints[field] if kinds[field] == kind else np.int64(-1)
 
 
 @njit(cache=True, nogil=True)
@@ -269,9 +270,9 @@ def _leaf_types(buf, at, stop, out):
         at = struct_fields(buf, at, stop, kinds, ints, starts)
         if at < 0:
             return -1
-        if e > 0 and _integer(kinds, ints, 5) <= 0:  # num_children: a leaf has none
+        if e > 0 and _integer(kinds, ints, 5, I32) <= 0:  # num_children: a leaf has none
             if n < out.size:
-                out[n] = _integer(kinds, ints, 1)
+                out[n] = _integer(kinds, ints, 1, I32)
             n += 1
     return n
 
@@ -305,7 +306,7 @@ def footer(buf, stop, chunks, rows):
         at = struct_fields(buf, at, stop, g_kinds, g_ints, g_starts)
         if at < 0 or g_kinds[1] != LIST:
             return -1
-        rows[g] = _integer(g_kinds, g_ints, 3)
+        rows[g] = _integer(g_kinds, g_ints, 3, I64)
         element, size, c_at = _element_header(buf, g_starts[1], stop)
         if c_at < 0 or element != STRUCT or size != n_columns:
             return -1
@@ -323,15 +324,15 @@ def footer(buf, stop, chunks, rows):
                 continue
             if struct_fields(buf, starts[3], stop, kinds, ints, starts) < 0:
                 return -1
-            record[TYPE], record[CODEC] = _integer(kinds, ints, 1), _integer(kinds, ints, 4)
-            record[VALUES], record[UNPACKED] = _integer(kinds, ints, 5), _integer(kinds, ints, 6)
-            record[PACKED], record[DATA] = _integer(kinds, ints, 7), _integer(kinds, ints, 9)
-            record[DICTIONARY] = _integer(kinds, ints, 11)
+            record[TYPE], record[CODEC] = _integer(kinds, ints, 1, I32), _integer(kinds, ints, 4, I32)
+            record[VALUES], record[UNPACKED] = _integer(kinds, ints, 5, I64), _integer(kinds, ints, 6, I64)
+            record[PACKED], record[DATA] = _integer(kinds, ints, 7, I64), _integer(kinds, ints, 9, I64)
+            record[DICTIONARY] = _integer(kinds, ints, 11, I64)
             size_statistics = starts[16] if kinds[16] == STRUCT else -1
             if kinds[12] == STRUCT:
                 if struct_fields(buf, starts[12], stop, s_kinds, s_ints, s_starts) < 0:
                     return -1
-                record[NULLS] = _integer(s_kinds, s_ints, 3)
+                record[NULLS] = _integer(s_kinds, s_ints, 3, I64)
                 _binary_span(buf, s_kinds, s_starts, 1, stop, record, MAX_AT)
                 _binary_span(buf, s_kinds, s_starts, 2, stop, record, MIN_AT)
                 _binary_span(buf, s_kinds, s_starts, 5, stop, record, MAX_VALUE_AT)
