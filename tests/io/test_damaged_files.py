@@ -457,7 +457,7 @@ def _padded_uleb(value: int, length: int) -> bytes:
 
 def test_run_headers_pyarrow_refuses_are_refused():
     """pyarrow reads a run header as a uint32 of at most 5 bytes and refuses a run of no values
-    (Arrow's RleBitPackedDecoder::NextCounts); a header it refuses ends the values there."""
+    (Arrow's RLE/bit-packed decoder); a header it refuses ends the values there."""
     value = bytes([5])
     cases = {
         "5 bytes": (_padded_uleb(3 << 1, 5), 3),
@@ -514,3 +514,55 @@ def test_a_footer_field_of_another_type_is_absent(tmp_path):
     b[s - 1] = (data[s - 1] & 0xF0) | thrift.I32
     Path(path).write_bytes(bytes(b))
     assert _expect_pyarrows_reading(path) is None
+
+
+def _flagged_v2_file(tmp_path, created_by: bytes) -> str:
+    """A v2 Snappy file in which every page pyarrow marked not compressed holds, instead of its
+    values, a Snappy block of exactly their length that decompresses to other values, and whose
+    footer names ``created_by`` as its writer."""
+    from .test_native_snappy import copy, literal
+
+    path = str(tmp_path / "flags.parquet")
+    table = fuzzing.base_table(300, 3, string_ids=False)
+    data = bytearray(_write(path, table, compression="snappy", data_page_version="2.0", use_dictionary=False))
+    rewritten = 0
+    for _, _, body, end, events in _pages(bytes(data)):
+        # a boolean field is its header byte alone: is_compressed follows the levels' lengths
+        after = next((e for p, k, s, e in events if p == (8, 6)), None)
+        if after is None or data[after] != 0x10 | thrift.FALSE:
+            continue
+        raw = next(fuzzing._varint(data, s)[0] for p, k, s, e in events if p == (8, 5))
+        levels = (raw >> 1) ^ -(raw & 1)
+        n = end - body - levels
+        block = _uleb(n) + literal(bytes(data[body + levels : end - 8]), extra=4 - len(_uleb(n))) + copy(1, 8, 2)
+        assert len(block) == n
+        data[body + levels : end] = block
+        rewritten += 1
+    assert rewritten  # pyarrow marks the pages of random numbers, which Snappy cannot shrink
+    lo, _ = fuzzing._footer_span(bytes(data))
+    events: list = []
+    fuzzing.walk(bytes(data), lo, events)
+    s, e = next((s, e) for p, k, s, e in events if p == (6,) and k == "bytes")
+    Path(path).write_bytes(fuzzing.splice(bytes(data), s - 1, e - s + 1, _uleb(len(created_by)) + created_by))
+    return path
+
+
+@pytest.mark.parametrize("writer", [b"parquet-cpp version 1.5.1", b"parquet-cpp-arrow version 26.0.1"])
+def test_v2_pages_marked_not_compressed_are_read_as_pyarrow_reads_them(tmp_path, writer):
+    """pyarrow takes every v2 page of a file parquet-cpp wrote before Arrow 3.0 as compressed,
+    whatever its is_compressed says (ARROW-10353: that writer marked compressed pages false);
+    the native reader copied such a page as it was."""
+    path = _flagged_v2_file(tmp_path, writer)
+    assert pq.ParquetFile(path).metadata.created_by == writer.decode()
+    _expect_pyarrows_reading(path, thresholds=[0.25, 0.5, 0.75])
+
+
+def test_v2_pages_marked_not_compressed_by_arrow_are_decoded_natively(tmp_path):
+    path = str(tmp_path / "v2.parquet")
+    table = fuzzing.base_table(300, 3, string_ids=False)
+    pq.write_table(table, path, compression="snappy", data_page_version="2.0", use_dictionary=False)
+    metadata = pq.ParquetFile(path).metadata
+    schema = pq.read_schema(path)
+    groups = native_parquet.RowGroups(path, metadata, schema)
+    batch = groups.read(0, ["item", "score"])  # Unsupported here would leave the file to pyarrow
+    assert batch.equals(pq.read_table(path, columns=["item", "score"]).slice(0, batch.num_rows).to_batches()[0])

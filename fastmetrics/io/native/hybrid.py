@@ -9,7 +9,7 @@ from numba import njit
 from ..._strings import load_word, move_bytes
 from . import thrift
 
-# bit-packed groups of 8 a run header may give (pyarrow's bound: values in an int32)
+# bit-packed groups of 8 a run header may give (pyarrow's bound, a group fewer: values in an int32)
 _MAX_GROUPS = ((1 << 31) - 1) // 8
 
 

@@ -54,7 +54,7 @@ _PLAIN, _PLAIN_DICTIONARY, _RLE, _RLE_DICTIONARY = 0, 2, 3, 8
 PHYSICAL = ("BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY")
 
 
-# the codecs decoded here, by pyarrow's implementation (parquet.thrift's CompressionCodec)
+# the codecs decoded here (parquet.thrift's CompressionCodec); Snappy by :mod:`.snappy`
 _UNCOMPRESSED, _SNAPPY = 0, 1
 
 
@@ -152,7 +152,8 @@ def page_table(chunk):
                 page[P_DEF], page[P_REP] = _field(s_kinds, s_ints, 5, -1), _field(s_kinds, s_ints, 6, -1)
                 compressed = s_kinds[7]  # a boolean: its value is its type; true when absent
                 page[P_COMPRESSED] = 0 if compressed == thrift.FALSE else 1
-                # pyarrow refuses a negative count of nulls or rows (the rows are not read here)
+                # pyarrow refuses a negative count of rows (read nowhere else here); a negative
+                # count of nulls, which pyarrow reads past, is left to it too
                 if page[P_NULLS] < 0 or _field(s_kinds, s_ints, 3, -1) < 0:
                     return pages[:n], -1
                 if page[P_DEF] < 0 or page[P_REP] < 0 or page[P_DEF] + page[P_REP] > min(packed, size):
@@ -299,8 +300,11 @@ class Footer:
             raise Unsupported("a footer cut short")
         self.chunks = np.empty((groups, columns, thrift.RECORD), np.int64)
         self.rows = np.zeros(groups, np.int64)
-        if thrift.footer(self.bytes, length, self.chunks, self.rows) < 0:
+        writer = np.full(2, -1, np.int64)
+        if thrift.footer(self.bytes, length, self.chunks, self.rows, writer) < 0:
             raise Unsupported("a footer this reader cannot parse")
+        at, size = int(writer[0]), int(writer[1])
+        self.created_by = self.bytes[at : at + size].tobytes() if at >= 0 else b""
 
     def statistic(self, group: int, column: int):
         """The range a column chunk's statistics state.
@@ -374,7 +378,8 @@ class RowGroups:
                 chunk = self._chunk(handle, record, rows)
                 physical = PHYSICAL[record[thrift.TYPE]] if 0 <= record[thrift.TYPE] < len(PHYSICAL) else None
                 layout = _layout(physical, self.schema.field(name).type)
-                arrays.append(_column(chunk, int(record[thrift.CODEC]), layout, max_def, rows))
+                codec = int(record[thrift.CODEC])
+                arrays.append(_column(chunk, codec, layout, max_def, rows, _stated_v2_flags(self.footer.created_by)))
         return pa.RecordBatch.from_arrays(arrays, names=list(columns))
 
     def _chunk(self, handle, record, rows: int) -> np.ndarray:
@@ -414,7 +419,18 @@ def _layout(physical: str | None, arrow_type: pa.DataType) -> tuple[int, int, ob
     raise Unsupported(f"a {physical} column read as {arrow_type}")
 
 
-def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
+def _stated_v2_flags(created_by: bytes) -> bool:
+    """Whether a v2 page's ``is_compressed`` is taken as its writer states it.
+
+    parquet-cpp before Arrow 3.0 wrote false on pages it had compressed, and pyarrow takes
+    every v2 page of its files as compressed (ARROW-10353: an application ``parquet-cpp`` older
+    than 2.0.0; Arrow's own writer is ``parquet-cpp-arrow``). Any ``created_by`` that may name it
+    is answered False, and such a file's pages marked not compressed are left to pyarrow."""
+    name = created_by.strip().lower()
+    return not (name.startswith(b"parquet-cpp") and not name.startswith(b"parquet-cpp-arrow"))
+
+
+def _pages(chunk: np.ndarray, codec: int, stated_v2_flags: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(source, pages)``: the page table of a chunk, and the bytes its ``P_AT``/``P_SIZE`` point
     into -- the chunk itself when it is not compressed, else the pages laid out one after another
     uncompressed (:func:`_unpacked_layout`) and filled by one kernel (:func:`_unpack`)."""
@@ -427,7 +443,9 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
         return chunk, pages
     if codec != _SNAPPY:
         raise Unsupported(f"codec {codec}")
-    total, copies, blocks = _unpacked_layout(chunk, pages, _MAX_RATIO * chunk.size + (1 << 16))
+    total, copies, blocks = _unpacked_layout(chunk, pages, _MAX_RATIO * chunk.size + (1 << 16), stated_v2_flags)
+    if total == -2:
+        raise Unsupported("a v2 page marked as not compressed by a writer whose mark pyarrow does not take")
     if total < 0:
         raise Unsupported(_STATUS[DAMAGED])
     source = _memory.empty(max(1, total), np.uint8)
@@ -437,16 +455,18 @@ def _pages(chunk: np.ndarray, codec: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True)
-def _unpacked_layout(chunk, pages, bound):
+def _unpacked_layout(chunk, pages, bound, stated_v2_flags):
     """Lay out a Snappy chunk's pages uncompressed, one after another.
 
     Each page becomes its uncompressed size: the levels of a v2 page (never compressed), then
-    its values -- copied when the page says they are not compressed (and an index page), else
-    a Snappy block. ``pages[:, P_AT]`` is rewritten to where each page starts in that layout.
+    its values -- copied when a v2 page says they are not compressed (and from an index page),
+    else a Snappy block. ``pages[:, P_AT]`` is rewritten to where each page starts in that
+    layout.
 
     Returns ``(total, copies, blocks)``: the bytes laid out, the parts copied (rows ``B_FROM``,
     ``B_LENGTH``, ``B_TO``) and the Snappy blocks (and ``B_SIZE``); ``total`` -1 when a page's
-    sizes disagree or the pages would unpack to more than ``bound`` bytes.
+    sizes disagree or the pages would unpack to more than ``bound`` bytes, -2 at a v2 page
+    marked not compressed when the marks are not ``stated_v2_flags`` (:func:`_stated_v2_flags`).
     """
     n = pages.shape[0]
     copies = np.empty((2 * n, 3), np.int64)
@@ -462,7 +482,10 @@ def _unpacked_layout(chunk, pages, bound):
         if levels > 0:
             _part(copies, n_copies, at, levels, to)
             n_copies += 1
-        if (kind == _DATA_PAGE_V2 and pages[p, P_COMPRESSED] == 0) or kind == _INDEX_PAGE:
+        plain = kind == _DATA_PAGE_V2 and pages[p, P_COMPRESSED] == 0
+        if plain and not stated_v2_flags:
+            return -2, copies[:0], blocks[:0]
+        if plain or kind == _INDEX_PAGE:
             if packed - levels != values:
                 return -1, copies[:0], blocks[:0]
             if values > 0:
@@ -490,9 +513,9 @@ def _unpack(chunk, copies, blocks, source):
     return snappy.decompress_blocks(chunk, blocks, source) < 0
 
 
-def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int) -> pa.Array:
+def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int, stated_v2_flags: bool) -> pa.Array:
     kind, width, dtype = layout
-    source, pages = _pages(chunk, codec)
+    source, pages = _pages(chunk, codec, stated_v2_flags)
     first, dictionary, count = 0, np.zeros(1, np.uint8), -1
     if len(pages) and pages[0, P_TYPE] == _DICTIONARY_PAGE:
         if pages[0, P_ENCODING] not in (_PLAIN, _PLAIN_DICTIONARY):

@@ -6,10 +6,10 @@ few thousand bytes, and the calls cost more than the decompression (each release
 two threads decoding row groups side by side then hand it to each other at every page). Here a
 chunk's blocks are decompressed by one ``nogil`` kernel. Issue 42 allowed a decoder of our own
 only if pyarrow's measured more than 10 % slower end to end on the string-id Parquet file;
-it measured 20-40 % slower (docs/guides/performance.md, "Snappy pages").
+it measured 20-25 % slower (docs/guides/performance.md, "Snappy pages").
 
 The decoder is strict where pyarrow's is: whatever it decompresses, pyarrow's codec decompresses
-to the same bytes (``tests/test_native_snappy.py`` checks it on every block it is given, valid
+to the same bytes (``tests/io/test_native_snappy.py`` checks it on every block it is given, valid
 and damaged), and a block it refuses sends the row group to pyarrow's reader
 (:func:`fastmetrics.io.native.attempt`), whose reading or refusal is the one counted.
 

@@ -278,18 +278,20 @@ def _leaf_types(buf, at, stop, out):
 
 
 @njit(cache=True, nogil=True)
-def footer(buf, stop, chunks, rows):
+def footer(buf, stop, chunks, rows, writer):
     """Read the column chunk records of a Parquet footer.
 
     Read a Parquet footer (``FileMetaData``) from ``buf[:stop]``: each column chunk's record
     into ``chunks[group, column]`` (slots ``TYPE`` ... ``SCHEMA_TYPE``, -1 when absent; positions
-    of statistics are in ``buf``) and each row group's rows into ``rows``. Return 0, or -1 when
-    the footer is damaged or its shape is not ``chunks``'s."""
+    of statistics are in ``buf``), each row group's rows into ``rows``, and where its
+    ``created_by`` string is into ``writer`` (position, length; -1 when absent). Return 0, or -1
+    when the footer is damaged or its shape is not ``chunks``'s."""
     n_groups, n_columns = chunks.shape[0], chunks.shape[1]
     chunks[:] = -1
     kinds, ints, starts = np.zeros(FIELDS, np.int64), np.zeros(FIELDS, np.int64), np.zeros(FIELDS, np.int64)
     if struct_fields(buf, 0, stop, kinds, ints, starts) < 0 or kinds[2] != LIST:
         return -1
+    _binary_span(buf, kinds, starts, 6, stop, writer, 0)
     leaves = np.full(n_columns, -1, np.int64)
     if _leaf_types(buf, starts[2], stop, leaves) != n_columns:
         return -1
