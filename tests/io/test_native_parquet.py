@@ -214,3 +214,30 @@ def test_a_file_with_such_a_header_is_an_input_error(tmp_path):
     open(path, "wb").write(bytes(raw))
     with pytest.raises(fm.InputError, match="damaged.parquet"):
         fm.count(path, by=())
+
+
+def test_an_empty_thrift_list_without_an_element_type_is_skipped():
+    """A list of no elements whose header gives element type 0 is read by Thrift's reader (and
+    written by fastparquet for an empty key_value_metadata); a list of elements needs a type."""
+    from fastmetrics.io.native import thrift
+
+    empty = np.frombuffer(bytes([0x00]), np.uint8)
+    assert thrift.skip(empty, 0, empty.size, thrift.LIST) == 1
+    untyped = np.frombuffer(bytes([0x10, 0x00]), np.uint8)
+    assert thrift.skip(untyped, 0, untyped.size, thrift.LIST) == -1
+
+
+def test_fastparquet_footers_are_read_natively(tmp_path):
+    """Every footer fastparquet wrote was left to pyarrow (its empty lists, above); its columns
+    are now decoded natively where their encodings are ones the reader decodes."""
+    fastparquet = pytest.importorskip("fastparquet")
+    rng = np.random.default_rng(5)
+    table = pa.table({"gold": rng.random(3000) < 0.4, "pred": rng.random(3000) < 0.5, "score": rng.random(3000)})
+    path = str(tmp_path / "fastparquet.parquet")
+    fastparquet.write(path, table.to_pandas(), compression="SNAPPY")
+    groups = _parquet.RowGroups(path, pq.ParquetFile(path).metadata, table.schema)
+    batch = groups.read(0, ["gold", "pred", "score"])
+    assert batch.equals(pq.read_table(path).select(["gold", "pred", "score"]).to_batches()[0])
+    np.testing.assert_array_equal(
+        fm.count(path, by=(), thresholds=5).counts, fm.count(table, by=(), thresholds=5).counts
+    )

@@ -115,7 +115,8 @@ def _open(buf, at, stop, kind, depth, kinds, values, left, maps):
         kinds[depth], values[depth], left[depth], maps[depth] = types >> 4, types & 0x0F, 2 * size, True
         return at + 1 if size else at
     element, size, at = _element_header(buf, at, stop)
-    if not _is_type(element):
+    # an empty list may give no element type (fastparquet writes 0), which Thrift's reader takes
+    if not (_is_type(element) or (size == 0 and element == STOP)):
         return -1
     kinds[depth], left[depth], maps[depth] = element, size, False
     return at
