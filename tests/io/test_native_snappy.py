@@ -11,17 +11,10 @@ import pytest
 
 from fastmetrics.io.native import snappy
 
+from .fuzzing import _uleb
+
 CODEC = pa.Codec("snappy")
 GUARD = 0xAB
-
-
-def _uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
 
 
 def literal(data: bytes, extra: int | None = None) -> bytes:

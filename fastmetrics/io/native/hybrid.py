@@ -42,8 +42,10 @@ def _run(buf, at, stop, bit_width, left):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _run_value(buf, at, size):
-    """The value of a repeated run: ``size`` bytes, least significant first."""
+def little_endian(buf, at, size):
+    """Read an unsigned integer of ``size`` bytes at ``at``, least significant byte first.
+
+    A repeated run's value here; a Snappy element's length or offset in :mod:`.snappy`."""
     value = np.uint64(0)
     for k in range(size):
         value |= np.uint64(buf[at + k]) << np.uint64(8 * k)
@@ -76,7 +78,7 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
         if at < 0:
             return n
         if not packed:
-            value = _run_value(buf, at, size)
+            value = little_endian(buf, at, size)
             at += size
             if m > 0:
                 top = max(top, value)
@@ -131,7 +133,7 @@ def all_equal(buf, at, stop, bit_width, count, value):
         if at < 0:
             return False
         if not packed:
-            if _run_value(buf, at, size) != np.uint64(value) and m > 0:
+            if little_endian(buf, at, size) != np.uint64(value) and m > 0:
                 return False
         else:
             for k in range(m):

@@ -430,7 +430,7 @@ def _stated_v2_flags(created_by: bytes) -> bool:
     return not (name.startswith(b"parquet-cpp") and not name.startswith(b"parquet-cpp-arrow"))
 
 
-def _pages(chunk: np.ndarray, codec: int, stated_v2_flags: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _pages(chunk: np.ndarray, codec: int, stated_v2_flags: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(source, pages)``: the page table of a chunk, and the bytes its ``P_AT``/``P_SIZE`` point
     into -- the chunk itself when it is not compressed, else the pages laid out one after another
     uncompressed (:func:`_unpacked_layout`) and filled by one kernel (:func:`_unpack`)."""

@@ -26,19 +26,12 @@ import numpy as np
 from numba import njit
 
 from ..._strings import move_bytes
+from .hybrid import little_endian
 from .thrift import uvarint
 
 # columns of a table of blocks: where a block's bytes are, how many, where its output goes,
 # and how many bytes it unpacks to
 B_FROM, B_LENGTH, B_TO, B_SIZE = range(4)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _little_endian(buf, at, width):
-    value = np.int64(0)
-    for k in range(width):
-        value |= np.int64(buf[at + k]) << (8 * k)
-    return value
 
 
 @njit(cache=True, nogil=True)
@@ -67,7 +60,7 @@ def decompress(src, at, stop, dst, to, size):
                 extra = length - 59
                 if extra > stop - at:
                     return False
-                length = _little_endian(src, at, extra)
+                length = np.int64(little_endian(src, at, extra))
                 at += extra
             length += 1
             if length > stop - at or length > end - out:
@@ -87,7 +80,7 @@ def decompress(src, at, stop, dst, to, size):
             if width > stop - at:
                 return False
             length = 1 + (tag >> 2)
-            offset = _little_endian(src, at, width)
+            offset = np.int64(little_endian(src, at, width))
             at += width
         if offset <= 0 or offset > out - to or length > end - out:
             return False
