@@ -270,7 +270,10 @@ def _count_source(src, gold, options: CountOptions, *, progress=False) -> Confus
     if any(_labelled(src.schema.field(c).type) for c in read):
         # text labels are surveyed by reading them (numbers by the files' statistics): decoded
         # once rather than twice; without them, streaming overlaps decoding and counting
-        src = src.loaded(read, min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4))
+        # the survey's distinct values of the label columns are noted as they are decoded (the
+        # items' dictionaries are taken whole: their indices are not read twice)
+        labels = [c for c in read if c != options.item]
+        src = src.loaded(read, min(_LOAD_BUDGET, (memory.limit() or _LOAD_BUDGET) // 4), labels)
     tensor = assemble(src.verified(lambda: _tally(src, gold, options, progress)))
     if options.weight is not None and isinstance(tensor, ConfusionTensor) and not tensor.cells:
         tensor.present = _classes_present(tensor, src, gold, options)

@@ -379,7 +379,7 @@ def survey(src, request: Request, types: dict, exact: bool = False) -> Survey:
         facts.values.setdefault(name, []).extend(values)
     read = [c for c in read if c not in coded]
     for part, offset, batch in src.record_batches(read) if read else ():
-        facts.add(batch, part, score, offset)
+        facts.add(batch, part, score, offset, src.known_distinct)
     facts.rows = src.count_rows()
     if facts.rows == 0:
         raise empty_input(src)

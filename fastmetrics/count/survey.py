@@ -62,8 +62,11 @@ class Survey:
     exact: bool = False
     whole: frozenset = frozenset()
 
-    def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0) -> None:
-        """Add one batch whose first row is row ``offset`` of ``part`` (for error messages)."""
+    def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0, known=None) -> None:
+        """Add one batch whose first row is row ``offset`` of ``part`` (for error messages).
+
+        ``known(column)``: a column's distinct values where its reading found them already
+        (:meth:`fastmetrics.io.source.Source.known_distinct`), else None."""
         self.rows += batch.num_rows
         ranged = [
             n
@@ -82,9 +85,11 @@ class Survey:
                 column = batch.column(name)
                 no_nulls(column, name, part, offset)
                 if name in self.whole and pa.types.is_dictionary(column.type) and not column.dictionary.null_count:
-                    self.values.setdefault(name, []).append(column.dictionary)
+                    found = column.dictionary
                 else:
-                    self.values.setdefault(name, []).append(distinct(column))
+                    found = known(column) if known is not None else None
+                    found = distinct(column) if found is None else found
+                self.values.setdefault(name, []).append(found)
 
     def use_statistics(self, stats: dict, types: dict, score: str | None) -> set:
         """Take ranges from column statistics (min, max): integer axes and a finite score range.

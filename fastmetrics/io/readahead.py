@@ -69,21 +69,27 @@ def _value_range(values) -> tuple | None:
     return array.min().item(), array.max().item()  # NaN propagates
 
 
-def _decoded_group(groups, group: int, columns, hinted) -> tuple:
-    """``(batch, ranges)``: row group ``group`` decoded natively (None: pyarrow reads it), and
-    the range of each ``hinted`` column, found here, on the decoding thread, off the counting's."""
-    batch = attempt(groups.read, group, columns)
-    if batch is None or not hinted:
-        return batch, None
-    return batch, {column: _value_range(batch.column(column)) for column in hinted}
+def _decoded_group(groups, group: int, columns, hinted, distinct) -> tuple:
+    """``(batch, ranges, found)``: row group ``group`` decoded natively (None: pyarrow reads it),
+    the range of each ``hinted`` column and the distinct values of the ``distinct`` ones (see
+    :meth:`.native.parquet.RowGroups.decode`), found here, on the decoding thread, off the
+    counting's."""
+    decoded = attempt(groups.decode, group, columns, distinct)
+    if decoded is None:
+        return None, None, None
+    batch, found = decoded
+    ranges = {column: _value_range(batch.column(column)) for column in hinted} if hinted else None
+    return batch, ranges, found
 
 
-def parquet_batches(fragment, schema, columns, src):
+def parquet_batches(fragment, schema, columns, src, distinct=()):
     """A Parquet file's record batches, read ahead.
 
     Each row group is decoded by :mod:`fastmetrics.io.native.parquet`
     (on numba's threads, a few groups ahead), or by pyarrow where that reader does not decode it
-    or fails in any way (:func:`fastmetrics.io.native.attempt`), or when ``src.native`` is off."""
+    or fails in any way (:func:`fastmetrics.io.native.attempt`), or when ``src.native`` is off.
+    The distinct values of the ``distinct`` columns found while decoding are kept in
+    ``src.distinct`` (see :meth:`Source.known_distinct`)."""
     groups = None
     if src.native and is_local(fragment):
         footer = src.footer(fragment)
@@ -93,16 +99,27 @@ def parquet_batches(fragment, schema, columns, src):
         return
     count = len(groups.rows)
     hinted = [c for c in columns if c in src.hints]
+    distinct = [c for c in columns if c in distinct]
     pieces = None
-    decoded = read_ahead(_decoded_group, ((groups, g, columns, hinted) for g in range(count)), READAHEAD)
-    for g, (batch, ranges) in enumerate(decoded):
+    jobs = ((groups, g, columns, hinted, distinct) for g in range(count))
+    for g, (batch, ranges, found) in enumerate(read_ahead(_decoded_group, jobs, READAHEAD)):
         if batch is None:
             pieces = pieces or _pieces(fragment)
             yield from _arrow_batches(pieces[g], schema, columns)
         else:
             if ranges is not None:
                 src.ranges[id(batch)] = (batch, ranges)  # the batch kept: its id is not reused meanwhile
+            for column, values in found.items():
+                array = batch.column(column)
+                src.distinct[dictionary_key(array)] = (array, values)  # the array kept: its buffer too
             yield batch
+
+
+def dictionary_key(array: pa.DictionaryArray) -> tuple:
+    """Where a dictionary array lies in memory: its indices' (address, offset, length) and its
+    dictionary's buffers' addresses (an array taken from the one noted, not a copy, has them)."""
+    held = tuple(b.address if b is not None else 0 for b in array.dictionary.buffers())
+    return (array.indices.buffers()[1].address, array.offset, len(array)) + held
 
 
 def _pieces(fragment) -> list:

@@ -28,7 +28,15 @@ from .paths import (
     expand_paths,
     run_system_name,
 )
-from .readahead import StatisticsMismatch, check_hints, is_local, native_footer, numbered_batches, parquet_batches
+from .readahead import (
+    StatisticsMismatch,
+    check_hints,
+    dictionary_key,
+    is_local,
+    native_footer,
+    numbered_batches,
+    parquet_batches,
+)
 from .runfiles import read_qrels, read_run_file, read_trec_run
 
 # CSV is parsed in blocks of this many bytes, one per thread at a time: large blocks keep the
@@ -163,11 +171,13 @@ class Source:
     native: bool = True
     # the reading's state: False once statistics were found to lie (none used again); the
     # statistics handed out, checked as batches pass; each file's footer read natively (or None);
-    # the ranges of hinted columns found on the decoding threads, by batch
+    # the ranges of hinted columns found on the decoding threads, by batch; the distinct values of
+    # dictionary columns found while decoding them (see known_distinct)
     trust_statistics: bool = dataclasses.field(default=True, init=False)
     hints: dict = dataclasses.field(default_factory=dict, init=False)
     footers: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
     ranges: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
+    distinct: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
 
     @property
     def column_names(self) -> list[str]:
@@ -281,7 +291,7 @@ class Source:
             self.footers[path] = attempt(native_footer, fragment) if is_local(fragment) else None
         return self.footers[path]
 
-    def loaded(self, columns: Sequence[str], budget: int) -> Source:
+    def loaded(self, columns: Sequence[str], budget: int, distinct: Sequence[str] = ()) -> Source:
         """The same input with its Parquet parts read into memory (only ``columns``), once.
 
         A count reads its columns twice (the survey, then the counting); a Parquet file small
@@ -296,6 +306,10 @@ class Source:
         budget : int
             Bytes the columns may take in memory, reckoned at 8 bytes a value; a larger input is
             returned as it is, to be streamed.
+        distinct : sequence of str, optional
+            Columns whose distinct values a survey will want: where the native reader decodes
+            them as dictionaries, it notes the values their indices use as it decodes them, and
+            :meth:`known_distinct` of the returned source gives them.
 
         Returns
         -------
@@ -315,14 +329,27 @@ class Source:
                 parts.append(part)
             else:
                 read: dict = {}
-                for file, _, batch in self._part_batches(name, part, columns):
+                for file, _, batch in self._part_batches(name, part, columns, distinct):
                     read.setdefault(file, []).append(batch)
                 parts += [pa.Table.from_batches(batches) for batches in read.values()]
                 names += list(read)
                 continue
             names.append(name)
         self.ranges.clear()  # found for hints this reading does not check
-        return Source(parts, names, native=self.native) if parts else self
+        if not parts:
+            return self
+        loaded = Source(parts, names, native=self.native)
+        # the arrays noted are the loaded source's own (kept alive by it, so are their addresses)
+        loaded.distinct, self.distinct = self.distinct, {}
+        return loaded
+
+    def known_distinct(self, array) -> pa.Array | None:
+        """The distinct values of a column of one of this source's batches, where the decoding
+        found them (see :meth:`loaded`), else None."""
+        if not self.distinct or not pa.types.is_dictionary(array.type):
+            return None
+        noted = self.distinct.get(dictionary_key(array))
+        return None if noted is None else noted[1]
 
     def record_batches(self, columns: Sequence[str]) -> Iterator[tuple[str, int, pa.RecordBatch]]:
         """Yield ``(file or part name, first row's index in it, batch)`` holding ``columns``.
@@ -346,14 +373,14 @@ class Source:
             if (low, high) != hinted[column]:
                 raise StatisticsMismatch(column, hinted[column], (low, high), self.names)
 
-    def _part_batches(self, name, part, columns):
+    def _part_batches(self, name, part, columns, distinct=()):
         if isinstance(part, pa.Table):
             yield from numbered_batches(name, part.select(columns).to_batches())
         elif isinstance(part, CsvFile):
             yield from numbered_batches(name, part.to_table(columns).to_batches())
         else:
             for fragment in part.get_fragments():
-                batches = parquet_batches(fragment, part.schema, list(columns), self)
+                batches = parquet_batches(fragment, part.schema, list(columns), self, distinct)
                 yield from numbered_batches(fragment.path, batches)
 
 

@@ -241,3 +241,83 @@ def test_fastparquet_footers_are_read_natively(tmp_path):
     np.testing.assert_array_equal(
         fm.count(path, by=(), thresholds=5).counts, fm.count(table, by=(), thresholds=5).counts
     )
+
+
+def _dictionary_strings(indices, dictionary):
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(indices, np.int32)), pa.array(dictionary))
+
+
+@pytest.mark.parametrize("options", NATIVE, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+@pytest.mark.parametrize("width", [1, 4, 9])
+def test_the_distinct_values_found_while_decoding_are_those_the_rows_use(tmp_path, options, width):
+    """Runs, bit-packed groups and a dictionary holding values no row uses (pyarrow writes an
+    Arrow dictionary whole): the values noted while decoding are exactly the rows' distinct ones."""
+    rng = np.random.default_rng(width)
+    size = 2**width + 3
+    runs = rng.integers(0, size - 3, 300)  # the last three values never used
+    indices = np.repeat(runs, rng.integers(1, 40, runs.size))
+    indices[::13] = rng.integers(0, size - 3, indices[::13].size)  # short runs: bit-packed groups
+    dictionary = [f"LA{v:06d}-{(v * 7919) % 10000:04d}" for v in range(size)]
+    table = pa.table({"system": _dictionary_strings(indices, dictionary), "gold": pa.array(indices % 2 == 0)})
+    path = str(tmp_path / "d.parquet")
+    pq.write_table(table, path, row_group_size=indices.size // 2 + 1, **options)
+    dataset = source._parquet_dataset(path)
+    fragment = next(iter(dataset.get_fragments()))
+    groups = _parquet.RowGroups(path, fragment.metadata, dataset.schema)
+    for g in range(fragment.metadata.num_row_groups):
+        batch, found = groups.decode(g, ["system", "gold"], ["system", "gold"])
+        assert set(found) == {"system"}  # booleans have no dictionary
+        column = batch.column("system")
+        expected = set(column.dictionary.take(pa.array(np.unique(column.indices.to_numpy()))).to_pylist())
+        assert sorted(found["system"].to_pylist()) == sorted(expected)
+        assert len(column.dictionary) > len(expected)  # the unused values were in the dictionary
+
+
+def test_a_count_from_a_file_ignores_dictionary_values_no_row_uses(tmp_path):
+    n = 70_000  # above the serial threshold: the threaded kernels count
+    rng = np.random.default_rng(5)
+    system = _dictionary_strings(rng.integers(0, 2, n), ["a", "b", "never"])
+    topic = _dictionary_strings(np.arange(n) % 7, [f"t{k}" for k in range(9)])
+    table = pa.table(
+        {
+            "system": system,
+            "topic": topic,
+            "item": pa.array([f"d{k}" for k in range(n)]),
+            "gold": pa.array(rng.random(n) < 0.4),
+            "pred": pa.array(rng.random(n) < 0.5),
+        }
+    )
+    path = str(tmp_path / "unused.parquet")
+    pq.write_table(table, path, row_group_size=20_000)
+    got = fm.count(path)
+    assert list(got.coords["system"]) == ["a", "b"]
+    assert list(got.coords["topic"]) == [f"t{k}" for k in range(7)]
+    np.testing.assert_array_equal(got.counts, fm.count(source.decode_dictionaries(table)).counts)
+
+
+def test_the_loaded_source_gives_the_distinct_values_of_its_own_batches_only(tmp_path):
+    table = _table(5000, 6)
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, row_group_size=1200)
+    loaded = source.open_source(path).loaded(["system", "topic", "gold"], 1 << 30, ["system", "topic"])
+    batches = [b for _, _, b in loaded.record_batches(["system", "topic", "gold"])]
+    assert len(batches) == 5
+    for batch in batches:
+        for name in ("system", "topic"):
+            column = batch.column(name)
+            expected = pc_unique_values(column)
+            assert sorted(loaded.known_distinct(column).to_pylist()) == expected
+        assert loaded.known_distinct(batch.column("gold")) is None
+    # the same values in other memory (a copy, or other indices on the same dictionary) are not
+    # known: surveyed from their rows
+    column = batches[0].column("system")
+    indices = column.indices.to_numpy().copy()
+    assert loaded.known_distinct(pa.DictionaryArray.from_arrays(pa.array(indices), column.dictionary)) is None
+    indices[:] = 0
+    assert loaded.known_distinct(pa.DictionaryArray.from_arrays(pa.array(indices), column.dictionary)) is None
+    # a slice lies in the same buffer, at another offset
+    assert loaded.known_distinct(column.slice(1)) is None
+
+
+def pc_unique_values(column):
+    return sorted(set(source.decode_dictionaries(pa.table({"c": column})).column("c").to_pylist()))

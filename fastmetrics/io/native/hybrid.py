@@ -53,7 +53,7 @@ def little_endian(buf, at, size):
 
 
 @njit(cache=True, nogil=True)
-def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None):
+def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None, present=None):
     """Decode values of the RLE/bit-packed hybrid.
 
     Decode ``count`` values of the RLE/bit-packed hybrid in ``buf[at:stop]`` into
@@ -63,6 +63,10 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
     With a ``table`` (a dictionary page's fixed-width values), ``out`` receives ``table[value]``
     instead of the value: a run of one index is then one fill of its value, with no array of
     indices written and read back.
+
+    With a non-empty ``present`` (one byte per dictionary value), ``present[value]`` is set for
+    every value decoded: the distinct indices of a page found at one store a run, where a scan of
+    the decoded indices costs a read of every row.
 
     A run header ``h`` (ULEB128) with ``h & 1 == 0`` is ``h >> 1`` copies of one value stored in
     ``ceil(bit_width / 8)`` bytes; otherwise ``h >> 1`` groups of 8 values of ``bit_width`` bits,
@@ -82,6 +86,9 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
             at += size
             if m > 0:
                 top = max(top, value)
+                if present is not None:
+                    if present.size and value < np.uint64(limit):
+                        present[value] = 1
                 # loops over unsigned indices: numba's slice assignment costs more per run. Two
                 # loops, not one of `value if table is None else table[value]`: numba would unify
                 # the two types, a float64 for a signed table, which rounds values past 2**53
@@ -110,6 +117,10 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
                 value = (word >> np.uint64(bit & 7)) & mask
                 top = max(top, value)
                 out[start + n + k] = value
+            if present is not None:
+                if present.size:  # past the dictionary: refused below
+                    for r in range(start + n, start + n + m):
+                        present[min(np.uint64(out[r]), np.uint64(limit - 1))] = 1
             if table is not None and limit > 0:  # indices to values, in a loop of its own
                 for r in range(start + n, start + n + m):
                     out[r] = table[min(np.uint64(out[r]), np.uint64(limit - 1))]  # past it: refused below

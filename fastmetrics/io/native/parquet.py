@@ -35,6 +35,7 @@ import os
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from numba import njit
 
 from ... import _memory
@@ -175,7 +176,7 @@ _STATUS = {DAMAGED: "a page this reader cannot parse", NULL: "a null", ENCODING:
 
 
 @njit(cache=True, nogil=True)
-def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary, dict_count, filled):
+def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary, dict_count, filled, present):
     """Decode one page's ``count`` values from byte ``v`` into row ``filled`` on (see
     :func:`data_pages`); return 0, or a negative status."""
     if encoding == _PLAIN_DICTIONARY or encoding == _RLE_DICTIONARY:
@@ -183,7 +184,7 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
             return ENCODING
         bit_width = np.int64(page[v])
         if kind == 2:
-            got = unpack_hybrid(page, v + 1, page.size, bit_width, indices, filled, count, dict_count)
+            got = unpack_hybrid(page, v + 1, page.size, bit_width, indices, filled, count, dict_count, None, present)
         elif width == 4:
             values, table = out.view(np.uint32), dictionary[: dict_count * 4].view(np.uint32)
             got = unpack_hybrid(page, v + 1, page.size, bit_width, values, filled, count, dict_count, table)
@@ -212,7 +213,7 @@ def _page_values(page, v, count, encoding, kind, width, out, indices, dictionary
 
 
 @njit(cache=True, nogil=True)
-def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, dictionary, dict_count):
+def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, dictionary, dict_count, present):
     """Decode the data pages of a column chunk.
 
     Decode the data pages ``pages[first:]`` (each ``source[P_AT:P_AT + P_SIZE]``, decompressed);
@@ -220,7 +221,8 @@ def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, d
 
     ``kind`` 0 (booleans) writes the bitmap ``out``; 1 (fixed ``width`` values) their bytes to
     ``out``, dictionary pages through ``indices`` and the ``dict_count`` values of ``dictionary``
-    (bytes); 2 (strings) the dictionary ``indices``.
+    (bytes); 2 (strings) the dictionary ``indices``, setting ``present[index]`` for each index
+    met when ``present`` is not empty (see :func:`.hybrid.unpack_hybrid`).
     """
     filled = 0
     for p in range(first, pages.shape[0]):
@@ -256,7 +258,7 @@ def data_pages(source, pages, first, kind, width, max_def, rows, out, indices, d
         if page.size == 0 and count > 0:
             return DAMAGED
         status = _page_values(
-            page, v, count, pages[p, P_ENCODING], kind, width, out, indices, dictionary, dict_count, filled
+            page, v, count, pages[p, P_ENCODING], kind, width, out, indices, dictionary, dict_count, filled, present
         )
         if status < 0:
             return status
@@ -359,10 +361,18 @@ class RowGroups:
 
         Decode row group ``group``'s ``columns`` as a record batch; :class:`Unsupported` when a
         column is not one this reader decodes."""
+        return self.decode(group, columns)[0]
+
+    def decode(self, group: int, columns, distinct=()) -> tuple[pa.RecordBatch, dict]:
+        """:meth:`read`, and the distinct values of the ``distinct`` columns read as dictionaries.
+
+        Returns ``(batch, {column: values})``: each such column's dictionary values its indices
+        use, unsorted, found while the indices are decoded (a store a repeated run), where a
+        survey would read every row again."""
         rows = self.rows[group]
         if not 0 <= rows <= MAX_GROUP_ROWS:
             raise Unsupported("a row group too large to decode whole")
-        arrays = []
+        arrays, found = [], {}
         with open(self.path, "rb") as handle:
             for name in columns:
                 if name not in self.leaves:
@@ -379,8 +389,12 @@ class RowGroups:
                 physical = PHYSICAL[record[thrift.TYPE]] if 0 <= record[thrift.TYPE] < len(PHYSICAL) else None
                 layout = _layout(physical, self.schema.field(name).type)
                 codec = int(record[thrift.CODEC])
-                arrays.append(_column(chunk, codec, layout, max_def, rows, _stated_v2_flags(self.footer.created_by)))
-        return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+                flags = _stated_v2_flags(self.footer.created_by)
+                array, present = _column(chunk, codec, layout, max_def, rows, flags, name in distinct)
+                arrays.append(array)
+                if present is not None:
+                    found[name] = pc.unique(array.dictionary.filter(pa.array(present.view(np.bool_))))
+        return pa.RecordBatch.from_arrays(arrays, names=list(columns)), found
 
     def _chunk(self, handle, record, rows: int) -> np.ndarray:
         """A column chunk's bytes, once its record is one this reader trusts."""
@@ -513,7 +527,9 @@ def _unpack(chunk, copies, blocks, source):
     return snappy.decompress_blocks(chunk, blocks, source) < 0
 
 
-def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int, stated_v2_flags: bool) -> pa.Array:
+def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int, stated_v2_flags: bool, distinct: bool):
+    """``(array, present)``: one column chunk decoded, and (``distinct``, strings) which of its
+    dictionary's values its indices use, one byte a value (else None)."""
     kind, width, dtype = layout
     source, pages = _pages(chunk, codec, stated_v2_flags)
     first, dictionary, count = 0, np.zeros(1, np.uint8), -1
@@ -526,14 +542,16 @@ def _column(chunk: np.ndarray, codec: int, layout, max_def: int, rows: int, stat
     out = _memory.zeros((rows + 7) // 8 + 8 if kind == 0 else rows * width, np.uint8)
     indices = _memory.empty(rows if kind == 2 else 0, np.int32)
     values = dictionary if kind == 1 else np.zeros(1, np.uint8)
-    filled = data_pages(source, pages, first, kind, width, max_def, rows, out, indices, values, count)
+    present = np.zeros(max(count, 0) if distinct and kind == 2 else 0, np.uint8)
+    filled = data_pages(source, pages, first, kind, width, max_def, rows, out, indices, values, count, present)
     if filled != rows:
         raise Unsupported(_STATUS.get(filled, "fewer values than the row group's rows"))
     if kind == 0:
-        return pa.Array.from_buffers(pa.bool_(), rows, [None, pa.py_buffer(out)])
+        return pa.Array.from_buffers(pa.bool_(), rows, [None, pa.py_buffer(out)]), None
     if kind == 1:
-        return pa.array(out.view(dtype))
-    return pa.DictionaryArray.from_arrays(pa.array(indices), dictionary, safe=False)
+        return pa.array(out.view(dtype)), None
+    array = pa.DictionaryArray.from_arrays(pa.array(indices), dictionary, safe=False)
+    return array, (present if distinct else None)
 
 
 def _dictionary(page: np.ndarray, count: int, kind: int, width: int):
