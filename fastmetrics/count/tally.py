@@ -135,7 +135,10 @@ class Tally:
         fused = self.plan.mode in ("hard", "sweep") and self.kept is None and n >= SERIAL_ROWS
         if not fused or seen is None or seen.size > 4 * n:
             return _codes.NO_MARKS
-        self._before = seen.copy()
+        # one copy kept across batches: a new array each batch faulted its pages in each time
+        if self._before is None:
+            self._before = np.empty_like(seen)
+        np.copyto(self._before, seen)
         if self._templates is None:
             self._templates = _hard.item_scratch(self.partial.shape[0], slots, self.n_keys)
         templates, patterns = self._templates

@@ -208,3 +208,24 @@ def test_ids_sharing_their_hash_bits_are_read_or_given_up(tmp_path, bits):
         _same_as_pyarrow(path)
     else:
         assert _read_plain(path, 1 << 20) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_line_ends_are_counted_as_pyarrow_ends_lines(seed):
+    """LF, CR LF and a lone CR each end a line; a range may end between the CR and the LF of a
+    CR LF (the CR is then not counted: its LF, in the next range, is)."""
+    rng = np.random.default_rng(seed)
+    pieces = rng.choice([b"a", b",", b"\n", b"\r", b"\r\n", b"xyz"], size=5000, p=[0.3, 0.2, 0.2, 0.1, 0.1, 0.1])
+    if seed == 0:
+        pieces = np.array([b"ab", b"\n"] * 3000)  # no CR at all: the vectorized count alone
+    data = b"".join(pieces)
+    buf = np.frombuffer(data, np.uint8)
+    expected = [
+        sum(1 for i in range(lo, hi) if data[i] == 10 or (data[i] == 13 and data[i + 1 : i + 2] != b"\n"))
+        for lo, hi in [(0, len(data)), (0, len(data) // 3), (len(data) // 3, len(data))]
+    ]
+    out = np.zeros(3, np.int64)
+    for k, (lo, hi) in enumerate([(0, len(data)), (0, len(data) // 3), (len(data) // 3, len(data))]):
+        _csv.count_lines(buf, lo, hi, out, k)
+    assert list(out) == expected
+    assert expected[1] + expected[2] == expected[0]
