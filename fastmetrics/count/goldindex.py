@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from .. import _strings, _threads
+from .. import _memory, _strings, _threads
 from ._codes import row_codes, run_of
 from ._marks import atomic_or, mark_key
 
@@ -204,7 +204,8 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
         items = items.cast(pa.large_string())
     offsets, data = _strings.string_buffers(items)
     n = len(items)
-    starts, groups = np.empty(n + 1, np.int64), np.empty(n, np.int64)
+    # a batch's arrays from the blocks kept for the next call (fastmetrics._memory.empty)
+    starts, groups = _memory.empty(n + 1, np.int64), _memory.empty(n, np.int64)
     runs = _group_runs(n, a, b, stride_a, starts, groups, err)
     if runs < 0:
         return None
@@ -215,7 +216,7 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
         by_topic = (groups // topic_stride) % n_topics if topic_stride > 0 else np.zeros(runs, np.int64)
         order = np.argsort(by_topic, kind="stable")
         starts, stops, groups = starts[order], stops[order], groups[order]
-    out = (np.empty(n, np.int64), np.empty(n, np.int32))
+    out = (_memory.empty(n, np.int64), _memory.empty(n, np.int32))
     # a copy to put back should an item be marked twice (the first such row is then found serially);
     # a bitmap much larger than the batch is marked serially instead
     shared = seen if seen.size <= 4 * n else np.zeros(0, np.uint8)
