@@ -204,7 +204,8 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
         items = items.cast(pa.large_string())
     offsets, data = _strings.string_buffers(items)
     n = len(items)
-    # a batch's arrays from the blocks kept for the next call (fastmetrics._memory.empty)
+    # a batch's arrays from the blocks kept for the next call (fastmetrics._memory.empty): fresh
+    # arrays had their pages faulted in again at every call, a cost that varied with the process
     starts, groups = _memory.empty(n + 1, np.int64), _memory.empty(n, np.int64)
     runs = _group_runs(n, a, b, stride_a, starts, groups, err)
     if runs < 0:

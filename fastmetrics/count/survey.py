@@ -63,10 +63,21 @@ class Survey:
     whole: frozenset = frozenset()
 
     def add(self, batch: pa.RecordBatch, part, score: str | None, offset: int = 0, known=None) -> None:
-        """Add one batch whose first row is row ``offset`` of ``part`` (for error messages).
+        """Add one batch's facts.
 
-        ``known(column)``: a column's distinct values where its reading found them already
-        (:meth:`fastmetrics.io.source.Source.known_distinct`), else None."""
+        Parameters
+        ----------
+        batch : pyarrow.RecordBatch
+        part : str
+            The part (file) it comes from, for error messages.
+        score : str or None
+            The score column, whose range is surveyed (None: no score).
+        offset : int, default 0
+            The index of the batch's first row in ``part``, for error messages.
+        known : callable, optional
+            ``known(column)``: a column's distinct values where its reading found them already
+            (:meth:`fastmetrics.io.source.Source.known_distinct`), else None.
+        """
         self.rows += batch.num_rows
         ranged = [
             n

@@ -248,7 +248,8 @@ class Tally:
         if self.seen is None:
             group, _, _ = self._rows(batch, part, offset, a, b, stride)
             self.keys.append((_run_codes(group, t_stride, n_topics) * self.n_keys + gold_rows, part))
-        self._items = gold_rows
+        # kept with the batch's rows when resampling: a copy, not the block the join's arrays reuse
+        self._items = gold_rows.copy() if self.kept is not None else gold_rows
         return code_column(join.classes[gold_rows] if classes is None else classes, plan.m)
 
     def _not_in_gold(self, batch, part, offset, row) -> InputError:

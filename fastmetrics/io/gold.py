@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .labels import not_text_error, not_utf8
+from .labels import not_text_error, not_utf8, python_value
 from .runfiles import checked_level, graded_gold
-from .source import decode_dictionaries, open_source, python_value, table_from_object
+from .source import decode_dictionaries, open_source, table_from_object
 
 # schema metadata of a gold read from one file: the file (rows of the table are its rows)
 GOLD_FILE = b"fastmetrics.gold_file"

@@ -293,3 +293,19 @@ def empty_input(src) -> InputError:
     names = list(getattr(src, "names", []) or ["input"])
     shown = ", ".join(f"'{n}'" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return InputError(f"The input {shown} has no rows (only a header, or empty files).")
+
+
+def text_names(schema: pa.Schema, context: str) -> list[str]:
+    """Return a schema's column names, checked to be text.
+
+    An InputError (``context``: what was being read) when one is not UTF-8 text, which pyarrow
+    gives as a UnicodeDecodeError on the first look at the names."""
+    try:
+        return schema.names
+    except UnicodeDecodeError:
+        raise InputError(f"{context}: a column name is not UTF-8 text.") from None
+
+
+def python_value(column, row: int):
+    """The Python value of ``column[row]`` (a dictionary's value)."""
+    return value_at(column.combine_chunks(), row)[0]

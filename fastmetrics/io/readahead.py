@@ -111,15 +111,24 @@ def parquet_batches(fragment, schema, columns, src, distinct=()):
                 src.ranges[id(batch)] = (batch, ranges)  # the batch kept: its id is not reused meanwhile
             for column, values in found.items():
                 array = batch.column(column)
-                src.distinct[dictionary_key(array)] = (array, values)  # the array kept: its buffer too
+                key = dictionary_key(array)
+                if key is not None:
+                    src.distinct[key] = (array, values)  # the array kept: its buffer too
             yield batch
 
 
-def dictionary_key(array: pa.DictionaryArray) -> tuple:
-    """Where a dictionary array lies in memory: its indices' (address, offset, length) and its
-    dictionary's buffers' addresses (an array taken from the one noted, not a copy, has them)."""
-    held = tuple(b.address if b is not None else 0 for b in array.dictionary.buffers())
-    return (array.indices.buffers()[1].address, array.offset, len(array)) + held
+def dictionary_key(array: pa.DictionaryArray) -> tuple | None:
+    """Return where a dictionary array lies in memory, or None.
+
+    The key is its indices' (address, offset, length) and its dictionary's (buffers' addresses,
+    offset, length): an array taken from the one noted, not a copy, has them. None for indices
+    without a data buffer (nothing is noted for such)."""
+    values = array.indices.buffers()[1]
+    if values is None:
+        return None
+    dictionary = array.dictionary
+    held = tuple(b.address if b is not None else 0 for b in dictionary.buffers())
+    return (values.address, array.offset, len(array), dictionary.offset, len(dictionary)) + held
 
 
 def _pieces(fragment) -> list:

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.io import source
+from fastmetrics.io import csvfile, source
 from fastmetrics.io.native import csv as native_csv
 from fastmetrics.io.native import hybrid, thrift
 from fastmetrics.io.native import parquet as native_parquet
@@ -366,7 +366,7 @@ def test_csv_line_ends_as_pyarrow_reads_them(tmp_path, monkeypatch, case, sample
     empty line (skipped), inside an id it cuts the line (pyarrow refuses the file) -- in the
     first block pyarrow types the columns from and past it."""
     monkeypatch.setattr(native_csv, "MIN_BYTES", 0)
-    monkeypatch.setattr(source, "plain_sample", lambda path: native_csv.plain_sample(path, block_size=sample))
+    monkeypatch.setattr(csvfile, "plain_sample", lambda path: native_csv.plain_sample(path, block_size=sample))
     path = str(tmp_path / "cr.csv")
     Path(path).write_bytes(CR_CASES[case](_csv_lines(2000)))
     try:

@@ -243,6 +243,10 @@ def test_fastparquet_footers_are_read_natively(tmp_path):
     )
 
 
+def _unique_values(column):
+    return sorted(set(source.decode_dictionaries(pa.table({"c": column})).column("c").to_pylist()))
+
+
 def _dictionary_strings(indices, dictionary):
     return pa.DictionaryArray.from_arrays(pa.array(np.asarray(indices, np.int32)), pa.array(dictionary))
 
@@ -305,7 +309,7 @@ def test_the_loaded_source_gives_the_distinct_values_of_its_own_batches_only(tmp
     for batch in batches:
         for name in ("system", "topic"):
             column = batch.column(name)
-            expected = pc_unique_values(column)
+            expected = _unique_values(column)
             assert sorted(loaded.known_distinct(column).to_pylist()) == expected
         assert loaded.known_distinct(batch.column("gold")) is None
     # the same values in other memory (a copy, or other indices on the same dictionary) are not
@@ -317,7 +321,6 @@ def test_the_loaded_source_gives_the_distinct_values_of_its_own_batches_only(tmp
     assert loaded.known_distinct(pa.DictionaryArray.from_arrays(pa.array(indices), column.dictionary)) is None
     # a slice lies in the same buffer, at another offset
     assert loaded.known_distinct(column.slice(1)) is None
-
-
-def pc_unique_values(column):
-    return sorted(set(source.decode_dictionaries(pa.table({"c": column})).column("c").to_pylist()))
+    # a dictionary sliced over the same buffers holds other values at the same indices
+    shifted = pa.DictionaryArray.from_arrays(column.indices, column.dictionary.slice(1), safe=False)
+    assert loaded.known_distinct(shifted) is None

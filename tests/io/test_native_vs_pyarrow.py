@@ -177,7 +177,7 @@ def test_run_files_both_ways(corpus):
 def test_the_switch_reaches_every_reader(tmp_path, monkeypatch):
     """``native=False`` and ``FASTMETRICS_NATIVE=0`` read with pyarrow only: no native reader is
     called (each is made to fail here, so that a call would show)."""
-    from fastmetrics.io import readahead, runfiles, source
+    from fastmetrics.io import csvfile, readahead, runfiles
 
     path = str(tmp_path / "t.parquet")
     pq.write_table(_table(1), path)
@@ -189,7 +189,7 @@ def test_the_switch_reaches_every_reader(tmp_path, monkeypatch):
 
     monkeypatch.setattr(readahead.native_parquet, "RowGroups", called)
     monkeypatch.setattr(readahead.native_parquet, "Footer", called)
-    monkeypatch.setattr(source, "plain_sample", called)
+    monkeypatch.setattr(csvfile, "plain_sample", called)
     monkeypatch.setattr(runfiles, "_read_plain_file", called)
     expected = fm.count(pq.read_table(path), thresholds=3).counts
     np.testing.assert_array_equal(fm.count(path, thresholds=3, native=False).counts, expected)

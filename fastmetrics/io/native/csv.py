@@ -114,8 +114,9 @@ def count_lines(buf, start, stop, out, k):
     """``out[k]`` = the number of line ends in ``buf[start:stop]``: LFs, and CRs not before a LF.
 
     LFs and CRs are counted in a loop the compiler vectorizes (an unsigned index: a signed one
-    keeps numba's wraparound check, and the loop a byte at a time, three times slower); only a
-    range holding a CR is read again to leave out those of its CR LFs."""
+    keeps numba's wraparound check, and the loop a byte at a time, three times slower); a range
+    holding a CR is read again, in a loop of the same form, to leave out those of its CR LFs (a
+    range's last CR LF may end past ``stop``)."""
     lf = 0
     cr = 0
     for i in range(np.uint64(start), np.uint64(stop)):
@@ -123,9 +124,8 @@ def count_lines(buf, start, stop, out, k):
         lf += byte == _NEWLINE
         cr += byte == _RETURN
     if cr:
-        for i in range(start, stop):
-            if buf[i] == _RETURN and i + 1 < buf.size and buf[i + 1] == _NEWLINE:
-                cr -= 1
+        for i in range(np.uint64(start), np.uint64(min(stop, buf.size - 1))):
+            cr -= (buf[i] == _RETURN) & (buf[i + np.uint64(1)] == _NEWLINE)
     out[k] = lf + cr
 
 

@@ -87,7 +87,7 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
             if m > 0:
                 top = max(top, value)
                 if present is not None:
-                    if present.size and value < np.uint64(limit):
+                    if value < np.uint64(min(limit, present.size)):
                         present[value] = 1
                 # loops over unsigned indices: numba's slice assignment costs more per run. Two
                 # loops, not one of `value if table is None else table[value]`: numba would unify
@@ -118,9 +118,10 @@ def unpack_hybrid(buf, at, stop, bit_width, out, start, count, limit, table=None
                 top = max(top, value)
                 out[start + n + k] = value
             if present is not None:
-                if present.size:  # past the dictionary: refused below
+                last = min(limit, present.size) - 1  # a value past it is refused below
+                if last >= 0:
                     for r in range(start + n, start + n + m):
-                        present[min(np.uint64(out[r]), np.uint64(limit - 1))] = 1
+                        present[min(np.uint64(out[r]), np.uint64(last))] = 1
             if table is not None and limit > 0:  # indices to values, in a loop of its own
                 for r in range(start + n, start + n + m):
                     out[r] = table[min(np.uint64(out[r]), np.uint64(limit - 1))]  # past it: refused below
