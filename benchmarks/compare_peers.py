@@ -330,13 +330,17 @@ def real_inputs(out: Table, repeat: int, folder: str) -> dict:
     """Rows 8-10: W1 as users have it -- string system, topic and item ids (the duplicate check on
     (system, topic, item) included) -- as an Arrow table, as Parquet written with pyarrow's
     defaults (dictionary pages) and as CSV, each against DuckDB (and polars for CSV) grouping the
-    same rows by (system, topic, gold, pred) from the same source."""
+    same rows by (system, topic, gold, pred) from the same source; and the Parquet file's rows
+    shuffled (runs of one row), beside DuckDB, without a target."""
     import pyarrow.csv as pacsv
 
     table = workloads.table_with_string_ids()
     hard, grid = table.drop_columns(["score"]), table.drop_columns(["pred"])
     parquet, csv = os.path.join(folder, "w1-ids.parquet"), os.path.join(folder, "w1-ids.csv")
     pq.write_table(table, parquet)
+    # the same rows in random order (runs of one row): no target, the rows' order varied
+    shuffled = os.path.join(folder, "w1-ids-shuffled.parquet")
+    pq.write_table(table.take(np.random.default_rng(3).permutation(table.num_rows)), shuffled)
     pacsv.write_csv(table, csv)
     fm.count(hard.slice(0, 300_000)), fm.count(grid.slice(0, 300_000), thresholds=K)  # compile first
     few = max(2, repeat // 2)
@@ -345,6 +349,7 @@ def real_inputs(out: Table, repeat: int, folder: str) -> dict:
         ("ids hard", "fm.count(table)", "ids hard", lambda: fm.count(hard), repeat),
         ("ids grid", f"fm.count(table, thresholds={K})", f"ids {GRID}", lambda: fm.count(grid, thresholds=K), repeat),
         ("ids parquet", "fm.count('w1-ids.parquet')", "ids parquet", lambda: fm.count(parquet), repeat),
+        ("ids shuffled", "fm.count('w1-ids-shuffled.parquet')", "ids shuffled", lambda: fm.count(shuffled), few),
         ("ids csv", "fm.count('w1-ids.csv')", "ids csv", lambda: fm.count(csv), few),
     ]
     f = {
@@ -365,6 +370,7 @@ def real_inputs(out: Table, repeat: int, folder: str) -> dict:
         sources = [
             ("duck ids hard", "", "ids hard", "ids", repeat, "on the registered Arrow table"),
             ("duck ids parquet", "read_parquet ", "ids parquet", f"read_parquet('{parquet}')", repeat, ""),
+            ("duck ids shuffled", "read_parquet ", "ids shuffled", f"read_parquet('{shuffled}')", few, "rows shuffled"),
             ("duck ids csv", "read_csv ", "ids csv", f"read_csv('{csv}')", few, ""),
         ]
         for key, reader, task, src, n, note in sources:
@@ -398,6 +404,11 @@ def real_summary(f: dict) -> list[str]:
         lines.append(
             f"TARGET string ids, Parquet: fm.count {f['ids parquet']:.4f} s, DuckDB read_parquet group by "
             f"{f['duck ids parquet']:.4f} s -> DuckDB/fm.count = {ratio:.2f}x (target >= 2x)"
+        )
+    if f.get("duck ids shuffled"):
+        lines.append(
+            f"STRING IDS, rows shuffled (no target): fm.count {f['ids shuffled']:.4f} s, DuckDB read_parquet group by "
+            f"{f['duck ids shuffled']:.4f} s -> DuckDB/fm.count = {f['duck ids shuffled'] / f['ids shuffled']:.2f}x"
         )
     peers = {k: f[k] for k in ("duck ids csv", "polars ids csv") if f.get(k)}
     if peers:

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from .. import _memory, _strings, _threads
 from .._errors import InputError
-from ..io.labels import no_nans, no_nulls, not_text_error, not_utf8, value_at, where
+from ..io.labels import no_nans, no_nulls, not_text_error, not_utf8, used_values, value_at, where
 from ._codes import VALUE, check_scores, int_range, mark_present
 
 # An integer column is read through a table over its range when the range is at most this many
@@ -66,7 +66,7 @@ def distinct(array: pa.Array) -> pa.Array:
         if len(array) > SMALL and not array.null_count:
             present = np.zeros(len(array.dictionary), np.bool_)
             mark_present(int_view(array.indices), 0, present)
-            return pc.unique(array.dictionary.filter(pa.array(present)))
+            return used_values(array.dictionary, present)
         return pc.unique(array.dictionary.take(pc.unique(array.indices)))
     if pa.types.is_integer(array.type) and len(array) > SMALL and not array.null_count:
         values = int_view(array)

@@ -28,6 +28,28 @@ _BITMAP_BITS = 1 << 32
 SERIAL_ROWS = 1 << 16
 
 
+# The counting kernels check a run's items at a cost a run (see ``_hard.new_keys``): rows whose
+# (system, topic) runs are shorter than this on average are checked in a pass of their own, a
+# cost a row. Measured on W1's rows shuffled (runs of one row): 607 -> 223 ms for
+# fm.count(file), against 55 ms either way for its rows grouped (docs/guides/performance.md).
+_FUSED_RUN = 16
+# rows sampled at a batch's start for the length of its runs
+_RUN_SAMPLE = 4096
+
+
+def _long_runs(a, b, n: int) -> bool:
+    """Whether the first rows of a batch come in runs of one (system, topic) of ``_FUSED_RUN``
+    rows or more on average (grouping columns in the kernels' forms; a bitmap column, never a
+    run of rows' axis in practice, counts as one value)."""
+    rows = min(n, _RUN_SAMPLE)
+    changes = np.zeros(max(rows - 1, 0), np.bool_)
+    for column in (a, b):
+        if len(column) == 3:
+            stored = np.asarray(column[0][:rows])
+            changes |= stored[1:] != stored[:-1]
+    return rows >= _FUSED_RUN * (1 + int(np.count_nonzero(changes)))
+
+
 class Tally:
     """Running counts of one plan; see the module docstring."""
 
@@ -88,7 +110,7 @@ class Tally:
         else:
             gold = plan.gold.encode(batch.column(request.gold_column), part)
             if plan.item is not None:
-                marks = self._marks(batch, part, stride)
+                marks = self._marks(batch, part, stride, (a, b))
                 if marks is _codes.NO_MARKS:
                     self._mark_items(batch, part, offset, a, b, stride, gold)
         # None: numba compiles the unweighted kernels without the branch
@@ -125,15 +147,16 @@ class Tally:
             raise RuntimeError("fastmetrics: the item check of one pass and of a second pass disagree")  # a bug
         self._raise(errors, batch, part, offset)
 
-    def _marks(self, batch, part, slots):
+    def _marks(self, batch, part, slots, groups):
         """``(item codes, keys per run, bitmap, templates, patterns)`` for the counting kernels to
         check items in their own pass (the bitmap copied first, for :meth:`_mark_items` to find
         the first duplicate should there be one), or :data:`~fastmetrics.count._codes.NO_MARKS`
         where items are checked in a pass of their own. ``slots``: the codes of the second
-        grouping column, whose runs' items serve as templates (see ``_hard.new_keys``)."""
+        grouping column, whose runs' items serve as templates (see ``_hard.new_keys``);
+        ``groups``: the two grouping columns, whose runs decide (:func:`_long_runs`)."""
         n, seen = batch.num_rows, self.seen
         fused = self.plan.mode in ("hard", "sweep") and self.kept is None and n >= SERIAL_ROWS
-        if not fused or seen is None or seen.size > 4 * n:
+        if not fused or seen is None or seen.size > 4 * n or not _long_runs(*groups, n):
             return _codes.NO_MARKS
         # one copy kept across batches: a new array each batch faulted its pages in each time
         if self._before is None:

@@ -309,3 +309,11 @@ def text_names(schema: pa.Schema, context: str) -> list[str]:
 def python_value(column, row: int):
     """The Python value of ``column[row]`` (a dictionary's value)."""
     return value_at(column.combine_chunks(), row)[0]
+
+
+def used_values(dictionary: pa.Array, present: np.ndarray) -> pa.Array:
+    """Return the distinct values of ``dictionary`` at the positions ``present`` marks.
+
+    ``present`` holds one byte or bool a value: a dictionary column's distinct values, unsorted,
+    once the indices its rows use are known."""
+    return pc.unique(dictionary.filter(pa.array(present.view(np.bool_))))

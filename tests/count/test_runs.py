@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 import fastmetrics as fm
+from fastmetrics.count import _codes, tally
 from fastmetrics.count.tally import SERIAL_ROWS
 
 ROWS = 3 * SERIAL_ROWS  # over SERIAL_ROWS: the threaded kernels
@@ -101,9 +102,14 @@ def _key_rows(s, t, i):
     return {key: r for r, key in enumerate(zip(s.tolist(), t.tolist(), i.tolist()))}
 
 
+@pytest.mark.parametrize("fused", ["by run length", "always"])
 @pytest.mark.parametrize("order", ["grouped", "short", "shuffled"])
 @pytest.mark.parametrize("where", ["same word", "next word", "far", "other chunk"])
-def test_a_duplicated_item_wherever_it_falls(order, where):
+def test_a_duplicated_item_wherever_it_falls(order, where, fused, monkeypatch):
+    """Found in the counting kernels' own pass (runs of rows: ``fused`` "always" forces it on
+    rows of any order) or in a pass of its own (short runs), at the same row."""
+    if fused == "always":
+        monkeypatch.setattr(tally, "_FUSED_RUN", 0)
     s, t, i = _rows(7, order)
     rows = _key_rows(s, t, i)
     # the duplicate: row `late` takes the key of row `early`, chosen by where their keys' bits fall
@@ -143,3 +149,23 @@ def test_a_run_repeating_a_template_finds_an_item_marked_before(items):
     assert "row 0" in str(error.value) and f"row {1 + 3 * items + k}" in str(error.value)
     counts = fm.count(pa.Table.from_batches([batch(system, item)])).counts
     np.testing.assert_array_equal(counts[:, 0, 0, 1], np.full(4, items))
+
+
+@pytest.mark.parametrize("order,long", [("grouped", True), ("shuffled", False)])
+def test_the_item_check_follows_the_length_of_the_runs(order, long, monkeypatch):
+    """Rows grouped by (system, topic) have their items checked by the counting kernels, a cost
+    a run; rows in runs of about one row by a pass of their own, a cost a row. Both count alike."""
+    s, t, i = _rows(3, order)
+    table = pa.table({"system": s, "topic": t, "item": i, "gold": i % 3 == 0, "pred": i % 2 == 0})
+    fused = []
+    marks = tally.Tally._marks
+
+    def spy(self, *args):
+        out = marks(self, *args)
+        fused.append(out is not _codes.NO_MARKS)
+        return out
+
+    monkeypatch.setattr(tally.Tally, "_marks", spy)
+    counts = fm.count(table).counts
+    assert fused and all(f == long for f in fused)
+    np.testing.assert_array_equal(counts, _expected(s, t, (i % 3 == 0).astype(int), (i % 2 == 0).astype(int)))

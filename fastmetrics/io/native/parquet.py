@@ -35,11 +35,11 @@ import os
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from numba import njit
 
 from ... import _memory
 from ..._strings import move_bytes
+from ..labels import used_values
 from . import Unsupported, snappy, thrift
 from .hybrid import all_equal, copy_bits, hybrid_bits, plain_byte_arrays, read_u32, unpack_hybrid
 from .snappy import B_FROM, B_LENGTH, B_SIZE, B_TO
@@ -393,7 +393,7 @@ class RowGroups:
                 array, present = _column(chunk, codec, layout, max_def, rows, flags, name in distinct)
                 arrays.append(array)
                 if present is not None:
-                    found[name] = pc.unique(array.dictionary.filter(pa.array(present.view(np.bool_))))
+                    found[name] = used_values(array.dictionary, present)
         return pa.RecordBatch.from_arrays(arrays, names=list(columns)), found
 
     def _chunk(self, handle, record, rows: int) -> np.ndarray:
