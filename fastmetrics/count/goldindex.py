@@ -33,7 +33,7 @@ class GoldIndex:
     """The gold's items by topic; position ``k`` is the ``k``-th item in topic order."""
 
     base: np.ndarray  # int64 [n_topics + 1]: topic t's region is slots[base[t]:base[t + 1]]
-    slots: np.ndarray  # int32 position k, -1 for an empty slot
+    slots: np.ndarray  # int64 tagged position (see _tagged), -1 for an empty slot
     order: np.ndarray  # int64 [k]: the gold row of position k
     hashes: np.ndarray  # uint64 [k]
     offsets: np.ndarray  # int64 [k + 1]: position k's item is data[offsets[k]:offsets[k + 1]]
@@ -43,6 +43,17 @@ class GoldIndex:
 def is_string(data_type: pa.DataType) -> bool:
     """Whether items of this type are looked up in a :class:`GoldIndex` (plain strings)."""
     return pa.types.is_string(data_type) or pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
+
+
+_POSITION_BITS = np.int64(31)
+_POSITION = np.int64((1 << 31) - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tag(h):
+    """The 31 high bits of a hash, stored in a slot beside the position: a slot whose tag differs
+    is passed over without loading its position's hash (a load a probe, and the branch on it)."""
+    return np.int64(h >> np.uint64(33))
 
 
 @njit(cache=True, nogil=True)
@@ -56,6 +67,7 @@ def _fill(base, slots, starts, hashes, sizes, bounded, offsets, data):
             s = hashes[k] & mask
             steps = 0
             other = slots[base[t] + np.int64(s)]
+            other = other if other < 0 else other & _POSITION
             while other >= 0:
                 if hashes[other] == hashes[k] and _strings.same_bytes(
                     data, offsets[k], offsets[k + 1], data, offsets[other], offsets[other + 1]
@@ -64,9 +76,10 @@ def _fill(base, slots, starts, hashes, sizes, bounded, offsets, data):
                 s = (s + np.uint64(1)) & mask
                 steps += 1
                 other = slots[base[t] + np.int64(s)]
+                other = other if other < 0 else other & _POSITION
             if bounded[t] and _strings.long_probe(steps, sizes[t]):
                 return t, -1
-            slots[base[t] + np.int64(s)] = k
+            slots[base[t] + np.int64(s)] = (_tag(hashes[k]) << _POSITION_BITS) | k
     return -1, -1
 
 
@@ -102,7 +115,7 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
     largest = 8 * sizes
     while True:
         base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        slots = np.full(int(base[-1]), -1, np.int32)
+        slots = np.full(int(base[-1]), -1, np.int64)
         long, twice = _fill(base, slots, starts, hashes, sizes, sizes < largest, offsets, data)
         if twice >= 0:
             return None
@@ -130,49 +143,71 @@ def _group_runs(n, a, b, stride_a, starts, groups, err):
 
 
 @njit(cache=True, nogil=True)
-def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes, out, seen, n_gold):
+def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes, out, seen, n_gold, private):
     """Join the rows of runs ``first:last`` (taken in the order given: topic by topic), writing
-    each row's gold row and class and marking its (run, gold row) in ``seen`` (atomically: another
-    thread marks the same bitmap). Returns whether a mark was set before (a duplicated item)."""
+    each row's class (and its gold row, unless ``rows`` is empty) and marking its (run, gold row)
+    in ``seen``. Returns whether a mark was set before (a duplicated item), and the first row the
+    gold lacks (``rows.size`` past the last when none does; ``row_classes.size`` with ``rows`` empty).
+
+    Another thread marks the same bitmap. With ``private``, no other thread takes a run these
+    take, so the bytes of a run's marks are this call's alone but the first and the last (shared
+    with the runs either side), marked atomically; the others are read and written as plain
+    bytes. Otherwise every mark is atomic (a ``lock`` instruction, several times the cost).
+    """
     starts, stops, groups = runs
     offsets, data = items
-    base, slots, order, hashes, g_offsets, g_data = index
+    base, slots, order, g_offsets, g_data = index
     rows, row_classes = out
     twice = False
+    first_missing = row_classes.size
     for q in range(first, last):
         g = groups[q]
         t = (g // topic_stride) % n_topics if topic_stride > 0 else 0
         run = (g // (topic_stride * n_topics)) * topic_stride + g % topic_stride if topic_stride > 0 else g
         lo = base[t]
         mask = np.uint64(base[t + 1] - lo - 1)
+        # the run's first and last bytes of marks, which the runs either side share
+        shared_lo, shared_hi = (run * n_gold) >> 3, ((run + 1) * n_gold - 1) >> 3
         for r in range(starts[q], stops[q]):
             a0, a1 = np.int64(offsets[r]), np.int64(offsets[r + 1])
             h = _strings.string_hash(data, a0, a1)
             s = h & mask
-            k = np.int64(slots[lo + np.int64(s)])
+            tag = _tag(h)
+            slot = slots[lo + np.int64(s)]
             row = np.int64(-1)
-            while k >= 0:
-                if hashes[k] == h and _strings.same_bytes(data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]):
+            while slot >= 0:
+                k = slot & _POSITION
+                if (slot >> _POSITION_BITS) == tag and _strings.same_bytes(
+                    data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]
+                ):
                     row = order[k]
                     break
                 s = (s + np.uint64(1)) & mask
-                k = np.int64(slots[lo + np.int64(s)])
-            rows[r] = row
+                slot = slots[lo + np.int64(s)]
+            if rows.size:
+                rows[r] = row
             if row < 0:
                 row_classes[r] = 0
+                first_missing = min(first_missing, r)
                 continue
             row_classes[r] = classes[row]
             if seen.size:
                 key = run * n_gold + row
+                at = key >> 3
                 bit = np.uint8(1 << (key & 7))
-                twice |= (atomic_or(seen, key >> 3, bit) & bit) != 0
-    return twice
+                if private and at != shared_lo and at != shared_hi:
+                    before = seen[at]
+                    seen[at] = before | bit
+                else:
+                    before = atomic_or(seen, at, bit)
+                twice |= (before & bit) != 0
+    return twice, first_missing
 
 
-def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, classes, seen, n_gold, err):
+def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, classes, seen, n_gold, err, rows=True):
     """Join a batch's rows to the gold by (topic, item) on the threads, marking each (run, gold row).
 
-    The rows' runs of one group are taken topic by topic (each thread a range of topics): every
+    The rows' runs of one group are taken topic by topic (see :func:`_topic_by_topic`): every
     system's rows of a topic then meet the topic's region of the index while it is in cache.
 
     Parameters
@@ -192,12 +227,16 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
     err : ndarray of int64
         ``[N_KINDS]``, -1 filled: a row whose grouping value is outside the plan is noted there,
         and None returned.
+    rows : bool
+        Whether to return each row's gold row; without them the join writes and reads less.
 
     Returns
     -------
-    (rows, row_classes, first_twice) or None
-        The gold row of each row (-1 where the gold lacks it), its class as int32 (0 there), and
-        the first row whose (run, gold row) was marked before -- a duplicated item -- or -1.
+    (rows, row_classes, first_twice, first_missing) or None
+        The gold row of each row (None unless asked for), its class as int32, the first row whose
+        (run, gold row) was marked before -- a duplicated item -- or -1, and the first row the
+        gold lacks, or -1. When a row is missing, nothing else is settled: ``rows`` (if any) has
+        -1 there, ``first_twice`` is -1 and some marks may be set.
     """
     topic_stride, n_topics = plan_topics
     if pa.types.is_string_view(items.type):
@@ -213,28 +252,74 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
     starts[runs] = n
     stops = starts[1 : runs + 1].copy()
     starts, groups = starts[:runs], groups[:runs]
-    if 1 < runs <= n // 8:  # rows in runs: the runs topic by topic, each topic's in input order
-        by_topic = (groups // topic_stride) % n_topics if topic_stride > 0 else np.zeros(runs, np.int64)
-        order = np.argsort(by_topic, kind="stable")
-        starts, stops, groups = starts[order], stops[order], groups[order]
-    out = (_memory.empty(n, np.int64), _memory.empty(n, np.int32))
     # a copy to put back should an item be marked twice (the first such row is then found serially);
     # a bitmap much larger than the batch is marked serially instead
     shared = seen if seen.size <= 4 * n else np.zeros(0, np.uint8)
     before = shared.copy()
-    arrays = (join_index.base, join_index.slots, join_index.order, join_index.hashes)
-    arrays += (join_index.offsets, join_index.data)
-    ends = np.cumsum(stops - starts)
     pieces = max(1, min(4 * numba.get_num_threads(), n >> 15))
-    cuts = np.unique(np.searchsorted(ends, np.arange(1, pieces) * (n / pieces)))
-    cuts = np.concatenate([[0], cuts[(cuts > 0) & (cuts < runs)], [runs]]).astype(np.int64)
+    if 1 < runs <= n // 8:  # rows in runs: the runs topic by topic, each topic's in input order
+        (starts, stops, groups), cuts, private = _topic_by_topic(starts, stops, groups, plan_topics, pieces)
+    else:
+        cuts, private = _cuts_by_rows(starts, stops, pieces), pieces == 1
+    # the gold rows only where they are asked for, or marked after (each row's 8 bytes written
+    # and read again: a fifth of the join's memory traffic)
+    serial = bool(seen.size and not shared.size)
+    out = (_memory.empty(n if rows or serial else 0, np.int64), _memory.empty(n, np.int32))
+    arrays = (join_index.base, join_index.slots, join_index.order, join_index.offsets, join_index.data)
     common = ((starts, stops, groups), (offsets, data), arrays, topic_stride, n_topics, classes, out, shared, n_gold)
-    twice = _threads.on_threads(_join_runs, [(cuts[c], cuts[c + 1], *common) for c in range(cuts.size - 1)])
+    calls = [(cuts[c], cuts[c + 1], *common, private) for c in range(cuts.size - 1)]
+    results = _threads.on_threads(_join_runs, calls)
+    first_missing = min(missing for _, missing in results)
     first_twice = -1
-    if any(twice) or (seen.size and not shared.size):
+    if first_missing < n:
+        return (out[0] if out[0].size else None), out[1], first_twice, first_missing
+    if any(twice for twice, _ in results) or serial:
         shared[:] = before
+        if not out[0].size:  # a duplicated item: the rows joined again, to find the first
+            out = (_memory.empty(n, np.int64), out[1])
+            _threads.on_threads(_join_runs, [(*call[:8], out, np.zeros(0, np.uint8), *call[10:]) for call in calls])
         first_twice = mark_gold_rows(n, a, b, stride_a, topic_stride, n_topics, out[0], seen, n_gold, err)
-    return out[0], out[1], first_twice
+    return (out[0] if rows else None), out[1], first_twice, -1
+
+
+def _topic_by_topic(starts, stops, groups, plan_topics, pieces: int):
+    """The runs of rows in the order the threads join them, the cuts between the threads'
+    pieces, and whether each piece holds runs of its own.
+
+    Each piece takes its runs topic by topic (each topic's in input order), so that all the
+    systems' rows of a topic meet its region of the index while it is in cache. With several runs
+    a thread, a piece takes whole runs (systems): its marks are then its own, and need no atomic
+    operation (see :func:`_join_runs`); with fewer, the pieces are cut by rows alone, every mark atomic.
+    """
+    topic_stride, n_topics = plan_topics
+    if topic_stride > 0:
+        by_topic = (groups // topic_stride) % n_topics
+        by_run = (groups // (topic_stride * n_topics)) * topic_stride + groups % topic_stride
+    else:
+        by_topic, by_run = np.zeros(groups.size, np.int64), groups
+    sizes = stops - starts
+    run_ids, run_of = np.unique(by_run, return_inverse=True)
+    if pieces == 1 or run_ids.size < 2 * numba.get_num_threads():
+        order = np.argsort(by_topic, kind="stable")
+        starts, stops, groups = starts[order], stops[order], groups[order]
+        return (starts, stops, groups), _cuts_by_rows(starts, stops, pieces), pieces == 1
+    # whole runs a piece, near equal in rows: a run goes to the piece its middle row falls in
+    rows_of_run = np.bincount(run_of, weights=sizes, minlength=run_ids.size)
+    middle = np.cumsum(rows_of_run) - rows_of_run / 2
+    pieces = numba.get_num_threads()
+    piece_of_run = np.minimum((middle * pieces / sizes.sum()).astype(np.int64), pieces - 1)
+    piece = piece_of_run[run_of]
+    order = np.lexsort((by_topic, piece))
+    cuts = np.flatnonzero(np.diff(piece[order])) + 1
+    cuts = np.concatenate([[0], cuts, [groups.size]]).astype(np.int64)
+    return (starts[order], stops[order], groups[order]), cuts, True
+
+
+def _cuts_by_rows(starts, stops, pieces: int) -> np.ndarray:
+    """Cuts between runs of rows, ``pieces`` pieces of near equal rows (fewer when runs are long)."""
+    ends = np.cumsum(stops - starts)
+    cuts = np.unique(np.searchsorted(ends, np.arange(1, pieces) * (ends[-1] / pieces)))
+    return np.concatenate([[0], cuts[(cuts > 0) & (cuts < starts.size)], [starts.size]]).astype(np.int64)
 
 
 @njit(cache=True)

@@ -237,11 +237,15 @@ class Tally:
         classes = None
         if join.index is not None and goldindex.is_string(column.type) and not column.null_count:
             # string items are looked up by topic in the gold's own index: no coding of the items
+            # the gold rows are kept only for keys without a bitmap, or rows kept for resampling
+            want_rows = self.seen is None or self.kept is not None
             joined = goldindex.join(
-                join.index, column, a, b, stride, (t_stride, n_topics), join.classes, seen, join.n_gold, err
+                join.index, column, a, b, stride, (t_stride, n_topics), join.classes, seen, join.n_gold, err, want_rows
             )
             self._raise(err[None], batch, part, offset)
-            gold_rows, classes, dup = joined
+            gold_rows, classes, dup, missing = joined
+            if missing >= 0:
+                raise self._not_in_gold(batch, part, offset, missing)
         else:
             coded = join.item_codes()
             item = coded.item.encode(column, part)
@@ -263,9 +267,9 @@ class Tally:
                 gold_rows,
                 err,
             )
-        self._raise(err[None], batch, part, offset)
-        if (gold_rows < 0).any():
-            raise self._not_in_gold(batch, part, offset, int(np.argmax(gold_rows < 0)))
+            self._raise(err[None], batch, part, offset)
+            if (gold_rows < 0).any():
+                raise self._not_in_gold(batch, part, offset, int(np.argmax(gold_rows < 0)))
         if dup >= 0:
             raise self._duplicate(batch, part, offset + dup, dup)
         if self.seen is None:

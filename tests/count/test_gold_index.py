@@ -161,6 +161,31 @@ def test_a_judgement_twice_is_named_in_the_golds_own_columns():
     )
 
 
+@pytest.mark.parametrize("items", [701, 64])
+def test_marks_of_runs_joined_on_several_threads(items):
+    """Twelve systems, so each thread's piece holds whole runs and marks most bytes as plain
+    bytes (runs sharing a byte: 701 items x 12 topics is not a multiple of 8): the gold items no
+    run returned, counted as negatives, equal those of the path on coded items (every mark atomic)."""
+    runs, gold = _case("clueweb", systems=12, topics=12, items=items, seed=6)
+    keep = np.random.default_rng(6).random(len(runs)) < 0.9  # some judged items never retrieved
+    runs = runs.filter(pa.array(keep))
+    assert len(runs) >= 2 << 15 or items == 64
+    by_index = fm.count(runs, gold=gold, missing="negative")
+    by_codes = fm.count(_coded_items(runs), gold=gold, missing="negative")
+    np.testing.assert_array_equal(by_index.counts, by_codes.counts)
+    assert int(np.asarray(by_index.counts).sum()) == 12 * len(gold)  # every (run, gold item) once
+
+
+def test_the_first_item_the_gold_lacks_is_named_in_a_large_batch():
+    runs, gold = _case("trec", systems=8, seed=7)
+    items = runs.column("item").to_pylist()
+    items[61_000], items[40_000] = "LA000000-late", "LA000000-first"
+    wrong = runs.set_column(2, "item", pa.array(items))
+    message = _error(wrong, gold)
+    assert "'LA000000-first') at row 40000," in message
+    assert message == _error(_coded_items(wrong), gold)
+
+
 def test_items_of_one_slot_are_joined_and_widen_their_topic():
     ids = colliding(120, 10)
     topics = np.array([0] * 120 + [1] * 3, np.int64)

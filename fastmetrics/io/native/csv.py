@@ -31,10 +31,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ... import _memory, _strings, _threads
-from ..._strings import EMPTY, load_word, move_bytes, same_bytes, string_hash
+from ..._strings import EMPTY, move_bytes, same_bytes, string_hash
+from .delimiters import delimit_line, positions_for, refill, reserve_for
 from .fields import MALFORMED, SLOW, parse_boolean, parse_decimal, parse_integer
 
 TEXT, BOOL, INT, FLOAT, SKIP = 0, 1, 2, 3, 4  # SKIP: a column the caller does not read, only delimited
@@ -43,7 +43,7 @@ TEXT, BOOL, INT, FLOAT, SKIP = 0, 1, 2, 3, 4  # SKIP: a column the caller does n
 PLAIN, OTHER, FULL = 0, 1, 2
 
 
-_NEWLINE, _RETURN, _COMMA, _QUOTE = 10, 13, 44, 34
+_NEWLINE, _RETURN = 10, 13
 
 
 # below this many bytes pyarrow's reader is as fast, and needs no kernel compiled
@@ -61,52 +61,6 @@ SAMPLE_BYTES = 16 << 20
 # Text that is not UTF-8 is read as text (not inferred as binary), for the reader to refuse it
 # naming its column and row.
 CONVERT = pacsv.ConvertOptions(strings_can_be_null=True, null_values=[""], check_utf8=False)
-
-
-_ONES = np.uint64(0x0101010101010101)
-
-
-_HIGHS = np.uint64(0x8080808080808080)
-
-
-_COMMAS = np.uint64(0x2C2C2C2C2C2C2C2C)
-
-
-_NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
-
-
-_RETURNS = np.uint64(0x0D0D0D0D0D0D0D0D)
-
-
-_QUOTES = np.uint64(0x2222222222222222)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _zero_bytes(x):
-    # the high bit of each zero byte of x (and maybe of bytes above the first: only the lowest
-    # set bit is used, which is always right)
-    return (x - _ONES) & ~x & _HIGHS
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _next_special(buf, at, stop, quote_only):
-    """The first position from ``at`` of a quote or a line end (``quote_only``), or of a comma, a
-    line end or a quote; ``stop`` when there is none. Eight bytes at a time. A line end is a LF or
-    a CR, as pyarrow's parser reads them: CR LF, a lone LF and a lone CR each end a line."""
-    while at + 8 <= stop:
-        word = load_word(buf, at)
-        found = _zero_bytes(word ^ _QUOTES) | _zero_bytes(word ^ _NEWLINES) | _zero_bytes(word ^ _RETURNS)
-        if not quote_only:
-            found |= _zero_bytes(word ^ _COMMAS)
-        if found:
-            return at + (np.int64(trailing_zeros(found)) >> 3)  # int64: numba makes int64 + uint64 a float
-        at += 8
-    while at < stop:
-        byte = buf[at]
-        if byte == _QUOTE or byte == _NEWLINE or byte == _RETURN or (not quote_only and byte == _COMMA):
-            return at
-        at += 1
-    return stop
 
 
 @njit(cache=True, nogil=True)
@@ -127,34 +81,6 @@ def count_lines(buf, start, stop, out, k):
         for i in range(np.uint64(start), np.uint64(min(stop, buf.size - 1))):
             cr -= (buf[i] == _RETURN) & (buf[i + np.uint64(1)] == _NEWLINE)
     out[k] = lf + cr
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _field(buf, field, stop):
-    """``(a, b, next, last)``: the field from ``field`` is ``buf[a:b]`` (without its quotes), the
-    next starts at ``next``, and ``last`` says whether it ends its line. ``b < a`` when the
-    field is outside the plain dialect: a quote inside, or after the closing quote anything but
-    a comma or the line's end."""
-    if field < stop and buf[field] == _QUOTE:
-        # a quoted field without a quote or a line end inside ("" is pyarrow's)
-        a = field + 1
-        b = _next_special(buf, a, stop, True)
-        if b >= stop or buf[b] != _QUOTE:
-            return a, a - 1, stop, True
-        after = b + 1
-    else:
-        a = field
-        b = after = _next_special(buf, a, stop, False)
-        if b < stop and buf[b] == _QUOTE:
-            return a, a - 1, stop, True
-    # what ends the field: a comma, or the line's end (a CR LF, a LF, a lone CR, or the data's end)
-    if after < stop and buf[after] == _COMMA:
-        return a, b, after + 1, False
-    if after < stop and buf[after] == _RETURN and after + 1 < stop and buf[after + 1] == _NEWLINE:
-        return a, b, after + 2, True
-    if after >= stop or buf[after] == _NEWLINE or buf[after] == _RETURN:
-        return a, b, after + 1, True
-    return a, a - 1, stop, True  # e.g. "x"y
 
 
 @njit(cache=True, nogil=True)
@@ -188,17 +114,22 @@ def _look_up(buf, a, b, slot, row, span_a, span_b, hashes, last, table, n_values
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _past_empty_lines(buf, at, stop):
-    """The first position from ``at`` that does not start an empty line (pyarrow skips them): any
-    run of CRs and LFs is line ends."""
-    while at < stop and (buf[at] == _NEWLINE or buf[at] == _RETURN):
+def _past_empty_lines(buf, at, stop, positions, n, i, indexed, reserve):
+    """``(at, n, i, indexed)``: the first position from ``at`` that does not start an empty
+    line (pyarrow skips them: any run of CRs and LFs is line ends), with the delimiter index
+    moved past them and refilled for a line."""
+    while True:
+        if n - i < reserve and indexed < stop:  # a call a chunk, not a line
+            n, i, indexed = refill(buf, positions, n, i, indexed, stop, reserve)
+        if at >= stop or (buf[at] != _NEWLINE and buf[at] != _RETURN):
+            return at, n, i, indexed
         at += 1
-    return at
+        i += 1
 
 
 @njit(cache=True, nogil=True)
 def parse_range(
-    buf, start, stop, kinds, slots, codes, booleans, integers, decimals, slow, span_a, span_b, hashes, table
+    buf, start, stop, kinds, slots, codes, booleans, integers, decimals, slow, span_a, span_b, hashes, table, positions
 ):
     """Parse the lines of ``buf[start:stop]`` (whole lines) into output rows 0, 1, ...
 
@@ -207,7 +138,15 @@ def parse_range(
 
     Each text value's bytes are written as ``buf[span_a:span_b]`` (its first appearance), with
     its hash; ``table`` (a power of two a row, at least twice the values' room) is the hash
-    table.
+    table. ``positions``, from :func:`~fastmetrics.io.native.delimiters.positions_for`, holds the
+    index of the range's delimiters as the lines are read (:func:`delimit_line` takes each line's
+    fields off it).
+
+    The value tables come allocated, as large as the caller expects them to grow: arrays
+    replaced inside the loop would cost reference counting on every row. A text value's first
+    appearance stands for all of its rows: compared with it, the row one period back needs no
+    bytes of its own (written as nested ifs, which numba compiles to a third less work a row
+    than one condition).
 
     Returns
     -------
@@ -224,32 +163,28 @@ def parse_range(
     """
     n_cols = kinds.size
     n_text = codes.shape[0]
-    # the value tables come allocated, as large as the caller expects them to grow (arrays
-    # replaced inside the loop would cost reference counting on every row); ``last`` holds the
-    # row of each value's last hash look-up
-    last = np.empty(span_a.shape, np.int64)
+    last = np.empty(span_a.shape, np.int64)  # the row of each value's last hash look-up
     n_values = np.zeros(n_text, np.int64)
     table[:] = EMPTY
     period = np.ones(n_text, np.int64)
     n_slow = 0
     capacity = booleans.shape[1]
+    reserve = reserve_for(n_cols)
+    n_indexed, i, indexed = 0, 0, start
+    bounds = np.empty((2, n_cols), np.int64)  # each field's first byte and the byte after it
     row = 0
     at = start
     while at < stop:
-        at = _past_empty_lines(buf, at, stop)
+        at, n_indexed, i, indexed = _past_empty_lines(buf, at, stop, positions, n_indexed, i, indexed, reserve)
         if at >= stop or row >= capacity:
             return row, PLAIN if at >= stop else OTHER, n_values, n_slow
-        field = at
+        at, i = delimit_line(buf, at, stop, positions, i, bounds)
+        if at < 0:  # outside the dialect: a quote inside a field, an empty field, a short or long line
+            return row, OTHER, n_values, n_slow
         for c in range(n_cols):
-            a, b, field, last_field = _field(buf, field, stop)
-            # a quote inside a field, an empty field (missing), a short line or a long one
-            if b <= a or last_field != (c == n_cols - 1):
-                return row, OTHER, n_values, n_slow
+            a, b = bounds[0, c], bounds[1, c]
             kind, slot = kinds[c], slots[c]
             if kind == TEXT:
-                # a value's first appearance stands for all of its rows: compared with it, the row
-                # one period back needs no bytes of its own (written as nested ifs, which numba
-                # compiles to a third less work a row than one condition)
                 p = row - period[slot]
                 v = np.int64(-1)
                 if p >= 0:
@@ -280,7 +215,6 @@ def parse_range(
                     n_slow += 1
                 decimals[slot, row] = number
         row += 1
-        at = field
     return row, PLAIN, n_values, n_slow
 
 
@@ -317,7 +251,12 @@ def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
     if _body_start(buf) < 0:
         return None
     head = buf[: min(buf.size, block_size)]
-    cut = head.size if head.size == buf.size else int(np.flatnonzero(head == _NEWLINE)[-1]) + 1
+    cut = head.size
+    if head.size < buf.size:  # whole lines: up to the block's last line end (a lone CR ends lines too)
+        ends = np.flatnonzero((head == _NEWLINE) | (head == _RETURN))
+        if ends.size == 0:
+            return None  # a line longer than the block
+        cut = int(ends[-1]) + 1
     try:
         sample = pacsv.read_csv(pa.BufferReader(head[:cut].tobytes()), convert_options=CONVERT)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -397,9 +336,10 @@ def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> p
         mine = tuple(out[:, base : base + size] for out in outputs)
         values = room
         slow = np.empty((4, size * n_of.get(FLOAT, 0)), np.int64)  # untouched pages cost nothing
+        positions = positions_for(kinds.size)
         while True:
             state = _value_state(n_of.get(TEXT, 0), min(values, size))
-            rows, status, n_values, n_slow = parse_range(buf, a, b, kinds, slots, *mine, slow, *state)
+            rows, status, n_values, n_slow = parse_range(buf, a, b, kinds, slots, *mine, slow, *state, positions)
             if status != FULL or values >= size:
                 break
             values *= 8  # the sample promised fewer distinct values than this range has
@@ -458,12 +398,17 @@ def _read_slow(buf, slow, decimals) -> bool:
 
 
 def _line_ranges(buf, body: int, n_ranges: int):
-    """``n_ranges`` ranges of whole lines: each cut moved to just after a line end (None when a
-    line is longer than a MiB)."""
+    """``n_ranges`` ranges of whole lines: each cut moved to just after a line end, a LF or a
+    CR not before a LF (None when a line is longer than a MiB)."""
     cuts = [body]
     for k in range(1, n_ranges):
         at = body + (buf.size - body) * k // n_ranges
-        following = np.flatnonzero(buf[at : at + (1 << 20)] == _NEWLINE)
+        window = buf[at : at + (1 << 20)]
+        following = buf[at + 1 : at + 1 + window.size]  # one byte short at the data's end
+        ends = window == _NEWLINE
+        ends[: following.size] |= (window[: following.size] == _RETURN) & (following != _NEWLINE)
+        ends[following.size :] |= window[following.size :] == _RETURN
+        following = np.flatnonzero(ends)
         if following.size == 0:
             return None
         cuts.append(max(cuts[-1], at + int(following[0]) + 1))
