@@ -100,7 +100,8 @@ def _append_positions(positions, n, base, mask):
 def index_delimiters(buf, start, stop, positions, n):
     """Append the positions of the delimiters of ``buf[start:stop]`` to ``positions[n:]``.
 
-    The commas, quotes, CRs and LFs, in order; returns the new ``n``. Bytes at and past ``stop`` are never indexed, even where a block reads them.
+    The commas, quotes, CRs and LFs, in order; returns the new ``n``. Bytes at and past ``stop``
+    are never indexed, even where a block reads them.
     """
     at = start
     while at + 64 <= stop:
