@@ -6,7 +6,7 @@ block of the file at a time: 64 bytes compared with each of the four in a few ve
 instructions (:func:`_special_mask`, an LLVM vector comparison that becomes AVX-512, AVX2 or
 SSE2 code, whatever the machine has), and the positions of the mask's set bits written to an
 array with no branch a position (:func:`_append_positions`). Each line's fields are then taken
-off the array (:func:`delimit_line`).
+off the array (:func:`fastmetrics.io.native.csv.parse_range`).
 
 Why two passes: found one field at a time, each field's end is the next field's start, and
 searching from it takes a branch whose outcome follows the field's length. Ids, scores and
@@ -155,58 +155,3 @@ def refill(buf, positions, n, i, indexed, stop, reserve):
     if indexed >= stop:
         positions[n : n + reserve] = stop
     return n, 0, indexed
-
-
-@njit(cache=True, nogil=True, inline="always")
-def delimit_line(buf, at, stop, positions, i, bounds):
-    """Find the fields of the line from ``at``.
-
-    Returns ``(next, i)``, the next line's start and the index of its first delimiter, or
-    ``(-1, i)`` for a line outside the plain dialect.
-
-    Field ``c`` is ``buf[bounds[0, c]:bounds[1, c]]``, without its quotes; the line must have
-    ``bounds.shape[1]`` fields. ``positions[i]`` must be the first delimiter from ``at`` on (the
-    reader keeps it so from one line to the next). Outside the dialect: a quote inside a field,
-    a quoted field without its closing quote on its line, anything but a comma or the line's end
-    after a closing quote (``"x"y``), an empty field, a line of another length.
-
-    Every way out of the dialect returns at once: a path that went on to the next field with a
-    flag would have the compiler pick the next field's start by conditional moves, a chain of
-    loads a field, where branches on the line's regular layout are predicted (five times
-    slower, measured).
-    """
-    n_cols = bounds.shape[1]
-    field = at
-    for c in range(n_cols):
-        if field < stop and buf[field] == QUOTE:
-            a = field + 1
-            b = positions[i + 1]  # the first delimiter after the opening quote
-            if b >= stop or buf[b] != QUOTE:  # a line end inside, or no closing quote
-                return -1, i
-            after = b + 1
-            i += 2
-        else:
-            a = field
-            b = after = positions[i]
-            if b < stop and buf[b] == QUOTE:
-                return -1, i
-        if b <= a:  # an empty field: missing
-            return -1, i
-        bounds[0, c], bounds[1, c] = a, b
-        # what ends the field: a comma, or the line's end (a CR LF, a LF, a lone CR, or the
-        # data's end); a comma after the last column, or a line end before it, is a line of
-        # another length
-        if after < stop and buf[after] == COMMA:
-            if c == n_cols - 1:
-                return -1, i
-            field = after + 1
-            i += 1
-        elif c != n_cols - 1:
-            return -1, i
-        elif after < stop and buf[after] == RETURN and after + 1 < stop and buf[after + 1] == NEWLINE:
-            return after + 2, i + 2
-        elif after >= stop or buf[after] == NEWLINE or buf[after] == RETURN:
-            return after + 1, i + 1
-        else:
-            return -1, i
-    return -1, i  # no column at all
