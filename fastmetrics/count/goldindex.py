@@ -5,9 +5,10 @@ looking the codes up in a (topic, item) table makes two random reads per row ove
 size of the whole gold -- tens of MB for a large qrels, out of every cache -- and the coding
 itself a hash look-up among every distinct item. Runs list their rows topic by topic, so the
 gold's items are instead hashed into one table *per topic* (one array, each topic a region of
-its own, at a load of at most 1/2, the topic's items stored next to each other in topic order):
-a row's item is hashed (:func:`fastmetrics._strings.string_hash`) and looked up in its topic's region
-alone, a few KB that stay in cache while the run stays on the topic. Rows in any order give the
+its own, at a load of at most 1/4 -- 1/2 for a gold of more than 4M rows --, the topic's items
+stored next to each other in topic order): a row's item is hashed
+(:func:`fastmetrics._strings.string_hash`) and looked up in its topic's region alone, a few KB
+that stay in cache while the run stays on the topic. Rows in any order give the
 same gold rows; only the speed depends on the order.
 
 A probe that runs long (:func:`fastmetrics._strings.long_probe`) while the index is built gives
@@ -45,6 +46,7 @@ def is_string(data_type: pa.DataType) -> bool:
     return pa.types.is_string(data_type) or pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
 
 
+_SPREAD_ROWS = 1 << 22  # gold rows up to which the index has 4 slots an item (8 bytes each)
 _POSITION_BITS = np.int64(31)
 _POSITION = np.int64((1 << 31) - 1)
 
@@ -110,8 +112,12 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
     hashes = np.empty(order.size, np.uint64)
     _strings.hashes_of(offsets, data, hashes)
     sizes = np.ones(n_topics, np.int64)
-    while (sizes < 2 * counts).any():  # the least power of two at least twice the topic's items
-        sizes = np.where(sizes < 2 * counts, 2 * sizes, sizes)
+    # the least power of two at least four times the topic's items (a load of at most 1/4: a
+    # look-up's first slot is its item's three times in four, where at 1/2 a second probe's
+    # branch, mispredicted, cost a tenth of the join), twice for a gold too large for that
+    spread = 4 if order.size <= _SPREAD_ROWS else 2
+    while (sizes < spread * counts).any():
+        sizes = np.where(sizes < spread * counts, 2 * sizes, sizes)
     largest = 8 * sizes
     while True:
         base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)

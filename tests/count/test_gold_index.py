@@ -190,11 +190,21 @@ def test_items_of_one_slot_are_joined_and_widen_their_topic():
     ids = colliding(120, 10)
     topics = np.array([0] * 120 + [1] * 3, np.int64)
     index = goldindex.build(topics, 2, pa.array(ids + ["a", "b", "c"]))
-    # 240 slots at first; the probes ran long, so the region grew (up to 8 times)
-    assert index.base[1] - index.base[0] > 256 and index.base[2] - index.base[1] == 8
+    # 512 slots at first (a load of at most 1/4); the probes ran long, so the region grew (up to 8 times)
+    assert index.base[1] - index.base[0] > 512 and index.base[2] - index.base[1] == 16
     gold = pa.table({"topic": ["t"] * 120, "item": ids, "gold": [i % 3 == 0 for i in range(120)]})
     runs = pa.table({"system": ["s"] * 240, "topic": ["t"] * 240, "item": ids[::-1] * 2, "pred": [True] * 240})
     runs = runs.set_column(0, "system", pa.array(["s"] * 120 + ["r"] * 120))
+    assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold)
+
+
+def test_a_large_gold_takes_two_slots_an_item(monkeypatch):
+    """Past ``_SPREAD_ROWS`` gold rows the index takes 2 slots an item (a load of 1/2), not 4."""
+    runs, gold = _case("number", systems=3, topics=5, items=300, seed=8)
+    topics = np.repeat(np.arange(5), 300)
+    assert goldindex.build(topics, 5, gold.column("item").combine_chunks()).base[-1] == 5 * 2048
+    monkeypatch.setattr(goldindex, "_SPREAD_ROWS", 100)
+    assert goldindex.build(topics, 5, gold.column("item").combine_chunks()).base[-1] == 5 * 1024
     assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold)
 
 

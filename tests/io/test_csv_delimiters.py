@@ -119,7 +119,7 @@ GOOD = "name,value\n" + "".join(f"n{i},{i}.5\n" for i in range(200))
         ('b,"2"3\n', "a quote inside an unquoted field's neighbour"),
         ('b"c,2\n', "a quote inside an unquoted field"),
         ('"",2\n', "an empty quoted field (missing)"),
-        ('b,2\r\r\nc,3,4\n', "a long line after a CR and a CR LF"),
+        ("b,2\r\r\nc,3,4\n", "a long line after a CR and a CR LF"),
     ],
 )
 def test_fields_outside_the_dialect_are_left_to_pyarrow(tmp_path, bad, why):
