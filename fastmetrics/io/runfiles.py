@@ -19,7 +19,6 @@ starting with ``#`` are skipped, a UTF-8 byte-order mark and CRLF line ends are 
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .. import _memory
 from .._errors import InputError, parameter_error
 from .native import attempt, enabled
 from .native import text as native_text
@@ -249,18 +249,13 @@ def _read_text(path: str, layouts: dict, native: bool | None = None) -> tuple[pa
 def _read_plain_file(path: str, layouts: dict):
     """:func:`_read_plain_text` of a file: an uncompressed one mapped in memory (the threads read
     its pages, nothing is copied first), a compressed one decompressed."""
-    import mmap
-
     if COMPRESSED_SUFFIXES.get(Path(path).suffix.lower()):
         return _read_plain_text(read_bytes(path), layouts)
     try:
-        with open(path, "rb") as fh:
-            if os.fstat(fh.fileno()).st_size == 0:
-                return None
-            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = _memory.mapped_file(path)
     except (OSError, ValueError):
         return None  # the general reader names the problem
-    return _read_plain_text(mapped, layouts)
+    return None if mapped is None else _read_plain_text(mapped, layouts)
 
 
 def _read_plain_text(data: bytes, layouts: dict):

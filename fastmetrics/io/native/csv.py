@@ -22,9 +22,6 @@ digits) is handed to pyarrow's parser once the pass is over.
 
 from __future__ import annotations
 
-import mmap
-import os
-
 import numba
 import numpy as np
 import pyarrow as pa
@@ -241,18 +238,13 @@ _KINDS = {"string": TEXT, "large_string": TEXT, "bool": BOOL, "int64": INT, "dou
 
 
 def _mapped(path: str) -> np.ndarray | None:
-    """The file's bytes mapped, not copied (the page cache read in place), its pages mapped in
-    one call where the system can (a fault a page costs more, in a virtual machine above all)."""
+    """The file's bytes mapped, not copied (the page cache read in place; see
+    :func:`fastmetrics._memory.mapped_file`)."""
     try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size == 0:
-                return None
-            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
-            mapped = mmap.mmap(fh.fileno(), size, flags=flags, prot=mmap.PROT_READ)
-    except (OSError, ValueError, AttributeError):  # AttributeError: no PROT_READ (Windows)
+        mapped = _memory.mapped_file(path)
+    except (OSError, ValueError):
         return None
-    return np.frombuffer(mapped, np.uint8)
+    return None if mapped is None else np.frombuffer(mapped, np.uint8)
 
 
 def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
