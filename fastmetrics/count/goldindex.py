@@ -249,6 +249,8 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
         items = items.cast(pa.large_string())
     offsets, data = _strings.string_buffers(items)
     n = len(items)
+    if n == 0:
+        return (np.zeros(0, np.int64) if rows else None), np.zeros(0, np.int32), -1, -1
     # a batch's arrays from the blocks kept for the next call (fastmetrics._memory.empty): fresh
     # arrays had their pages faulted in again at every call, a cost that varied with the process
     starts, groups = _memory.empty(n + 1, np.int64), _memory.empty(n, np.int64)

@@ -208,6 +208,16 @@ def test_a_large_gold_takes_two_slots_an_item(monkeypatch):
     assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold)
 
 
+def test_an_empty_batch_joins_to_nothing():
+    index = goldindex.build(np.zeros(2, np.int64), 1, pa.array(["x", "y"]))
+    empty = np.zeros(0, np.int64)
+    err = np.full(8, -1, np.int64)
+    rows, classes, twice, missing = goldindex.join(
+        index, pa.array([], pa.string()), empty, empty, 1, (0, 1), np.zeros(2, np.int8), np.zeros(0, np.uint8), 2, err
+    )
+    assert rows.size == 0 and classes.size == 0 and (twice, missing) == (-1, -1)
+
+
 def test_the_gold_index_finds_a_judgement_twice():
     assert goldindex.build(np.zeros(3, np.int64), 1, pa.array(["x", "y", "x"])) is None
     assert goldindex.build(np.array([0, 1, 1]), 2, pa.array(["x", "x", "y"])) is not None

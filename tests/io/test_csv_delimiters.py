@@ -133,3 +133,23 @@ def test_the_last_line_without_its_end_at_every_length(tmp_path):
     for extra in range(70):
         text = "name,value\n" + "".join(f"n{i},{i}.5\n" for i in range(100)) + "z" * (extra + 1) + ",1.5"
         _same_as_pyarrow(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize("commas", [1, 3, 200, delimiters.CHUNK + 9])
+def test_commas_inside_quoted_fields(tmp_path, commas):
+    """A quoted field may hold commas (the plain dialect excludes only quotes and line ends): more
+    of them than a line's reserve of positions, or than a chunk, are read past as they come."""
+    rng = np.random.default_rng(commas)
+    lines = ["label,item,score"]
+    for k in range(3000):
+        inside = "," * (commas if k % 500 == 7 else int(rng.integers(0, 4)))
+        lines.append(f'"l{k % 3}","d{inside}{k % 89}",{rng.random():.5f}')
+    _same_as_pyarrow(_write(tmp_path, "\n".join(lines) + "\n"))
+
+
+@pytest.mark.parametrize("blank", ["\n", "\r\n\r\n", "\r"])
+def test_empty_lines_before_the_header(tmp_path, blank):
+    """pyarrow skips empty lines before the header too: the header is the first line that is not
+    empty, not a row."""
+    text = blank + "x,y\n" + "".join(f"a{i},b{i % 7}\n" for i in range(300))
+    _same_as_pyarrow(_write(tmp_path, text))

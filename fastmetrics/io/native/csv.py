@@ -133,6 +133,20 @@ def _look_up_state(span_a, n_text, table):
 
 
 @njit(cache=True, nogil=True)
+def _past_commas(buf, stop, positions, n, k, indexed, reserve):
+    """The first delimiter from ``positions[k]`` (a comma inside a quoted field) that is not a
+    comma: ``(b, k - 1, n, indexed)``, ``b`` its byte and ``k`` its index, the index refilled as
+    it is read so that a line's reserve of positions still follows it."""
+    while True:
+        if n - k < reserve and indexed < stop:
+            n, k, indexed = refill(buf, positions, n, k, indexed, stop, reserve)
+        b = positions[k]
+        if b >= stop or buf[b] != _COMMA:
+            return b, k - 1, n, indexed
+        k += 1
+
+
+@njit(cache=True, nogil=True)
 def parse_range(
     buf, start, stop, kinds, slots, codes, booleans, integers, decimals, slow, span_a, span_b, hashes, table, positions
 ):
@@ -183,12 +197,13 @@ def parse_range(
         for c in range(n_cols):
             if field < stop and buf[field] == _QUOTE:
                 a, b = field + 1, positions[i + 1]  # b: the first delimiter after the opening quote
+                if b < stop and buf[b] == _COMMA:  # commas inside the quotes: a call, seldom made
+                    b, i, n_indexed, indexed = _past_commas(buf, stop, positions, n_indexed, i + 1, indexed, reserve)
                 if b >= stop or buf[b] != _QUOTE or b <= a:  # a line end inside, no closing quote, or ""
                     return row, OTHER, n_values, n_slow
                 after, i = b + 1, i + 2
             else:
-                a, b = field, positions[i]
-                after = b
+                a, b, after = field, positions[i], positions[i]
                 if (b < stop and buf[b] == _QUOTE) or b <= a:  # a quote inside, or an empty field
                     return row, OTHER, n_values, n_slow
             if after < stop and buf[after] == _COMMA and c < n_cols - 1:
@@ -229,8 +244,7 @@ def parse_range(
                     slow[0, n_slow], slow[1, n_slow], slow[2, n_slow], slow[3, n_slow] = slot, row, a, b
                     n_slow += 1
                 decimals[slot, row] = number
-        row += 1
-        at = field
+        row, at = row + 1, field
     return row, PLAIN, n_values, n_slow
 
 
@@ -312,12 +326,15 @@ def read_plain_csv(path: str, sample: pa.Table, columns) -> pa.Table | None:
 
 def _body_start(buf) -> int:
     """Where the line after the header starts (its line end a CR LF, a LF or a lone CR), or -1
-    when the header has no line end within its first MiB."""
+    when the header has no line end within its first MiB. Empty lines before the header are
+    skipped, as pyarrow skips them."""
     head = buf[: 1 << 20]
-    ends = np.flatnonzero((head == _NEWLINE) | (head == _RETURN))
+    line_end = (head == _NEWLINE) | (head == _RETURN)
+    first = int(np.argmin(line_end))  # the header's first byte (0 when every byte is a line end)
+    ends = np.flatnonzero(line_end[first:]) if not line_end[first] else np.zeros(0, np.int64)
     if ends.size == 0:
         return -1
-    end = int(ends[0])
+    end = first + int(ends[0])
     return end + 2 if buf[end] == _RETURN and end + 1 < buf.size and buf[end + 1] == _NEWLINE else end + 1
 
 
