@@ -233,3 +233,11 @@ def mark_present(values, lo, present):
         if v != last:
             present[np.int64(v) - lo] = True
             last = v
+
+
+def run_codes(group, stride, n_topics):
+    """A group code (or an array of them) with its topic digit removed: the run (system and other
+    axes) it belongs to; the code itself where no topic is in it (``stride == 0``)."""
+    if stride == 0:
+        return group
+    return (group // (stride * n_topics)) * stride + group % stride

@@ -25,7 +25,7 @@ import pyarrow as pa
 from numba import njit
 
 from .. import _memory, _strings, _threads
-from ._codes import row_codes, run_of
+from ._codes import row_codes, run_codes, run_of
 from ._marks import atomic_or, mark_key
 
 
@@ -153,7 +153,7 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
     """Join the rows of runs ``first:last`` (taken in the order given: topic by topic), writing
     each row's class (and its gold row, unless ``rows`` is empty) and marking its (run, gold row)
     in ``seen``. Returns whether a mark was set before (a duplicated item), and the first row the
-    gold lacks (``rows.size`` past the last when none does; ``row_classes.size`` with ``rows`` empty).
+    gold lacks (``row_classes.size`` when none does).
 
     Another thread marks the same bitmap. With ``private``, no other thread takes a run these
     take, so the bytes of a run's marks are this call's alone but the first and the last (shared
@@ -300,21 +300,19 @@ def _topic_by_topic(starts, stops, groups, plan_topics, pieces: int):
     operation (see :func:`_join_runs`); with fewer, the pieces are cut by rows alone, every mark atomic.
     """
     topic_stride, n_topics = plan_topics
-    if topic_stride > 0:
-        by_topic = (groups // topic_stride) % n_topics
-        by_run = (groups // (topic_stride * n_topics)) * topic_stride + groups % topic_stride
-    else:
-        by_topic, by_run = np.zeros(groups.size, np.int64), groups
+    by_topic = (groups // topic_stride) % n_topics if topic_stride > 0 else np.zeros(groups.size, np.int64)
     sizes = stops - starts
-    run_ids, run_of = np.unique(by_run, return_inverse=True)
-    if pieces == 1 or run_ids.size < 2 * numba.get_num_threads():
+    run_ids, run_of = np.unique(run_codes(groups, topic_stride, n_topics), return_inverse=True)
+    threads = numba.get_num_threads()
+    if pieces == 1 or run_ids.size < 2 * threads:
         order = np.argsort(by_topic, kind="stable")
         starts, stops, groups = starts[order], stops[order], groups[order]
         return (starts, stops, groups), _cuts_by_rows(starts, stops, pieces), pieces == 1
-    # whole runs a piece, near equal in rows: a run goes to the piece its middle row falls in
+    # one piece a thread (with more, each topic's region came into cache once a piece: slower,
+    # measured), of whole runs near equal in rows: a run goes to the piece its middle row falls in
     rows_of_run = np.bincount(run_of, weights=sizes, minlength=run_ids.size)
     middle = np.cumsum(rows_of_run) - rows_of_run / 2
-    pieces = numba.get_num_threads()
+    pieces = threads
     piece_of_run = np.minimum((middle * pieces / sizes.sum()).astype(np.int64), pieces - 1)
     piece = piece_of_run[run_of]
     order = np.lexsort((by_topic, piece))

@@ -274,7 +274,7 @@ class Tally:
             raise self._duplicate(batch, part, offset + dup, dup)
         if self.seen is None:
             group, _, _ = self._rows(batch, part, offset, a, b, stride)
-            self.keys.append((_run_codes(group, t_stride, n_topics) * self.n_keys + gold_rows, part))
+            self.keys.append((_codes.run_codes(group, t_stride, n_topics) * self.n_keys + gold_rows, part))
         # kept with the batch's rows when resampling: a copy, not the block the join's arrays reuse
         self._items = gold_rows.copy() if self.kept is not None else gold_rows
         return code_column(join.classes[gold_rows] if classes is None else classes, plan.m)
@@ -502,15 +502,8 @@ def _lowest_bit(byte) -> int:
     return (byte & -byte).bit_length() - 1
 
 
-def _run_codes(group, stride, n_topics):
-    """A group code with its topic digit removed: the run (system and other axes) it belongs to."""
-    if stride == 0:
-        return group
-    return (group // (stride * n_topics)) * stride + group % stride
-
-
 def _run_group(runs, stride, n_topics, topics):
-    """Inverse of :func:`_run_codes` given each run's topic code."""
+    """Inverse of :func:`fastmetrics.count._codes.run_codes` given each run's topic code."""
     if stride == 0:
         return runs
     return (runs // stride) * (stride * n_topics) + topics * stride + runs % stride

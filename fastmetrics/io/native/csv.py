@@ -31,16 +31,13 @@ from numba import njit
 
 from ... import _memory, _strings, _threads
 from ..._strings import EMPTY, move_bytes, same_bytes, string_hash
-from .delimiters import positions_for, refill, reserve_for
+from .delimiters import COMMA, NEWLINE, QUOTE, RETURN, positions_for, refill, reserve_for
 from .fields import MALFORMED, SLOW, parse_boolean, parse_decimal, parse_integer
 
 TEXT, BOOL, INT, FLOAT, SKIP = 0, 1, 2, 3, 4  # SKIP: a column the caller does not read, only delimited
 
 
 PLAIN, OTHER, FULL = 0, 1, 2
-
-
-_NEWLINE, _RETURN, _COMMA, _QUOTE = 10, 13, 44, 34
 
 
 # below this many bytes pyarrow's reader is as fast, and needs no kernel compiled
@@ -72,11 +69,11 @@ def count_lines(buf, start, stop, out, k):
     cr = 0
     for i in range(np.uint64(start), np.uint64(stop)):
         byte = buf[i]
-        lf += byte == _NEWLINE
-        cr += byte == _RETURN
+        lf += byte == NEWLINE
+        cr += byte == RETURN
     if cr:
         for i in range(np.uint64(start), np.uint64(min(stop, buf.size - 1))):
-            cr -= (buf[i] == _RETURN) & (buf[i + np.uint64(1)] == _NEWLINE)
+            cr -= (buf[i] == RETURN) & (buf[i + np.uint64(1)] == NEWLINE)
     out[k] = lf + cr
 
 
@@ -118,7 +115,7 @@ def _past_empty_lines(buf, at, stop, positions, n, i, indexed, reserve):
     while True:
         if n - i < reserve and indexed < stop:  # a call a chunk, not a line
             n, i, indexed = refill(buf, positions, n, i, indexed, stop, reserve)
-        if at >= stop or (buf[at] != _NEWLINE and buf[at] != _RETURN):
+        if at >= stop or (buf[at] != NEWLINE and buf[at] != RETURN):
             return at, n, i, indexed
         at += 1
         i += 1
@@ -141,7 +138,7 @@ def _past_commas(buf, stop, positions, n, k, indexed, reserve):
         if n - k < reserve and indexed < stop:
             n, k, indexed = refill(buf, positions, n, k, indexed, stop, reserve)
         b = positions[k]
-        if b >= stop or buf[b] != _COMMA:
+        if b >= stop or buf[b] != COMMA:
             return b, k - 1, n, indexed
         k += 1
 
@@ -195,25 +192,25 @@ def parse_range(
             return row, PLAIN if at >= stop else OTHER, n_values, n_slow
         field = at
         for c in range(n_cols):
-            if field < stop and buf[field] == _QUOTE:
+            if field < stop and buf[field] == QUOTE:
                 a, b = field + 1, positions[i + 1]  # b: the first delimiter after the opening quote
-                if b < stop and buf[b] == _COMMA:  # commas inside the quotes: a call, seldom made
+                if b < stop and buf[b] == COMMA:  # commas inside the quotes: a call, seldom made
                     b, i, n_indexed, indexed = _past_commas(buf, stop, positions, n_indexed, i + 1, indexed, reserve)
-                if b >= stop or buf[b] != _QUOTE or b <= a:  # a line end inside, no closing quote, or ""
+                if b >= stop or buf[b] != QUOTE or b <= a:  # a line end inside, no closing quote, or ""
                     return row, OTHER, n_values, n_slow
                 after, i = b + 1, i + 2
             else:
                 a, b, after = field, positions[i], positions[i]
-                if (b < stop and buf[b] == _QUOTE) or b <= a:  # a quote inside, or an empty field
+                if (b < stop and buf[b] == QUOTE) or b <= a:  # a quote inside, or an empty field
                     return row, OTHER, n_values, n_slow
-            if after < stop and buf[after] == _COMMA and c < n_cols - 1:
+            if after < stop and buf[after] == COMMA and c < n_cols - 1:
                 field, i = after + 1, i + 1
             elif c != n_cols - 1:  # a short line (or a long one: a comma after the last field)
                 return row, OTHER, n_values, n_slow
-            elif after < stop and buf[after] != _NEWLINE and buf[after] != _RETURN:  # e.g. "x"y, a long line
+            elif after < stop and buf[after] != NEWLINE and buf[after] != RETURN:  # e.g. "x"y, a long line
                 return row, OTHER, n_values, n_slow
             else:  # the line's end; a CR LF is one
-                crlf = after + 1 < stop and buf[after] == _RETURN and buf[after + 1] == _NEWLINE
+                crlf = after + 1 < stop and buf[after] == RETURN and buf[after + 1] == NEWLINE
                 field, i = after + 1 + crlf, i + 1 + crlf
             kind, slot = kinds[c], slots[c]
             if kind == TEXT:
@@ -278,7 +275,7 @@ def plain_sample(path: str, block_size: int = SAMPLE_BYTES) -> pa.Table | None:
     head = buf[: min(buf.size, block_size)]
     cut = head.size
     if head.size < buf.size:  # whole lines: up to the block's last line end (a lone CR ends lines too)
-        ends = np.flatnonzero((head == _NEWLINE) | (head == _RETURN))
+        ends = np.flatnonzero((head == NEWLINE) | (head == RETURN))
         if ends.size == 0:
             return None  # a line longer than the block
         cut = int(ends[-1]) + 1
@@ -329,13 +326,13 @@ def _body_start(buf) -> int:
     when the header has no line end within its first MiB. Empty lines before the header are
     skipped, as pyarrow skips them."""
     head = buf[: 1 << 20]
-    line_end = (head == _NEWLINE) | (head == _RETURN)
+    line_end = (head == NEWLINE) | (head == RETURN)
     first = int(np.argmin(line_end))  # the header's first byte (0 when every byte is a line end)
     ends = np.flatnonzero(line_end[first:]) if not line_end[first] else np.zeros(0, np.int64)
     if ends.size == 0:
         return -1
     end = first + int(ends[0])
-    return end + 2 if buf[end] == _RETURN and end + 1 < buf.size and buf[end + 1] == _NEWLINE else end + 1
+    return end + 2 if buf[end] == RETURN and end + 1 < buf.size and buf[end + 1] == NEWLINE else end + 1
 
 
 def _parse(buf: np.ndarray, body: int, sample: pa.Table, kinds: np.ndarray) -> pa.Table | None:
@@ -433,9 +430,9 @@ def _line_ranges(buf, body: int, n_ranges: int):
         at = body + (buf.size - body) * k // n_ranges
         window = buf[at : at + (1 << 20)]
         following = buf[at + 1 : at + 1 + window.size]  # one byte short at the data's end
-        ends = window == _NEWLINE
-        ends[: following.size] |= (window[: following.size] == _RETURN) & (following != _NEWLINE)
-        ends[following.size :] |= window[following.size :] == _RETURN
+        ends = window == NEWLINE
+        ends[: following.size] |= (window[: following.size] == RETURN) & (following != NEWLINE)
+        ends[following.size :] |= window[following.size :] == RETURN
         following = np.flatnonzero(ends)
         if following.size == 0:
             return None

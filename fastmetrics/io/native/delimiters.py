@@ -1,7 +1,8 @@
 """Where a CSV file's fields end: an index of its delimiters, 64 bytes at a time.
 
-The plain dialect :mod:`fastmetrics.io.native.csv` reads has no quote, comma or line end inside
-a field, so every comma, quote, CR and LF of the file is structure. They are found first, for a
+The plain dialect :mod:`fastmetrics.io.native.csv` reads has no quote or line end inside a
+field, so every quote, CR and LF of the file is structure, and every comma but those inside
+quotes (which the reader steps over). They are found first, for a
 block of the file at a time: 64 bytes compared with each of the four in a few vector
 instructions (:func:`_special_mask`, an LLVM vector comparison that becomes AVX-512, AVX2 or
 SSE2 code, whatever the machine has), and the positions of the mask's set bits written to an
