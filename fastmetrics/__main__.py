@@ -7,6 +7,9 @@ from typing import NoReturn
 
 # the collector's thresholds in the program's process (Python's are 700, 10, 10): see _set_up
 _COLLECT_AFTER = (100_000, 20, 10)
+# set to 1 to keep the system's transparent huge pages in the program's process: see _huge_pages_off
+HUGE_PAGES_ENV = "FASTMETRICS_HUGE_PAGES"
+_PR_SET_THP_DISABLE = 41  # <linux/prctl.h>
 
 
 def run() -> NoReturn:
@@ -32,8 +35,9 @@ def run() -> NoReturn:
 
 
 def _set_up() -> None:
-    """Set up the process before the command line's imports: the garbage collector's pace, and
-    how long numpy's BLAS threads wait for work.
+    """Set up the process before the command line's imports: the garbage collector's pace, how
+    long numpy's BLAS threads wait for work, and no transparent huge pages
+    (:func:`_huge_pages_off`).
 
     The imports and numba's registries make some 150,000 container objects that live until the
     process ends. At Python's pace (a collection every 700 new ones) the collector ran some 280
@@ -50,6 +54,32 @@ def _set_up() -> None:
     """
     gc.set_threshold(*_COLLECT_AFTER)
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+    _huge_pages_off()
+
+
+def _huge_pages_off() -> bool:
+    """Turn transparent huge pages off for the program's process (Linux's
+    ``prctl(PR_SET_THP_DISABLE)``), unless ``FASTMETRICS_HUGE_PAGES=1``; True when they are off.
+
+    Arrow's allocator (mimalloc) asks for huge pages over its whole 1 GiB arena, and numpy over
+    every array of 4 MiB and more (``madvise(MADV_HUGEPAGE)``). The first write to such a page
+    then zeroes 2 MiB at once, taken from memory the system has not used lately. A command
+    touches most of its memory once or twice before it ends, so it gains little from the fewer
+    address translations of a huge page, and on a virtual machine whose host hands memory back
+    lazily that zeroing cost most of a command's system time: the ``leaderboard`` of a 2M-line
+    run after 15 s idle took 1.56-1.64 s with them (1.2 s of it system time, 43 % of the samples
+    in the kernel's page clearing) and 0.85-0.96 s without (docs/guides/performance.md). The
+    setting is the process's and its children's only; the library, imported in a process of
+    one's own, leaves it as the system has it.
+    """
+    if os.environ.get(HUGE_PAGES_ENV, "").strip() == "1" or not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # no prctl in this C library: the system's setting stands
+        return False
 
 
 def _end(code: int) -> NoReturn:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # optional dependencies no evaluation needs, and the stages after the measures
@@ -155,6 +156,25 @@ def test_the_program_sets_the_collector_pace_and_blas_wait_but_keeps_the_users(t
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == expected
+
+
+def _thp_enabled(env: dict, code: str) -> str:
+    code += "\nprint([l.split()[1] for l in open('/proc/self/status') if l.startswith('THP_enabled')][0])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()[-1]
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/status").exists() or "THP_enabled" not in Path("/proc/self/status").read_text(),
+    reason="the system does not say whether transparent huge pages are on (Linux 5.0 and later do)",
+)
+def test_the_program_turns_huge_pages_off_unless_asked_and_the_library_leaves_them(tmp_path):
+    env = {k: v for k, v in _env().items() if k != "FASTMETRICS_HUGE_PAGES"}
+    set_up = "from fastmetrics import __main__ as program\nprogram._set_up()"
+    assert _thp_enabled(env, "import fastmetrics") == "1"
+    assert _thp_enabled(env, set_up) == "0"
+    assert _thp_enabled({**env, "FASTMETRICS_HUGE_PAGES": "1"}, set_up) == "1"
 
 
 def test_evaluate_run_files_loads_what_it_uses(tmp_path):
