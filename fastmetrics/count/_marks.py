@@ -22,6 +22,33 @@ def mark_key(seen, key):
     return True
 
 
+@njit(cache=True, nogil=True)
+def unmarked(seen, n_rows, n_cols):
+    """``(rows, cols)`` of the bits of ``seen`` not set among the first ``n_rows * n_cols`` (bit
+    ``row * n_cols + col``), in order, as int64: bytes whose bits are all set, as in a run that
+    holds every gold item, are passed over a byte at a time instead of unpacked."""
+    n = np.int64(n_rows) * np.int64(n_cols)
+    full = n >> 3
+    lacking = 0
+    for at in range(full):
+        if seen[at] != 0xFF:
+            for bit in range(8):
+                lacking += (seen[at] >> bit) & 1 == 0
+    for key in range(full << 3, n):
+        lacking += (seen[key >> 3] >> (key & 7)) & 1 == 0
+    rows, cols = np.empty(lacking, np.int64), np.empty(lacking, np.int64)
+    k = 0
+    for at in range((n + 7) >> 3):
+        if seen[at] == 0xFF and at < full:
+            continue
+        for bit in range(8):
+            key = (np.int64(at) << 3) + bit
+            if key < n and (seen[at] >> bit) & 1 == 0:
+                rows[k], cols[k] = key // n_cols, key % n_cols
+                k += 1
+    return rows, cols
+
+
 @njit(cache=True)
 def mark_items(n, a, b, stride_a, gold, item, n_items, seen, keys, err):
     """Mark key (group, item) of every row in the bitmap ``seen``; return the first row whose

@@ -5,11 +5,12 @@ looking the codes up in a (topic, item) table makes two random reads per row ove
 size of the whole gold -- tens of MB for a large qrels, out of every cache -- and the coding
 itself a hash look-up among every distinct item. Runs list their rows topic by topic, so the
 gold's items are instead hashed into one table *per topic* (one array, each topic a region of
-its own, at a load of at most 1/4 -- 1/2 for a gold of more than 4M rows --, the topic's items
-stored next to each other in topic order): a row's item is hashed
+its own, at a load of at most 1/4 -- 1/2 for a gold of more than 4M rows --, each slot a gold
+row and 31 bits of its item's hash): a row's item is hashed
 (:func:`fastmetrics._strings.string_hash`) and looked up in its topic's region alone, a few KB
-that stay in cache while the run stays on the topic. Rows in any order give the
-same gold rows; only the speed depends on the order.
+that stay in cache while the run stays on the topic. The gold's items are compared where the
+gold holds them (a qrels file lists a topic's items together, so they are near each other too).
+Rows in any order give the same gold rows; only the speed depends on the order.
 
 A probe that runs long (:func:`fastmetrics._strings.long_probe`) while the index is built gives
 its topic a region twice as large, up to eight times the first.
@@ -31,13 +32,12 @@ from ._marks import atomic_or, mark_key
 
 @dataclass
 class GoldIndex:
-    """The gold's items by topic; position ``k`` is the ``k``-th item in topic order."""
+    """The gold's items by topic, read in the gold's own buffers."""
 
     base: np.ndarray  # int64 [n_topics + 1]: topic t's region is slots[base[t]:base[t + 1]]
-    slots: np.ndarray  # int64 tagged position (see _tagged), -1 for an empty slot
-    order: np.ndarray  # int64 [k]: the gold row of position k
-    hashes: np.ndarray  # uint64 [k]
-    offsets: np.ndarray  # int64 [k + 1]: position k's item is data[offsets[k]:offsets[k + 1]]
+    slots: np.ndarray  # int64 tagged gold row (see _tag), -1 for an empty slot
+    hashes: np.ndarray  # uint64 [n_gold]: each gold row's item hash
+    offsets: np.ndarray  # int64 [n_gold + 1]: gold row r's item is data[offsets[r]:offsets[r + 1]]
     data: np.ndarray  # uint8
 
 
@@ -47,41 +47,42 @@ def is_string(data_type: pa.DataType) -> bool:
 
 
 _SPREAD_ROWS = 1 << 22  # gold rows up to which the index has 4 slots an item (8 bytes each)
-_POSITION_BITS = np.int64(31)
-_POSITION = np.int64((1 << 31) - 1)
+_ROW_BITS = np.int64(31)
+_ROW = np.int64((1 << 31) - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _tag(h):
-    """The 31 high bits of a hash, stored in a slot beside the position: a slot whose tag differs
-    is passed over without loading its position's hash (a load a probe, and the branch on it)."""
+    """The 31 high bits of a hash, stored in a slot beside the gold row: a slot whose tag differs
+    is passed over without comparing its row's item (a load a probe, and the branch on it)."""
     return np.int64(h >> np.uint64(33))
 
 
 @njit(cache=True, nogil=True)
-def _fill(base, slots, starts, hashes, sizes, bounded, offsets, data):
-    """Put each topic's positions in its region. Returns ``(topic, position)``: a topic whose
-    probe ran long while ``bounded[topic]`` (else -1), and a position whose item its topic has
-    already (else -1)."""
+def _fill(base, slots, starts, order, hashes, sizes, bounded, offsets, data):
+    """Put each topic's gold rows (``order[starts[t]:starts[t + 1]]``) in its region. Returns
+    ``(topic, row)``: a topic whose probe ran long while ``bounded[topic]`` (else -1), and a row
+    whose item its topic has already (else -1)."""
     for t in range(starts.size - 1):
         mask = np.uint64(sizes[t] - 1)
         for k in range(starts[t], starts[t + 1]):
-            s = hashes[k] & mask
+            row = order[k]
+            s = hashes[row] & mask
             steps = 0
             other = slots[base[t] + np.int64(s)]
-            other = other if other < 0 else other & _POSITION
+            other = other if other < 0 else other & _ROW
             while other >= 0:
-                if hashes[other] == hashes[k] and _strings.same_bytes(
-                    data, offsets[k], offsets[k + 1], data, offsets[other], offsets[other + 1]
+                if hashes[other] == hashes[row] and _strings.same_bytes(
+                    data, offsets[row], offsets[row + 1], data, offsets[other], offsets[other + 1]
                 ):
-                    return -1, k
+                    return -1, row
                 s = (s + np.uint64(1)) & mask
                 steps += 1
                 other = slots[base[t] + np.int64(s)]
-                other = other if other < 0 else other & _POSITION
+                other = other if other < 0 else other & _ROW
             if bounded[t] and _strings.long_probe(steps, sizes[t]):
                 return t, -1
-            slots[base[t] + np.int64(s)] = (_tag(hashes[k]) << _POSITION_BITS) | k
+            slots[base[t] + np.int64(s)] = (_tag(hashes[row]) << _ROW_BITS) | row
     return -1, -1
 
 
@@ -104,12 +105,15 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
     order = np.argsort(topics, kind="stable")
     counts = np.bincount(topics, minlength=n_topics).astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    ordered = items.take(pa.array(order))
-    if pa.types.is_string_view(ordered.type):
-        ordered = ordered.cast(pa.large_string())
-    offsets, data = _strings.string_buffers(ordered)
-    offsets = offsets.astype(np.int64)
-    hashes = np.empty(order.size, np.uint64)
+    if pa.types.is_string_view(items.type):
+        items = items.cast(pa.large_string())
+    # the gold's items are read where they are; the index's arrays are views of blocks kept for
+    # the next call (fastmetrics._memory.empty): a loop joining run after run to one gold builds
+    # it each time into pages already mapped
+    given_offsets, data = _strings.string_buffers(items)
+    offsets = _memory.empty(given_offsets.size, np.int64)
+    offsets[:] = given_offsets
+    hashes = _memory.empty(order.size, np.uint64)
     _strings.hashes_of(offsets, data, hashes)
     sizes = np.ones(n_topics, np.int64)
     # the least power of two at least four times the topic's items (a load of at most 1/4: a
@@ -121,14 +125,15 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
     largest = 8 * sizes
     while True:
         base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        slots = np.full(int(base[-1]), -1, np.int64)
-        long, twice = _fill(base, slots, starts, hashes, sizes, sizes < largest, offsets, data)
+        slots = _memory.empty(int(base[-1]), np.int64)
+        slots.fill(-1)
+        long, twice = _fill(base, slots, starts, order, hashes, sizes, sizes < largest, offsets, data)
         if twice >= 0:
             return None
         if long < 0:
             break
         sizes[long] *= 2
-    return GoldIndex(base, slots, order.astype(np.int64), hashes, offsets, data)
+    return GoldIndex(base, slots, hashes, offsets, data)
 
 
 @njit(cache=True, nogil=True)
@@ -162,7 +167,7 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
     """
     starts, stops, groups = runs
     offsets, data = items
-    base, slots, order, g_offsets, g_data = index
+    base, slots, g_offsets, g_data = index
     rows, row_classes = out
     twice = False
     first_missing = row_classes.size
@@ -182,11 +187,11 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
             slot = slots[lo + np.int64(s)]
             row = np.int64(-1)
             while slot >= 0:
-                k = slot & _POSITION
-                if (slot >> _POSITION_BITS) == tag and _strings.same_bytes(
+                k = slot & _ROW
+                if (slot >> _ROW_BITS) == tag and _strings.same_bytes(
                     data, a0, a1, g_data, g_offsets[k], g_offsets[k + 1]
                 ):
-                    row = order[k]
+                    row = k
                     break
                 s = (s + np.uint64(1)) & mask
                 slot = slots[lo + np.int64(s)]
@@ -273,7 +278,7 @@ def join(join_index: GoldIndex, items: pa.Array, a, b, stride_a, plan_topics, cl
     # and read again: a fifth of the join's memory traffic)
     serial = bool(seen.size and not shared.size)
     out = (_memory.empty(n if rows or serial else 0, np.int64), _memory.empty(n, np.int32))
-    arrays = (join_index.base, join_index.slots, join_index.order, join_index.offsets, join_index.data)
+    arrays = (join_index.base, join_index.slots, join_index.offsets, join_index.data)
     common = ((starts, stops, groups), (offsets, data), arrays, topic_stride, n_topics, classes, out, shared, n_gold)
     calls = [(cuts[c], cuts[c + 1], *common, private) for c in range(cuts.size - 1)]
     results = _threads.on_threads(_join_runs, calls)

@@ -436,16 +436,17 @@ class Tally:
             parts = sorted({p for key, p in self.keys if (key == ordered[same[0]]).any()})
             raise self._duplicate_key(int(ordered[same[0]]), parts)
 
-    def seen_bool(self) -> np.ndarray:
-        """seen[run, item] as bools (the gold path's coverage, for the missing policy)."""
+    def lacking(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(runs, gold_rows)``: each (run, gold row) no row of the run joined, in order, as int64
+        (the gold path's coverage, for the missing policy)."""
         n_runs = self.plan.n_groups // self.plan.topic_stride()[1]
         if self.seen is not None:
-            bits = np.unpackbits(self.seen, bitorder="little")[: n_runs * self.n_keys]
-            return bits.reshape(n_runs, self.n_keys).astype(bool)
+            return _marks.unmarked(self.seen, n_runs, self.n_keys)
         out = np.zeros(n_runs * self.n_keys, bool)
         for key, _ in self.keys:
             out[key] = True
-        return out.reshape(n_runs, self.n_keys)
+        runs, gold_rows = np.nonzero(~out.reshape(n_runs, self.n_keys))
+        return runs.astype(np.int64), gold_rows.astype(np.int64)
 
     @property
     def acc(self):
@@ -517,11 +518,11 @@ def missing_rows(tally: Tally):
     ``missing="drop"``); ``missing="error"`` raises an :class:`InputError` naming the first one.
     """
     plan, join = tally.plan, tally.plan.join
-    seen = tally.seen_bool()
-    lacking = ~seen
-    if not lacking.any() or plan.request.missing == "drop":
+    if plan.request.missing == "drop":
         return None
-    runs, gold_rows = np.nonzero(lacking)
+    runs, gold_rows = tally.lacking()
+    if not runs.size:
+        return None
     stride, n_topics = plan.topic_stride()
     if plan.request.missing == "error":
         run = int(runs[0])
@@ -538,7 +539,7 @@ def missing_rows(tally: Tally):
         g = int(gold_rows[0])
         topic = join.table.column("topic")[g].as_py() if "topic" in join.table.column_names else None
         raise InputError(
-            f"Run {name} lacks {int(lacking[run].sum())} of the {join.n_gold} gold item(s), e.g. topic {topic!r}, "
+            f"Run {name} lacks {int((runs == run).sum())} of the {join.n_gold} gold item(s), e.g. topic {topic!r}, "
             f"item {join.table.column('item')[g].as_py()!r}. Use missing='negative' (--missing negative) to count "
             "them as predicted negative, or 'drop' to ignore them."
         )
@@ -547,5 +548,5 @@ def missing_rows(tally: Tally):
         raise ParameterError(
             f"missing='negative' (--missing negative) needs the grouping to be system/topic only; got {extra[0]!r}."
         )
-    groups = _run_group(runs.astype(np.int64), stride, n_topics, join.topic_codes[gold_rows])
+    groups = _run_group(runs, stride, n_topics, join.topic_codes[gold_rows])
     return groups, join.classes[gold_rows], gold_rows

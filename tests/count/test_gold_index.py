@@ -21,7 +21,7 @@ import pyarrow as pa
 import pytest
 
 import fastmetrics as fm
-from fastmetrics.count import goldindex
+from fastmetrics.count import _marks, goldindex
 from tests.conftest import boundscheck_env
 from tests.test_string_hash import colliding
 
@@ -98,9 +98,29 @@ def test_batches_of_any_size_and_string_types():
     view = runs.set_column(2, "item", runs.column("item").cast(pa.string_view()))
     for table in (large, view):
         assert _counted(fm.count(table, gold=gold)) == expected
-    assert _counted(fm.count(runs, gold=gold.set_column(1, "item", gold.column("item").cast(pa.large_string())))) == (
-        expected
-    )
+    for item_type in (pa.large_string(), pa.string_view()):
+        typed = gold.set_column(1, "item", gold.column("item").cast(item_type))
+        assert _counted(fm.count(runs, gold=typed)) == expected
+    # the gold's items read in place from a slice of a larger table, in several chunks
+    padded = pa.concat_tables([gold.slice(0, 7), gold, gold.slice(0, 5)]).combine_chunks().slice(7, len(gold))
+    chunked = pa.Table.from_batches(padded.to_batches(max_chunksize=333))
+    assert chunked.column("item").num_chunks > 1 and chunked.column("item").chunk(0).offset == 7
+    assert _counted(fm.count(runs, gold=chunked)) == expected
+
+
+@pytest.mark.parametrize("n_rows, n_cols", [(1, 1), (3, 5), (7, 8), (20, 1001), (64, 64)])
+def test_unmarked_pairs_equal_numpy_on_the_unpacked_bits(n_rows, n_cols):
+    """A run's lacking gold items (for missing='negative'): the bits of the (run, gold row) bitmap
+    left unset, against numpy's unpacking, on bitmaps sparse, dense, full and empty."""
+    rng = np.random.default_rng(n_rows * n_cols)
+    n = n_rows * n_cols
+    for density in (0.0, 0.01, 0.5, 0.99, 1.0):
+        bits = rng.random(n) < density
+        seen = np.packbits(np.concatenate([bits, rng.random(7) < 0.5]), bitorder="little")  # stray tail bits
+        expected = np.nonzero(~bits.reshape(n_rows, n_cols))
+        got = _marks.unmarked(seen, n_rows, n_cols)
+        assert [g.dtype for g in got] == [np.int64, np.int64]
+        assert all(np.array_equal(g, e) for g, e in zip(got, expected))
 
 
 def test_a_join_on_the_item_alone():
@@ -227,6 +247,7 @@ BOUNDSCHECK = textwrap.dedent("""
     import os, tempfile
     import numpy as np, pyarrow as pa
     import fastmetrics as fm
+    from fastmetrics.count import _marks
     from fastmetrics.count.encoders import SMALL, string_codes
     from tests.test_string_hash import colliding
 
@@ -243,6 +264,8 @@ BOUNDSCHECK = textwrap.dedent("""
             raise SystemExit("no error")
         except fm.InputError:
             pass
+    seen = np.packbits(rng.random(13 * 7) < 0.9, bitorder="little")
+    assert _marks.unmarked(seen, 13, 7)[1].size == (np.unpackbits(seen, bitorder="little")[:91] == 0).sum()
     many = pa.array([ids[i] for i in rng.integers(0, 300, SMALL + 100)])
     assert len(string_codes(many).chunk(0).dictionary) == 300
     with tempfile.TemporaryDirectory() as folder:
