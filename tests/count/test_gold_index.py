@@ -21,6 +21,7 @@ import pyarrow as pa
 import pytest
 
 import fastmetrics as fm
+from fastmetrics import _strings
 from fastmetrics.count import _marks, goldindex
 from tests.conftest import boundscheck_env
 from tests.test_string_hash import colliding
@@ -236,6 +237,36 @@ def test_an_empty_batch_joins_to_nothing():
         index, pa.array([], pa.string()), empty, empty, 1, (0, 1), np.zeros(2, np.int8), np.zeros(0, np.uint8), 2, err
     )
     assert rows.size == 0 and classes.size == 0 and (twice, missing) == (-1, -1)
+
+
+def test_a_candidate_of_the_same_tag_but_other_bytes_is_passed_over():
+    """The join takes each row's first slot of its item's tag as its candidate and compares the
+    bytes after: a slot of the same tag holding another item (two hashes agreeing in 31 bits and
+    the slot's, about once in 2**40 look-ups) sends the row to the full look-up, which goes on."""
+    items = ["x", "y", "z"]
+    index = goldindex.build(np.zeros(3, np.int64), 1, pa.array(items))
+    size = int(index.base[1])
+    hashes = [int(_strings.string_hash(np.frombuffer(i.encode(), np.uint8), 0, 1)) for i in items]
+    tag_of = [h >> 33 for h in hashes]
+    slots = np.full(size, -1, np.int64)
+
+    def put(home, value):
+        while slots[home % size] >= 0:
+            home += 1
+        slots[home % size] = value
+
+    put(hashes[1] % size, (tag_of[1] << 31) | 0)  # y's tag, x's row: first on y's probe
+    for row, h in enumerate(hashes):
+        put(h % size, (tag_of[row] << 31) | row)
+    index.slots[:] = slots
+    batch = ["y", "z", "x", "y"] * 20  # more than a block of look-ups
+    n = len(batch)
+    rows, classes, twice, missing = goldindex.join(
+        index, pa.array(batch), (np.zeros(1, np.int64),), (np.zeros(1, np.int64),), 1, (0, 1),
+        np.array([10, 20, 30], np.int8), np.zeros(0, np.uint8), 3, np.full(8, -1, np.int64),
+    )  # fmt: skip
+    assert rows.tolist() == [items.index(i) for i in batch] and missing == -1
+    assert classes.tolist() == [(items.index(i) + 1) * 10 for i in batch]
 
 
 def test_the_gold_index_finds_a_judgement_twice():
