@@ -58,8 +58,9 @@ def _set_up() -> None:
 
 
 def _huge_pages_off() -> bool:
-    """Turn transparent huge pages off for the program's process (Linux's
-    ``prctl(PR_SET_THP_DISABLE)``), unless ``FASTMETRICS_HUGE_PAGES=1``; True when they are off.
+    """Turn transparent huge pages off for the program's process and the processes it starts
+    (Linux's ``prctl(PR_SET_THP_DISABLE)``), unless ``FASTMETRICS_HUGE_PAGES=1``; True when this
+    call turned them off.
 
     Arrow's allocator (mimalloc) asks for huge pages over its whole 1 GiB arena, and numpy over
     every array of 4 MiB and more (``madvise(MADV_HUGEPAGE)``). The first write to such a page
@@ -67,18 +68,20 @@ def _huge_pages_off() -> bool:
     touches most of its memory once or twice before it ends, so it gains little from the fewer
     address translations of a huge page, and on a virtual machine whose host hands memory back
     lazily that zeroing cost most of a command's system time: the ``leaderboard`` of a 2M-line
-    run after 15 s idle took 1.56-1.64 s with them (1.2 s of it system time, 43 % of the samples
-    in the kernel's page clearing) and 0.85-0.96 s without (docs/guides/performance.md). The
-    setting is the process's and its children's only; the library, imported in a process of
-    one's own, leaves it as the system has it.
+    run after 15 s idle took 1.47-1.66 s with them (1.0-1.2 s of it system time, 43 % of the
+    samples in the kernel's page clearing) and 0.84-0.96 s without (docs/guides/performance.md).
+    The library, imported in a process of one's own, leaves the setting as the system has it.
+    A setting inherited from the process that started this one stays as it is.
     """
     if os.environ.get(HUGE_PAGES_ENV, "").strip() == "1" or not sys.platform.startswith("linux"):
         return False
-    import ctypes
-
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):  # no prctl in this C library: the system's setting stands
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        off = ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)
+        return prctl(ctypes.c_int(_PR_SET_THP_DISABLE), *off) == 0
+    except (ImportError, OSError, AttributeError):  # no ctypes, or no prctl: the system's setting stands
         return False
 
 

@@ -32,11 +32,13 @@ from ._marks import atomic_or, mark_key
 
 @dataclass
 class GoldIndex:
-    """The gold's items by topic, read in the gold's own buffers."""
+    """The gold's items by topic, read in the gold's own buffers.
+
+    A string_view gold is read in its cast to large_string.
+    """
 
     base: np.ndarray  # int64 [n_topics + 1]: topic t's region is slots[base[t]:base[t + 1]]
     slots: np.ndarray  # int64 tagged gold row (see _tag), -1 for an empty slot
-    hashes: np.ndarray  # uint64 [n_gold]: each gold row's item hash
     offsets: np.ndarray  # int64 [n_gold + 1]: gold row r's item is data[offsets[r]:offsets[r + 1]]
     data: np.ndarray  # uint8
 
@@ -47,8 +49,9 @@ def is_string(data_type: pa.DataType) -> bool:
 
 
 _SPREAD_ROWS = 1 << 22  # gold rows up to which the index has 4 slots an item (8 bytes each)
+MOST_ROWS = (1 << 31) - 1  # a slot holds a gold row in 31 bits: a larger gold takes the coded path
 _ROW_BITS = np.int64(31)
-_ROW = np.int64((1 << 31) - 1)
+_ROW = np.int64(MOST_ROWS)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -110,9 +113,10 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
     # the gold's items are read where they are; the index's arrays are views of blocks kept for
     # the next call (fastmetrics._memory.empty): a loop joining run after run to one gold builds
     # it each time into pages already mapped
-    given_offsets, data = _strings.string_buffers(items)
-    offsets = _memory.empty(given_offsets.size, np.int64)
-    offsets[:] = given_offsets
+    offsets, data = _strings.string_buffers(items)
+    if offsets.dtype != np.int64:  # one type of offsets for the kernels (a string gold's are int32)
+        offsets = _memory.empty(offsets.size, np.int64)
+        offsets[:] = _strings.string_buffers(items)[0]
     hashes = _memory.empty(order.size, np.uint64)
     _strings.hashes_of(offsets, data, hashes)
     sizes = np.ones(n_topics, np.int64)
@@ -133,7 +137,7 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
         if long < 0:
             break
         sizes[long] *= 2
-    return GoldIndex(base, slots, hashes, offsets, data)
+    return GoldIndex(base, slots, offsets, data)
 
 
 @njit(cache=True, nogil=True)
@@ -195,9 +199,10 @@ def _join_runs(first, last, runs, items, index, topic_stride, n_topics, classes,
 
     The rows are taken :data:`_BLOCK` at a time: each row's candidate first (the first slot of its
     item's tag), then each candidate's bytes compared, a row whose candidate differs looked up
-    again in full (31 bits of tag and the slot's bits agree by chance about once in 2**40 look-ups).
+    again in full (a slot passed on the probe holds another item of the same 31 bits of tag about
+    once in 2**33 look-ups at a load of 1/4).
     Compared as it was found, each row's look-up was one chain of loads -- slot, the gold row's
-    offsets, its bytes -- that the next row's waited behind: 15-20 % slower (one thread).
+    offsets, its bytes -- that the next row's waited behind: 8-11 % slower (one thread, 2M rows).
 
     Another thread marks the same bitmap. With ``private``, no other thread takes a run these
     take, so the bytes of a run's marks are this call's alone but the first and the last (shared

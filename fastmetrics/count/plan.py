@@ -293,7 +293,8 @@ def _gold_join(plan: CountPlan, gold: pa.Table, classes) -> GoldJoin:
     codes = column_codes(gold_classes, gold.column("gold").combine_chunks(), "gold")
     items = gold.column("item").combine_chunks()
     # string items: a (topic, item) judged twice is found while they are indexed
-    index = goldindex.build(topics, n_topics, items) if goldindex.is_string(items.type) else None
+    indexed = goldindex.is_string(items.type) and len(items) <= goldindex.MOST_ROWS
+    index = goldindex.build(topics, n_topics, items) if indexed else None
     if index is None and join_on_topic:
         check_normalised_gold(gold, ["topic", "item"])
     classes = codes.astype(np.int8 if classes is None else np.int32)

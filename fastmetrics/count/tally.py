@@ -437,8 +437,10 @@ class Tally:
             raise self._duplicate_key(int(ordered[same[0]]), parts)
 
     def lacking(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(runs, gold_rows)``: each (run, gold row) no row of the run joined, in order, as int64
-        (the gold path's coverage, for the missing policy)."""
+        """The (run, gold row) pairs no row of the run joined, for the missing policy.
+
+        Returns ``(runs, gold_rows)``, int64 arrays in order of run, then gold row.
+        """
         n_runs = self.plan.n_groups // self.plan.topic_stride()[1]
         if self.seen is not None:
             return _marks.unmarked(self.seen, n_runs, self.n_keys)

@@ -229,6 +229,21 @@ def test_a_large_gold_takes_two_slots_an_item(monkeypatch):
     assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold)
 
 
+def test_a_gold_too_large_for_a_slots_rows_takes_the_coded_path(monkeypatch):
+    """A slot holds a gold row in 31 bits: a gold of more rows is joined on coded items instead
+    (here the bound is lowered to the test's gold), with the same counts."""
+    runs, gold = _case("clueweb", systems=3, topics=4, items=200, seed=9)
+    built = []
+    monkeypatch.setattr(goldindex, "build", lambda *args: built.append(1) or _build(*args))
+    assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold) and built
+    built.clear()
+    monkeypatch.setattr(goldindex, "MOST_ROWS", len(gold) - 1)
+    assert _counted(fm.count(runs, gold=gold)) == _expected(runs, gold) and not built
+
+
+_build = goldindex.build
+
+
 def test_an_empty_batch_joins_to_nothing():
     index = goldindex.build(np.zeros(2, np.int64), 1, pa.array(["x", "y"]))
     empty = np.zeros(0, np.int64)
@@ -242,7 +257,7 @@ def test_an_empty_batch_joins_to_nothing():
 def test_a_candidate_of_the_same_tag_but_other_bytes_is_passed_over():
     """The join takes each row's first slot of its item's tag as its candidate and compares the
     bytes after: a slot of the same tag holding another item (two hashes agreeing in 31 bits and
-    the slot's, about once in 2**40 look-ups) sends the row to the full look-up, which goes on."""
+    about once in 2**33 look-ups) sends the row to the full look-up, which goes on."""
     items = ["x", "y", "z"]
     index = goldindex.build(np.zeros(3, np.int64), 1, pa.array(items))
     size = int(index.base[1])
@@ -260,7 +275,6 @@ def test_a_candidate_of_the_same_tag_but_other_bytes_is_passed_over():
         put(h % size, (tag_of[row] << 31) | row)
     index.slots[:] = slots
     batch = ["y", "z", "x", "y"] * 20  # more than a block of look-ups
-    n = len(batch)
     rows, classes, twice, missing = goldindex.join(
         index, pa.array(batch), (np.zeros(1, np.int64),), (np.zeros(1, np.int64),), 1, (0, 1),
         np.array([10, 20, 30], np.int8), np.zeros(0, np.uint8), 3, np.full(8, -1, np.int64),
