@@ -113,10 +113,11 @@ def build(topics: np.ndarray, n_topics: int, items: pa.Array) -> GoldIndex | Non
     # the gold's items are read where they are; the index's arrays are views of blocks kept for
     # the next call (fastmetrics._memory.empty): a loop joining run after run to one gold builds
     # it each time into pages already mapped
-    offsets, data = _strings.string_buffers(items)
-    if offsets.dtype != np.int64:  # one type of offsets for the kernels (a string gold's are int32)
-        offsets = _memory.empty(offsets.size, np.int64)
-        offsets[:] = _strings.string_buffers(items)[0]
+    given, data = _strings.string_buffers(items)
+    offsets = given
+    if given.dtype != np.int64:  # one type of offsets for the kernels (a string gold's are int32)
+        offsets = _memory.empty(given.size, np.int64)
+        offsets[:] = given
     hashes = _memory.empty(order.size, np.uint64)
     _strings.hashes_of(offsets, data, hashes)
     sizes = np.ones(n_topics, np.int64)

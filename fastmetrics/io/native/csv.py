@@ -429,14 +429,13 @@ def _line_ranges(buf, body: int, n_ranges: int):
     for k in range(1, n_ranges):
         at = body + (buf.size - body) * k // n_ranges
         window = buf[at : at + (1 << 20)]
-        following = buf[at + 1 : at + 1 + window.size]  # one byte short at the data's end
-        ends = window == NEWLINE
-        ends[: following.size] |= (window[: following.size] == RETURN) & (following != NEWLINE)
-        ends[following.size :] |= window[following.size :] == RETURN
-        following = np.flatnonzero(ends)
-        if following.size == 0:
+        after = buf[at + 1 : at + 1 + window.size]  # each byte's next (one short at the data's end)
+        lone_cr = window == RETURN
+        lone_cr[: after.size] &= after != NEWLINE
+        ends = np.flatnonzero((window == NEWLINE) | lone_cr)
+        if ends.size == 0:
             return None
-        cuts.append(max(cuts[-1], at + int(following[0]) + 1))
+        cuts.append(max(cuts[-1], at + int(ends[0]) + 1))
     cuts.append(buf.size)
     return list(zip(cuts[:-1], cuts[1:]))
 
